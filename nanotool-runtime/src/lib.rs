@@ -1,0 +1,40 @@
+//! # nanotool-runtime
+//!
+//! Everything that runs a nanotool command tool, and the one path every form of tool goes
+//! through:
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | [`template`] | the template grammar: `grep -rn <pattern> <path>` parsed into tokens and slots |
+//! | [`policy`] | the deny list and the code-entry table, as data, and the checks over them |
+//! | [`slot`] | slot kinds and specs, validation of one value, rendering |
+//! | [`spec`] | [`CommandSpec`]: a parsed template plus its slot specs; JSON Schema; argv rendering |
+//! | [`kernel`] | [`CommandExecKernel`]: argv without a shell, locked cwd, timeout, bounded output |
+//! | [`tool`] | the object-safe [`Tool`] trait, [`ToolOutput`], and [`CommandTool`] (a spec as a tool) |
+//! | [`descriptor`] | `*.tool.json` descriptors and their loader (error 613) |
+//! | [`toolbox`] | [`Toolbox`]: assembly of tools, the host deny list, provider exports |
+//! | [`exec_tool`] | [`ExecTool`]: the free-text form, off by default, five layers |
+//! | [`error`] | the error codes shared by every form |
+#![deny(missing_docs)]
+
+pub mod descriptor;
+pub mod error;
+pub mod exec_tool;
+pub mod kernel;
+pub mod policy;
+pub mod slot;
+pub mod spec;
+pub mod template;
+pub mod tool;
+pub mod toolbox;
+
+pub use descriptor::{DescriptorError, DescriptorLoader};
+pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
+pub use exec_tool::ExecTool;
+pub use kernel::{CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings};
+pub use policy::PolicyError;
+pub use slot::{SlotError, SlotKind, SlotSpec};
+pub use spec::{Argv, CommandSpec, SpecError};
+pub use template::{Template, TemplateError};
+pub use tool::{CommandTool, Tool, ToolContext, ToolOutput};
+pub use toolbox::{RegisterError, Toolbox};

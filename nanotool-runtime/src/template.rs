@@ -1,0 +1,652 @@
+//! The template grammar (DESIGN §2): the one parser that both the `#[command_tool]` macro (at
+//! compile time) and the descriptor loader (at load time) call.
+//!
+//! A template is tokens separated by ASCII spaces; each token becomes exactly one argv
+//! element. A token may mix literal text and slot placeholders (`<name>`, or `{name}` in the
+//! older style): `sed -n <range>p <path>`, `--max-count=<n>`. The first token is the binary
+//! and is always literal. Literal text never holds a shell metacharacter, a control character
+//! or an invisible (Unicode whitespace or format) character; glob characters are plain text,
+//! since no shell ever sees the argv.
+//!
+//! What does *not* live here: which binaries are allowed (see [`crate::policy`]), what a slot
+//! accepts (see [`crate::slot`]), and whether every slot has a spec (see [`crate::spec`]).
+//!
+//! ```
+//! use nanotool_runtime::template::Template;
+//!
+//! let t = Template::parse("sed -n <range>p <path>").unwrap();
+//! assert_eq!(t.binary(), "sed");
+//! assert_eq!(t.slot_names().collect::<Vec<_>>(), ["range", "path"]);
+//!
+//! let err = Template::parse("grep -rn <pattern> . ; rm -rf /").unwrap_err();
+//! assert_eq!(err.offset(), 21);
+//! assert!(err.to_string().contains("`;`"));
+//! ```
+
+use std::fmt;
+use std::ops::Range;
+
+/// Characters that a shell would treat specially and that literal template text may never
+/// hold (`<` and `>` are placeholder delimiters and are reported as unbalanced instead).
+pub const LITERAL_METACHARACTERS: &[char] = &['\'', '"', '`', ';', '|', '&', '$', '\\'];
+
+/// A parsed template: the binary and its argument tokens, with the byte spans they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    source: String,
+    tokens: Vec<Token>,
+}
+
+/// One whitespace-separated token of a template: exactly one argv element once rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    parts: Vec<Part>,
+    span: Range<usize>,
+}
+
+/// A piece of a [`Token`]: literal text written by the author, or a slot the model fills.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text, fixed by the template (part of the skeleton).
+    Literal(String),
+    /// A slot placeholder.
+    Slot(SlotRef),
+}
+
+/// A placeholder inside a token: `<name>` or `{name}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotRef {
+    name: String,
+    span: Range<usize>,
+}
+
+impl SlotRef {
+    /// The slot's name (`[a-z_][a-z0-9_]*`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The byte range of the whole placeholder, delimiters included, in the template source.
+    pub fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+impl Token {
+    /// The parts of this token, in order.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// The byte range of this token in the template source.
+    pub fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+
+    /// The token's text if it holds no slot at all.
+    pub fn as_literal(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [Part::Literal(text)] => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The literal text the token starts with, before any slot (`""` when it starts with a
+    /// slot). The option-injection rule keys on this: a rendered token may begin with `-`
+    /// only if this prefix does.
+    pub fn literal_prefix(&self) -> &str {
+        match self.parts.first() {
+            Some(Part::Literal(text)) => text,
+            _ => "",
+        }
+    }
+
+    /// The slots of this token, in order.
+    pub fn slots(&self) -> impl Iterator<Item = &SlotRef> {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Slot(slot) => Some(slot),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// Renders the token with `value` giving each slot's rendered text; `None` when a slot
+    /// has no value (an absent optional slot drops its whole token).
+    pub fn render<'v>(&self, mut value: impl FnMut(&str) -> Option<&'v str>) -> Option<String> {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(text) => out.push_str(text),
+                Part::Slot(slot) => out.push_str(value(&slot.name)?),
+            }
+        }
+        Some(out)
+    }
+}
+
+impl Template {
+    /// Parses a template, or says exactly which character is wrong and why.
+    pub fn parse(source: &str) -> Result<Template, TemplateError> {
+        Parser::new(source).run()
+    }
+
+    /// The template as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// All tokens, the binary first.
+    pub fn tokens(&self) -> &[Token] {
+        &self.tokens
+    }
+
+    /// The binary as written (a bare name or a path; see [`crate::policy::binary_basename`]).
+    pub fn binary(&self) -> &str {
+        self.tokens[0]
+            .as_literal()
+            .expect("the parser guarantees a literal binary")
+    }
+
+    /// The argument tokens (every token after the binary).
+    pub fn args(&self) -> &[Token] {
+        &self.tokens[1..]
+    }
+
+    /// Every slot name, in template order (each appears once: repeats are refused).
+    pub fn slot_names(&self) -> impl Iterator<Item = &str> {
+        self.slots().map(SlotRef::name)
+    }
+
+    /// Every slot placeholder, in template order.
+    pub fn slots(&self) -> impl Iterator<Item = &SlotRef> {
+        self.tokens.iter().flat_map(Token::slots)
+    }
+
+    /// Renders the argv: one element per token, tokens whose slots lack a value dropped.
+    /// `value` gives a slot's *already validated* rendered text; validation lives in
+    /// [`crate::spec::CommandSpec::render`].
+    pub fn render<'v>(&self, mut value: impl FnMut(&str) -> Option<&'v str>) -> Vec<String> {
+        self.tokens
+            .iter()
+            .filter_map(|token| token.render(&mut value))
+            .collect()
+    }
+}
+
+/// What is wrong with a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateErrorKind {
+    /// The template has no token at all.
+    Empty,
+    /// A shell metacharacter in literal text.
+    Metacharacter(char),
+    /// A control character (newline, tab, NUL, ...) anywhere.
+    ControlCharacter(char),
+    /// A Unicode whitespace (other than the ASCII space) or format character (zero-width,
+    /// bidi override, ...) anywhere: it would make the template read differently than it runs.
+    InvisibleCharacter(char),
+    /// A `<` or `{` with no matching closer in the same token.
+    UnclosedPlaceholder(char),
+    /// A `>` or `}` with no opener.
+    UnopenedPlaceholder(char),
+    /// `<>` or `{}`.
+    EmptyPlaceholder,
+    /// A placeholder whose name is not `[a-z_][a-z0-9_]*`.
+    InvalidSlotName(String),
+    /// A placeholder closed with the other style's delimiter (`<name}`).
+    MismatchedDelimiter {
+        /// The opening delimiter.
+        open: char,
+        /// The closing delimiter found.
+        close: char,
+    },
+    /// The first token holds a slot: the binary must be fixed.
+    SlotAsBinary,
+    /// The same slot appears twice.
+    RepeatedSlot(String),
+}
+
+/// A template parse error: what is wrong, at which byte offset, with a caret line to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    kind: TemplateErrorKind,
+    offset: usize,
+    len: usize,
+    source: String,
+}
+
+impl TemplateError {
+    /// What is wrong.
+    pub fn kind(&self) -> &TemplateErrorKind {
+        &self.kind
+    }
+
+    /// The byte offset of the offending character(s) in the template.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The byte range of the offending character(s) in the template.
+    pub fn span(&self) -> Range<usize> {
+        self.offset..self.offset + self.len
+    }
+
+    /// The message alone, without position or caret line.
+    pub fn message(&self) -> String {
+        match &self.kind {
+            TemplateErrorKind::Empty => {
+                "the template is empty: write the binary first, e.g. `grep -rn <pattern> <path>`"
+                    .into()
+            }
+            TemplateErrorKind::Metacharacter(c) => format!(
+                "`{c}` is a shell metacharacter and may not appear in a template: each token is one \
+                 argv element and no shell runs, so quoting, chaining and expansion cannot work; \
+                 remove it (a value that needs it belongs in a slot)"
+            ),
+            TemplateErrorKind::ControlCharacter(c) => format!(
+                "control character {} may not appear in a template: separate tokens with plain spaces",
+                escape(*c)
+            ),
+            TemplateErrorKind::InvisibleCharacter(c) => format!(
+                "invisible character {} may not appear in a template: it would make the template \
+                 read differently than it runs; use plain ASCII spaces between tokens",
+                escape(*c)
+            ),
+            TemplateErrorKind::UnclosedPlaceholder(c) => format!(
+                "`{c}` opens a placeholder that is never closed in this token: write `{}name{}`",
+                c,
+                closer(*c)
+            ),
+            TemplateErrorKind::UnopenedPlaceholder(c) => format!(
+                "`{c}` closes a placeholder that was never opened (`<`, `>`, `{{` and `}}` are \
+                 placeholder delimiters and cannot be literal text): write `{}name{c}` or remove it",
+                opener(*c)
+            ),
+            TemplateErrorKind::EmptyPlaceholder => {
+                "empty placeholder: write the slot's name inside, e.g. `<path>`".into()
+            }
+            TemplateErrorKind::InvalidSlotName(name) => format!(
+                "`{name}` is not a valid slot name: use lowercase ASCII letters, digits and `_`, \
+                 not starting with a digit (e.g. `max_count`)"
+            ),
+            TemplateErrorKind::MismatchedDelimiter { open, close } => format!(
+                "placeholder opened with `{open}` but closed with `{close}`: write `{open}name{}`",
+                closer(*open)
+            ),
+            TemplateErrorKind::SlotAsBinary => {
+                "the binary (first token) must be literal text, not a slot: the binary is what the \
+                 tool is, so the model may never choose it"
+                    .into()
+            }
+            TemplateErrorKind::RepeatedSlot(name) => format!(
+                "slot `{name}` appears twice: each slot fills one place; give the second a name of its own"
+            ),
+        }
+    }
+
+    /// Two lines: the template (control and invisible characters escaped) and a caret under
+    /// the offending character(s).
+    pub fn caret_line(&self) -> String {
+        let mut shown = String::new();
+        let mut caret_col = None;
+        let mut caret_width = 0;
+        for (i, c) in self.source.char_indices() {
+            let piece = if is_visible(c) {
+                c.to_string()
+            } else {
+                escape(c)
+            };
+            let width = piece.chars().count();
+            if i >= self.offset && i < self.offset + self.len.max(1) {
+                if caret_col.is_none() {
+                    caret_col = Some(shown.chars().count());
+                }
+                caret_width += width;
+            }
+            shown.push_str(&piece);
+        }
+        let col = caret_col.unwrap_or_else(|| shown.chars().count());
+        format!(
+            "  {shown}\n  {}{}",
+            " ".repeat(col),
+            "^".repeat(caret_width.max(1))
+        )
+    }
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid template at byte {}: {}\n{}",
+            self.offset,
+            self.message(),
+            self.caret_line()
+        )
+    }
+}
+
+impl std::error::Error for TemplateError {}
+
+fn opener(close: char) -> char {
+    if close == '}' { '{' } else { '<' }
+}
+
+fn closer(open: char) -> char {
+    if open == '{' { '}' } else { '>' }
+}
+
+/// Escapes a character as `U+XXXX` (with its usual name where it has a short one).
+fn escape(c: char) -> String {
+    match c {
+        '\n' => "`\\n` (newline)".into(),
+        '\t' => "`\\t` (tab)".into(),
+        '\r' => "`\\r` (carriage return)".into(),
+        '\0' => "`\\0` (NUL)".into(),
+        _ => format!("U+{:04X}", c as u32),
+    }
+}
+
+/// Unicode format characters (category Cf) and other invisibles that must never hide in a
+/// template or a value: zero-width spaces and joiners, bidi controls, the BOM, soft hyphen,
+/// word joiner, invisible operators, tag characters, and the like.
+pub fn is_format_char(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB | 0x0600..=0x0605 | 0x06DD | 0x070F | 0x0890 | 0x0891
+        | 0x08E2 | 0x110BD | 0x110CD | 0x13430..=0x1343F | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
+}
+
+/// Whether a character is shown as itself (not escaped) in a caret line.
+fn is_visible(c: char) -> bool {
+    !(c.is_control() || is_format_char(c) || (c.is_whitespace() && c != ' '))
+}
+
+struct Parser<'a> {
+    source: &'a str,
+}
+
+impl<'a> Parser<'a> {
+    fn new(source: &'a str) -> Self {
+        Parser { source }
+    }
+
+    fn error(&self, kind: TemplateErrorKind, offset: usize, len: usize) -> TemplateError {
+        TemplateError {
+            kind,
+            offset,
+            len,
+            source: self.source.to_owned(),
+        }
+    }
+
+    fn run(self) -> Result<Template, TemplateError> {
+        // Characters that are wrong wherever they stand come first, so that a newline inside
+        // what looks like a placeholder is reported as the newline it is.
+        for (i, c) in self.source.char_indices() {
+            if c.is_control() {
+                return Err(self.error(TemplateErrorKind::ControlCharacter(c), i, c.len_utf8()));
+            }
+            if c != ' ' && (c.is_whitespace() || is_format_char(c)) {
+                return Err(self.error(TemplateErrorKind::InvisibleCharacter(c), i, c.len_utf8()));
+            }
+        }
+
+        let mut tokens = Vec::new();
+        let bytes = self.source.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b' ' {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i] != b' ' {
+                i += 1;
+            }
+            tokens.push(self.token(start, i)?);
+        }
+
+        let Some(first) = tokens.first() else {
+            return Err(self.error(TemplateErrorKind::Empty, 0, 0));
+        };
+        if let Some(slot) = first.slots().next() {
+            return Err(self.error(
+                TemplateErrorKind::SlotAsBinary,
+                slot.span.start,
+                slot.span.len(),
+            ));
+        }
+
+        let mut seen: Vec<&str> = Vec::new();
+        for slot in tokens.iter().flat_map(Token::slots) {
+            if seen.contains(&slot.name.as_str()) {
+                return Err(self.error(
+                    TemplateErrorKind::RepeatedSlot(slot.name.clone()),
+                    slot.span.start,
+                    slot.span.len(),
+                ));
+            }
+            seen.push(&slot.name);
+        }
+
+        Ok(Template {
+            source: self.source.to_owned(),
+            tokens,
+        })
+    }
+
+    /// Parses the token `source[start..end]` (which holds no space).
+    fn token(&self, start: usize, end: usize) -> Result<Token, TemplateError> {
+        let text = &self.source[start..end];
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut chars = text.char_indices().peekable();
+        while let Some((rel, c)) = chars.next() {
+            let at = start + rel;
+            match c {
+                '<' | '{' => {
+                    let close = closer(c);
+                    let mut name_end = None;
+                    for (r, d) in chars.by_ref() {
+                        if d == '>' || d == '}' {
+                            if d != close {
+                                return Err(self.error(
+                                    TemplateErrorKind::MismatchedDelimiter { open: c, close: d },
+                                    at,
+                                    start + r + 1 - at,
+                                ));
+                            }
+                            name_end = Some(start + r);
+                            break;
+                        }
+                    }
+                    let Some(name_end) = name_end else {
+                        return Err(self.error(TemplateErrorKind::UnclosedPlaceholder(c), at, 1));
+                    };
+                    let name = &self.source[at + 1..name_end];
+                    let span = at..name_end + 1;
+                    if name.is_empty() {
+                        return Err(self.error(
+                            TemplateErrorKind::EmptyPlaceholder,
+                            at,
+                            span.len(),
+                        ));
+                    }
+                    if !is_slot_name(name) {
+                        return Err(self.error(
+                            TemplateErrorKind::InvalidSlotName(name.to_owned()),
+                            at,
+                            span.len(),
+                        ));
+                    }
+                    if !literal.is_empty() {
+                        parts.push(Part::Literal(std::mem::take(&mut literal)));
+                    }
+                    parts.push(Part::Slot(SlotRef {
+                        name: name.to_owned(),
+                        span,
+                    }));
+                }
+                '>' | '}' => {
+                    return Err(self.error(TemplateErrorKind::UnopenedPlaceholder(c), at, 1));
+                }
+                c if LITERAL_METACHARACTERS.contains(&c) => {
+                    return Err(self.error(TemplateErrorKind::Metacharacter(c), at, 1));
+                }
+                c => literal.push(c),
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(Token {
+            parts,
+            span: start..end,
+        })
+    }
+}
+
+/// Whether `name` is a valid slot name: `[a-z_][a-z0-9_]*`.
+pub fn is_slot_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z' | b'_'))
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(src: &str) -> TemplateErrorKind {
+        Template::parse(src).unwrap_err().kind
+    }
+
+    #[test]
+    fn mixed_tokens_keep_their_literal_parts() {
+        let t = Template::parse("sed -n <range>p   {path}").unwrap();
+        assert_eq!(t.tokens().len(), 4);
+        assert_eq!(
+            t.tokens()[2].parts(),
+            &[
+                Part::Slot(SlotRef {
+                    name: "range".into(),
+                    span: 7..14
+                }),
+                Part::Literal("p".into())
+            ]
+        );
+        let argv = t.render(|name| Some(if name == "range" { "1,5" } else { "./a" }));
+        assert_eq!(argv, ["sed", "-n", "1,5p", "./a"]);
+    }
+
+    #[test]
+    fn absent_slot_drops_its_whole_token() {
+        let t = Template::parse("grep --max-count=<n> -rn <pattern> .").unwrap();
+        let argv = t.render(|name| (name == "pattern").then_some("x"));
+        assert_eq!(argv, ["grep", "-rn", "x", "."]);
+    }
+
+    #[test]
+    fn errors_point_at_the_offending_character() {
+        let e = Template::parse("grep a|b").unwrap_err();
+        assert_eq!(
+            (e.offset(), e.kind()),
+            (6, &TemplateErrorKind::Metacharacter('|'))
+        );
+        assert_eq!(e.caret_line(), "  grep a|b\n        ^");
+        let e = Template::parse("grep\u{202E} x").unwrap_err();
+        assert_eq!(e.offset(), 4);
+        assert!(e.caret_line().contains("U+202E"), "{}", e.caret_line());
+    }
+
+    #[test]
+    fn bad_templates_are_refused() {
+        assert_eq!(kind(""), TemplateErrorKind::Empty);
+        assert_eq!(kind("   "), TemplateErrorKind::Empty);
+        assert_eq!(kind("<bin> x"), TemplateErrorKind::SlotAsBinary);
+        assert_eq!(kind("git<x> log"), TemplateErrorKind::SlotAsBinary);
+        assert_eq!(
+            kind("ls <a> <a>"),
+            TemplateErrorKind::RepeatedSlot("a".into())
+        );
+        assert_eq!(
+            kind("ls <a> {a}"),
+            TemplateErrorKind::RepeatedSlot("a".into())
+        );
+        assert_eq!(kind("ls <>"), TemplateErrorKind::EmptyPlaceholder);
+        assert_eq!(kind("ls {}"), TemplateErrorKind::EmptyPlaceholder);
+        assert_eq!(kind("ls <a"), TemplateErrorKind::UnclosedPlaceholder('<'));
+        assert_eq!(
+            kind("ls <a b>"),
+            TemplateErrorKind::UnclosedPlaceholder('<')
+        );
+        assert_eq!(kind("ls a>"), TemplateErrorKind::UnopenedPlaceholder('>'));
+        assert_eq!(kind("ls }"), TemplateErrorKind::UnopenedPlaceholder('}'));
+        assert_eq!(
+            kind("ls <a}"),
+            TemplateErrorKind::MismatchedDelimiter {
+                open: '<',
+                close: '}'
+            }
+        );
+        assert_eq!(
+            kind("ls <A>"),
+            TemplateErrorKind::InvalidSlotName("A".into())
+        );
+        assert_eq!(
+            kind("ls <1a>"),
+            TemplateErrorKind::InvalidSlotName("1a".into())
+        );
+        assert_eq!(
+            kind("ls <a<b>"),
+            TemplateErrorKind::InvalidSlotName("a<b".into())
+        );
+        for c in LITERAL_METACHARACTERS {
+            assert_eq!(
+                kind(&format!("ls a{c}b")),
+                TemplateErrorKind::Metacharacter(*c)
+            );
+        }
+        assert_eq!(kind("ls\ta"), TemplateErrorKind::ControlCharacter('\t'));
+        assert_eq!(kind("ls <a\n>"), TemplateErrorKind::ControlCharacter('\n'));
+        assert_eq!(
+            kind("ls\u{a0}a"),
+            TemplateErrorKind::InvisibleCharacter('\u{a0}')
+        );
+        assert_eq!(
+            kind("ls a\u{200b}"),
+            TemplateErrorKind::InvisibleCharacter('\u{200b}')
+        );
+    }
+
+    #[test]
+    fn globs_and_paths_are_plain_text() {
+        let t = Template::parse("/usr/bin/find . -name *.rs[ch]?").unwrap();
+        assert_eq!(t.binary(), "/usr/bin/find");
+        assert_eq!(t.tokens()[3].as_literal(), Some("*.rs[ch]?"));
+        assert_eq!(t.slot_names().count(), 0);
+    }
+
+    #[test]
+    fn every_error_message_renders() {
+        for src in [
+            "",
+            "<a>",
+            "ls <a> <a>",
+            "ls <>",
+            "ls <a",
+            "ls a>",
+            "ls <a}",
+            "ls <A>",
+            "ls ;",
+            "ls\n",
+        ] {
+            let e = Template::parse(src).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains("invalid template at byte"), "{text}");
+            assert!(text.contains('^'), "{text}");
+        }
+    }
+}

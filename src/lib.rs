@@ -1,0 +1,1 @@
+//! Root package: owns the integration tests and examples.
