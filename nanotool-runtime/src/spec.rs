@@ -579,36 +579,33 @@ impl CommandSpec {
                 .and_then(|(_, t)| t.as_deref())
         };
 
-        // A token may begin with `-` only if the template's literal text begins it.
+        // A token may begin with `-` only if the author's text begins it: the template's
+        // literal text, or an enum value (skeleton too). What counts is the first non-empty
+        // piece of the rendered token, so `<a><b>` with `a` empty and `b` = `-x` is refused,
+        // while `<a>-x` with `a` empty renders the author's own `-x`.
         for token in self.template.args() {
-            if token.literal_prefix().starts_with('-') {
-                continue;
-            }
             let Some(text) = token.render(lookup) else {
                 continue;
             };
             if !text.starts_with('-') {
                 continue;
             }
-            // Blame the slot that put the `-` first (or, when an empty slot let the
-            // template's own later text lead, the first slot of the token).
-            let mut culprit = None;
-            for part in token.parts() {
-                match part {
-                    Part::Slot(slot) => {
-                        if culprit.is_none() {
-                            culprit = Some(slot.name());
-                        }
-                        if lookup(slot.name()).is_some_and(|t| !t.is_empty()) {
-                            culprit = Some(slot.name());
-                            break;
-                        }
-                    }
-                    Part::Literal(text) if !text.is_empty() => break,
-                    Part::Literal(_) => {}
-                }
+            let leader = token.parts().iter().find_map(|part| match part {
+                Part::Literal(text) if !text.is_empty() => Some(None),
+                Part::Literal(_) => None,
+                Part::Slot(slot) => lookup(slot.name())
+                    .is_some_and(|t| !t.is_empty())
+                    .then_some(Some(slot.name())),
+            });
+            let Some(Some(culprit)) = leader else {
+                continue;
+            };
+            if matches!(
+                self.slot(culprit).map(SlotSpec::kind),
+                Some(SlotKind::Enum(_))
+            ) {
+                continue;
             }
-            let culprit = culprit.unwrap_or_default();
             return Err(SlotError::new(
                 culprit,
                 format!(
