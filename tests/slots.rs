@@ -492,7 +492,7 @@ fn invisible_and_shell_characters_are_refused() {
     for (pattern, named) in cases {
         let e = refused(&grep_spec(), json!({"pattern": pattern}), &root);
         assert_eq!(e.slot(), "pattern");
-        assert!(e.reason().contains(&named), "{pattern:?}: {e}");
+        assert!(e.reason().contains(named), "{pattern:?}: {e}");
         // The message shows invisible characters escaped, never raw.
         assert!(
             !e.to_string().contains(['\u{202E}', '\u{200B}', '\n', '\0']),
@@ -801,7 +801,8 @@ fn checks_run_in_the_documented_order() {
         "e": "/etc",              // confinement
     });
     // `a` is missing too: unknown is reported first.
-    let steps: [(&str, &str, Box<dyn Fn(&mut Value)>); 7] = [
+    type Fix = Box<dyn Fn(&mut Value)>;
+    let steps: [(&str, &str, Fix); 7] = [
         (
             "zzz",
             "unknown argument",
