@@ -464,10 +464,12 @@ impl CommandSpec {
     /// The checks run in this order, each over every slot (in template order) before the
     /// next: the arguments are a JSON object; unknown argument; missing required (`null`
     /// counts as missing for a required slot, and as absent for an optional one); wrong type;
-    /// out of enum, range or pattern; then on the rendered values: forbidden characters, a
-    /// token beginning with `-` that the template's literal text does not begin, a path
-    /// beginning with `-`, path confinement. An absent optional slot without a default drops
-    /// its whole token.
+    /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
+    /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
+    /// (the template's literal text or an enum value) does not begin, a path beginning with
+    /// `-`, path confinement. The first failure is returned. An absent optional slot without
+    /// a default drops its whole token; every literal part is kept as written. Arguments that
+    /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
     pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
         let object = match args {
             Value::Object(object) => object,

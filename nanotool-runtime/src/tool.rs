@@ -1,6 +1,33 @@
 //! The object-safe [`Tool`] trait every form implements, [`ToolOutput`], and [`CommandTool`]:
 //! a [`CommandSpec`] as a tool (the one call path shared by the macro and descriptors).
 //!
+//! ```
+//! use nanotool_runtime::{
+//!     CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind, SlotSpec, Tool,
+//!     ToolContext,
+//! };
+//! use serde_json::json;
+//! use std::sync::Arc;
+//!
+//! let spec = CommandSpec::new(
+//!     "count_lines",
+//!     "Count the lines of a file",
+//!     "wc -l <file>",
+//!     vec![SlotSpec::new("file", SlotKind::Path, "The file to count")],
+//! )
+//! .unwrap();
+//! let tool: Arc<dyn Tool> = Arc::new(CommandTool::new(spec));
+//! assert_eq!(tool.name(), "count_lines");
+//!
+//! let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+//! let ctx = ToolContext { kernel: &kernel, cancel: None };
+//! // Refused before anything runs: the model sees the reason as the tool's result.
+//! let out = tool.call(&json!({"file": "../../etc/shadow"}), &ctx);
+//! assert!(out.is_error);
+//! assert_eq!(out.code, Some(614));
+//! assert!(out.text.starts_with("error 614: argument `file`: `../../etc/shadow` leaves the working directory"));
+//! ```
+//!
 //! What does *not* live here: validation (see [`CommandSpec::render`]), running a command (see
 //! [`crate::kernel`]), and assembling tools into a set (see [`crate::toolbox`]).
 
