@@ -31,6 +31,27 @@ impl Argv {
     }
 }
 
+impl AsRef<[String]> for Argv {
+    fn as_ref(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl From<Argv> for Vec<String> {
+    fn from(argv: Argv) -> Vec<String> {
+        argv.0
+    }
+}
+
+impl IntoIterator for Argv {
+    type Item = String;
+    type IntoIter = std::vec::IntoIter<String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 impl Deref for Argv {
     type Target = [String];
 
