@@ -6,3 +6,5 @@
 
 pub use nanotool_macros::command_tool;
 pub use nanotool_runtime::*;
+
+pub mod mcp;
