@@ -411,6 +411,15 @@ impl CommandExecKernel {
                 started,
             );
         };
+        if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} contains a NUL byte, which no process can receive; remove it"
+                ),
+                started,
+            );
+        }
         let program = match self.resolve(name) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
@@ -454,14 +463,14 @@ impl CommandExecKernel {
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
-                let code = if e.kind() == io::ErrorKind::NotFound {
-                    EXIT_NOT_FOUND
+                let (code, what) = if e.kind() == io::ErrorKind::NotFound {
+                    (EXIT_NOT_FOUND, "not found")
                 } else {
-                    EXIT_CANNOT_EXECUTE
+                    (EXIT_CANNOT_EXECUTE, "cannot be executed")
                 };
                 return ExecResult::start_failed(
                     code,
-                    format!("`{name}` ({}): {e}", program.display()),
+                    format!("`{name}` ({}) {what}: {e}", program.display()),
                     started,
                 );
             }
@@ -475,7 +484,8 @@ impl CommandExecKernel {
             .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
         let mut capture = Capture::new(self.settings.max_output);
         let mut pipe = Some(read_end);
-        let deadline = started + self.settings.timeout;
+        // A timeout too large to add to the clock means no timeout.
+        let deadline = started.checked_add(self.settings.timeout);
         let stop = wait_loop(
             pid,
             pidfd.as_ref(),
@@ -544,7 +554,7 @@ fn wait_loop(
     pipe: &mut Option<OwnedFd>,
     capture: &mut Capture,
     buf: &mut [u8],
-    deadline: Instant,
+    deadline: Option<Instant>,
 ) -> Stop {
     let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
     let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
@@ -556,16 +566,19 @@ fn wait_loop(
         if pidfd.is_none() && sys::has_exited(pid) {
             return Stop::Exited;
         }
-        let now = Instant::now();
-        if now >= deadline {
-            return Stop::TimedOut;
+        let mut wait = None;
+        if let Some(deadline) = deadline {
+            let now = Instant::now();
+            if now >= deadline {
+                return Stop::TimedOut;
+            }
+            wait = Some(deadline - now);
         }
-        let mut wait = deadline - now;
         if needs_tick {
-            wait = wait.min(FALLBACK_TICK);
+            wait = Some(wait.map_or(FALLBACK_TICK, |w| w.min(FALLBACK_TICK)));
         }
         let mut fds = [pollfd(pipe.as_ref()), pollfd(pidfd), pollfd(cancel_fd)];
-        match sys::ppoll(&mut fds, Some(wait)) {
+        match sys::ppoll(&mut fds, wait) {
             Ok(0) => continue,
             Ok(_) => {}
             Err(_) => {
