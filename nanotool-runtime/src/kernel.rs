@@ -145,6 +145,8 @@ pub struct CommandExecKernel {
     path_dirs: Vec<PathBuf>,
     /// The child's `PATH` as one string, for messages.
     path_text: String,
+    /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
+    use_pidfd: bool,
 }
 
 /// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
@@ -338,6 +340,7 @@ impl CommandExecKernel {
             env,
             path_dirs,
             path_text: path_value.to_string_lossy().into_owned(),
+            use_pidfd: true,
         })
     }
 
@@ -477,7 +480,7 @@ impl CommandExecKernel {
         };
         let pid = child.id() as libc::pid_t;
         // The child is not reaped until `wait` below, so its pid cannot have been reused.
-        let pidfd = sys::pidfd_open(pid).ok();
+        let pidfd = self.use_pidfd.then(|| sys::pidfd_open(pid).ok()).flatten();
 
         let mut buf = READ_BUFFER
             .take()
@@ -691,4 +694,95 @@ fn child_env(
         env.insert(name.into(), value.into());
     }
     Ok(env.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Vec<String> {
+        ["sh", "-c", script].iter().map(|s| s.to_string()).collect()
+    }
+
+    fn kernel(timeout: Duration, use_pidfd: bool) -> CommandExecKernel {
+        let mut k = CommandExecKernel::new(KernelSettings {
+            timeout,
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        k.use_pidfd = use_pidfd;
+        k
+    }
+
+    #[test]
+    fn without_a_pidfd_exit_and_output_still_come_back() {
+        let k = kernel(Duration::from_secs(30), false);
+        let r = k.run(&sh("echo a; sleep 0.05; echo b >&2; exit 4"));
+        assert_eq!((r.exit_code, r.output.as_str()), (4, "a\nb\n"));
+        // A background grandchild holding the pipe does not keep the call.
+        let r = k.run(&sh("sleep 100 & echo started"));
+        assert_eq!((r.exit_code, r.output.as_str()), (0, "started\n"));
+    }
+
+    #[test]
+    fn without_a_pidfd_the_timeout_still_fires() {
+        let r = kernel(Duration::from_millis(100), false).run(&sh("sleep 100"));
+        assert!(r.timed_out);
+        assert_eq!(r.exit_code, EXIT_TIMEOUT);
+    }
+
+    #[test]
+    fn a_handle_without_an_eventfd_still_cancels() {
+        let handle = CancelHandle {
+            inner: Arc::new(CancelInner {
+                fired: AtomicBool::new(false),
+                event: None,
+            }),
+        };
+        let firing = handle.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            firing.cancel();
+        });
+        let r = kernel(Duration::from_secs(30), true).run_cancellable(&sh("sleep 100"), &handle);
+        t.join().unwrap();
+        assert!(r.cancelled);
+        assert_eq!(r.exit_code, EXIT_CANCELLED);
+    }
+
+    #[test]
+    fn seconds_read_as_people_write_them() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30");
+        assert_eq!(seconds(Duration::from_millis(200)), "0.2");
+        assert_eq!(seconds(Duration::from_millis(1540)), "1.5");
+    }
+
+    #[test]
+    fn the_env_allowlist_is_exact() {
+        let host = [
+            ("PATH", "/bin"),
+            ("HOME", "/root"),
+            ("LC_ALL", "C"),
+            ("LANGUAGE", "en"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+            ("TERM", "xterm"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = child_env(host.into_iter(), &[("PAGER".into(), "less".into())]).unwrap();
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.display(), v.display()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "HOME=/root",
+                "LC_ALL=C",
+                "NO_COLOR=1",
+                "PAGER=less",
+                "PATH=/bin",
+                "TERM=dumb"
+            ]
+        );
+    }
 }
