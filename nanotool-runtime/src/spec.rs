@@ -248,7 +248,7 @@ impl SpecError {
     pub fn span(&self) -> Option<Range<usize>> {
         match self {
             SpecError::Template(e) => Some(e.span()),
-            SpecError::Policy(e) => policy_span(e),
+            SpecError::Policy(e) => e.span(),
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
             | SpecError::SpecWithoutSlot { .. } => None,
@@ -269,11 +269,6 @@ impl SpecError {
     pub fn code(&self) -> u16 {
         crate::error::CODE_INVALID_DESCRIPTOR
     }
-}
-
-fn policy_span(e: &PolicyError) -> Option<Range<usize>> {
-    let _ = e;
-    None
 }
 
 /// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
