@@ -461,3 +461,19 @@ fn getters_return_what_was_built() {
     assert!(spec.slot("pattern").unwrap().is_required());
     assert!(spec.slot("nope").is_none());
 }
+
+#[test]
+fn freedom_follows_what_a_slot_can_carry() {
+    use nanotool_runtime::policy::SlotFreedom::{Constrained, Free};
+    let cases = [
+        (s("x", SlotKind::String), Free),
+        (s("x", SlotKind::Path), Free),
+        (s("x", SlotKind::String).with_pattern(r"^\d+$"), Constrained),
+        (s("x", SlotKind::Integer), Constrained),
+        (s("x", SlotKind::Number), Constrained),
+        (s("x", SlotKind::Enum(vec!["a".into()])), Constrained),
+    ];
+    for (slot, freedom) in cases {
+        assert_eq!(slot.freedom(), freedom, "{slot:?}");
+    }
+}
