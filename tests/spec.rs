@@ -8,6 +8,7 @@ fn s(name: &str, kind: SlotKind) -> SlotSpec {
     SlotSpec::new(name, kind, format!("The {name}"))
 }
 
+#[allow(clippy::result_large_err)] // one spec per test
 fn build(template: &str, slots: Vec<SlotSpec>) -> Result<CommandSpec, SpecError> {
     CommandSpec::new("t", "A tool", template, slots)
 }

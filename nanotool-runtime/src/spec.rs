@@ -283,6 +283,9 @@ impl CommandSpec {
     /// Builds a spec: parses the template, matches slots to specs, validates the name, the
     /// descriptions, enum values, patterns, ranges and defaults, then checks the policy
     /// (deny list and code-entry table) with each slot's [`SlotSpec::freedom`].
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -372,6 +375,9 @@ impl CommandSpec {
 
     /// A default that would start a token with `-` where the template does not would be
     /// refused on every call that leaves it out: refuse it now.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     fn check_default_tokens(&self) -> Result<(), SpecError> {
         for token in self.template.args() {
             if token.literal_prefix().starts_with('-') {
@@ -406,6 +412,9 @@ impl CommandSpec {
 
     /// Checks the template against the deny list plus the host's `extra` binaries (and the
     /// code-entry table), as [`CommandSpec::new`] does with no extra.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     pub fn check_denied(&self, extra: &[String]) -> Result<(), SpecError> {
         let freedom = |name: &str| {
             self.slot(name)
