@@ -478,3 +478,24 @@ fn freedom_follows_what_a_slot_can_carry() {
         assert_eq!(slot.freedom(), freedom, "{slot:?}");
     }
 }
+
+#[test]
+fn caret_lines_point_at_the_slot_or_the_character() {
+    let source = "sed -n <range>p <path>";
+    let e = err(
+        source,
+        vec![
+            s("range", SlotKind::String).with_pattern("("),
+            s("path", SlotKind::Path),
+        ],
+    );
+    assert_eq!(
+        e.caret_line(source).unwrap(),
+        "  sed -n <range>p <path>\n         ^^^^^^^"
+    );
+    let source = "grep a|b";
+    let e = err(source, vec![]);
+    assert_eq!(e.caret_line(source).unwrap(), "  grep a|b\n        ^");
+    let e = err("ls", vec![s("a", SlotKind::String)]);
+    assert_eq!(e.caret_line("ls"), None);
+}

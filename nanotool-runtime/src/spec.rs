@@ -265,6 +265,35 @@ impl SpecError {
         }
     }
 
+    /// Two lines showing where in `source` (the template as written) this error is: the
+    /// template, and a caret under [`SpecError::span`]; `None` when the error has no span.
+    /// The macro and the descriptor loader put it under their message, as the template
+    /// grammar's own errors do.
+    ///
+    /// ```
+    /// # use nanotool_runtime::{CommandSpec, SlotKind, SlotSpec};
+    /// let source = "grep -rn <pattern> <path>";
+    /// let slots = vec![SlotSpec::new("pattern", SlotKind::String, "Regex")];
+    /// let err = CommandSpec::new("grep", "Search", source, slots).unwrap_err();
+    /// assert_eq!(
+    ///     err.caret_line(source).unwrap(),
+    ///     "  grep -rn <pattern> <path>\n                     ^^^^^^"
+    /// );
+    /// ```
+    pub fn caret_line(&self, source: &str) -> Option<String> {
+        if let SpecError::Template(e) = self {
+            return Some(e.caret_line());
+        }
+        let span = self.span()?;
+        let start = source.get(..span.start)?.chars().count();
+        let width = source.get(span)?.chars().count().max(1);
+        Some(format!(
+            "  {source}\n  {}{}",
+            " ".repeat(start),
+            "^".repeat(width)
+        ))
+    }
+
     /// Always [`crate::CODE_INVALID_DESCRIPTOR`] (613): a tool definition is invalid.
     pub fn code(&self) -> u16 {
         crate::error::CODE_INVALID_DESCRIPTOR
