@@ -757,6 +757,11 @@ fn unknown_arguments_and_non_objects_are_refused() {
         e.reason(),
         "unknown argument: this tool takes only `n`, `pattern`, `path`"
     );
+    let e = refused(&grep_max_spec(), json!({"patern": "x"}), root);
+    assert_eq!(e.slot(), "patern");
+    assert!(e.reason().ends_with("; did you mean `pattern`?"), "{e}");
+    let e = refused(&grep_max_spec(), json!({"Path": ".", "pattern": "x"}), root);
+    assert!(e.reason().ends_with("; did you mean `path`?"), "{e}");
     for args in [json!(null), json!("x"), json!(["x"]), json!(1)] {
         let e = refused(&grep_max_spec(), args.clone(), root);
         assert_eq!(e.slot(), "", "{args}");

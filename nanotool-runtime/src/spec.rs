@@ -551,13 +551,21 @@ impl CommandSpec {
             let reason = if self.slots.is_empty() {
                 "unknown argument: this tool takes no arguments; send `{}`".to_owned()
             } else {
+                let near = self
+                    .slots
+                    .iter()
+                    .map(SlotSpec::name)
+                    .filter(|name| !object.contains_key(*name))
+                    .find(|name| edit_distance(name, key) <= 2);
                 format!(
-                    "unknown argument: this tool takes only {}",
+                    "unknown argument: this tool takes only {}{}",
                     self.slots
                         .iter()
                         .map(|s| format!("`{}`", s.name()))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    near.map(|n| format!("; did you mean `{n}`?"))
+                        .unwrap_or_default()
                 )
             };
             return Err(SlotError::new(crate::slot::shown(key), reason));
@@ -722,4 +730,24 @@ fn placeholder_value(kind: &SlotKind) -> String {
         ),
         SlotKind::Path => "\"src/main.rs\"".into(),
     }
+}
+
+/// Levenshtein distance over characters, for "did you mean" hints (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.to_lowercase().chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(here)
+            };
+            prev = here;
+        }
+    }
+    row[b.len()]
 }
