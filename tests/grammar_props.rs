@@ -353,4 +353,50 @@ proptest! {
         prop_assert_eq!(argv.len(), expected.len());
         prop_assert_eq!(argv.as_slice(), expected.as_slice());
     }
+
+    #[test]
+    fn accepted_argv_never_carries_an_injected_option(
+        (shape, values) in (
+            prop::collection::vec((0u8..4, any::<bool>()), 1..5),
+            prop::collection::vec("[-a-z./ \u{202E}\u{a0};]{0,6}", 5),
+        ),
+    ) {
+        // Tokens made of slots only (kinds: 0 string, 1 path, 2 integer, 3 string again), some
+        // of two slots glued together; values from a nasty alphabet.
+        let mut source = "ls".to_owned();
+        let mut specs = Vec::new();
+        let mut args = Map::new();
+        let mut kinds = Vec::new();
+        for (i, (kind, glued)) in shape.iter().enumerate() {
+            let name = format!("s{i}");
+            source.push_str(if *glued && i > 0 { "" } else { " " });
+            source.push_str(&format!("<{name}>"));
+            let (k, v) = match kind {
+                1 => (SlotKind::Path, json!(values[i])),
+                2 => (SlotKind::Integer, json!(values[i].len() as i64 - 3)),
+                _ => (SlotKind::String, json!(values[i])),
+            };
+            kinds.push(k.clone());
+            specs.push(SlotSpec::new(name.clone(), k, "A slot"));
+            args.insert(name, v);
+        }
+        let spec = CommandSpec::new("t", "A tool", &source, specs).unwrap();
+        let template = Template::parse(&source).unwrap();
+        if let Ok(argv) = spec.render(&Value::Object(args), &root()) {
+            prop_assert_eq!(argv.len(), template.tokens().len());
+            for (element, token) in argv[1..].iter().zip(template.args()) {
+                prop_assert!(!element.starts_with('-'), "{:?} -> {:?}", source, argv);
+                prop_assert!(
+                    !element.chars().any(|c| c.is_whitespace() || c == ';' || c == '\u{202E}'),
+                    "{:?}", argv
+                );
+                let first = token.slots().next().unwrap();
+                let index: usize = first.name()[1..].parse().unwrap();
+                if kinds[index] == SlotKind::Path && token.slots().count() == 1 {
+                    prop_assert!(element == "." || element.starts_with("./"), "{:?}", element);
+                    prop_assert!(!element.split('/').any(|c| c == ".."), "{:?}", element);
+                }
+            }
+        }
+    }
 }

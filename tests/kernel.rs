@@ -161,6 +161,29 @@ fn a_file_that_is_not_executable_is_126() {
 }
 
 #[test]
+fn a_nul_byte_in_an_argument_is_a_start_error_not_a_panic() {
+    let _g = serial();
+    let r = default_kernel().run(&argv(&["echo", "a\0b"]));
+    assert_eq!(r.exit_code, 126);
+    assert!(r.start_error.unwrap().contains("argument 1"));
+}
+
+#[test]
+fn a_timeout_too_large_for_the_clock_means_no_timeout() {
+    let _g = serial();
+    let k = CommandExecKernel::new(KernelSettings {
+        timeout: Duration::MAX,
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = k.run(&sh("echo fine"));
+    assert_eq!(
+        (r.exit_code, r.output.as_str(), r.timed_out),
+        (0, "fine\n", false)
+    );
+}
+
+#[test]
 fn a_signal_is_128_plus_n_with_a_note() {
     let _g = serial();
     let r = default_kernel().run(&sh("kill -SEGV $$"));

@@ -27,9 +27,11 @@
 //! slot accepts ([`crate::slot`]); the policy only asks whether a slot is
 //! [`SlotFreedom::Free`].
 
+mod scan;
 pub mod tables;
 
 use crate::template::Template;
+use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
 use thiserror::Error;
 
@@ -174,7 +176,7 @@ pub enum PolicyError {
     /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
     #[error(
         "`{shown}`: slot `{slot}` is {why} (`{option}` of {binary}); {}",
-        if *literal_only {
+        if option == &COMMAND_OPTION {
             "write that part as literal text in the template"
         } else {
             "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
@@ -193,8 +195,6 @@ pub enum PolicyError {
         shown: String,
         /// The slot's byte range in the template source.
         span: Range<usize>,
-        /// Whether even a constrained slot is refused here (a launcher's command binary).
-        literal_only: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
     /// outright (DESIGN §8).
@@ -213,6 +213,10 @@ pub enum PolicyError {
     #[error("empty command: write the binary first, e.g. `git log -n 3`")]
     EmptyCommand,
 }
+
+/// The `option` of a [`PolicyError::CodeEntry`] whose slot stands as the binary of a command
+/// a launcher runs (`timeout 5 <cmd>`): only literal text may stand there.
+pub const COMMAND_OPTION: &str = scan::COMMAND;
 
 fn denial_text(binary: &str) -> String {
     match built_in_denial(binary) {
@@ -263,14 +267,73 @@ pub struct CodeEntrySite {
     pub literal_only: bool,
 }
 
-/// Every slot of `template` that stands where code goes.
+/// Every slot of `template` that stands where code goes, in template order: as the value of
+/// a code-entry option (`-c <x>`, `-c<x>`, `--eval=<x>`, `--ev <x>`), as a program operand
+/// (`python3 <script>`, `sed <script> <file>`), as a launcher's option value (`git -c <cfg>`,
+/// `tar --to-command=<x>`), as the command a launcher runs (`timeout 5 <cmd>`), or where it
+/// chooses an option itself (`python3 -<flags> x`). Literal code is not a site: the author
+/// wrote it.
+///
+/// ```
+/// use nanotool_runtime::policy::code_entry_sites;
+/// use nanotool_runtime::template::Template;
+///
+/// let t = Template::parse("python3 -c <code> <arg>").unwrap();
+/// let sites = code_entry_sites(&t);
+/// assert_eq!(sites.len(), 1);
+/// assert_eq!((sites[0].slot.as_str(), sites[0].option), ("code", "-c"));
+/// assert_eq!(sites[0].span, 11..17);
+/// assert!(code_entry_sites(&Template::parse("wc -l <file>").unwrap()).is_empty());
+/// ```
 pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
-    let _ = template;
-    Vec::new()
+    let mut sites: Vec<CodeEntrySite> = Vec::new();
+    for hit in scan_template(template, &[]) {
+        let literal_only = match hit.kind {
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+            HitKind::Effect | HitKind::Denied => continue,
+        };
+        for (slot, span) in &hit.slots {
+            if sites.iter().any(|s| &s.slot == slot) {
+                continue;
+            }
+            sites.push(CodeEntrySite {
+                slot: slot.clone(),
+                binary: hit.binary.clone(),
+                option: hit.option,
+                why: hit.why,
+                shown: format!("{} {}", hit.binary, hit.written),
+                span: span.clone(),
+                literal_only,
+            });
+        }
+    }
+    sites
 }
 
-/// Checks a parsed template against the deny list (built-in plus `extra`) and the code-entry
-/// table; `freedom` tells how free each slot is.
+fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
+    let mut scanner = Scanner::new(extra);
+    scanner.command(&Word::from_template(template), 0);
+    scanner.hits
+}
+
+/// Checks a parsed template against the deny list (built-in plus `extra_deny`, on the binary
+/// and on every command a launcher in it runs) and the code-entry table: every code-entry
+/// site ([`code_entry_sites`]) whose slot is [`SlotFreedom::Free`] is refused, and a slot
+/// standing as a launcher's command binary is refused whatever its freedom.
+///
+/// ```
+/// use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
+/// use nanotool_runtime::template::Template;
+///
+/// let sed = Template::parse("sed -n <range>p <path>").unwrap();
+/// let pattern = |slot: &str| if slot == "range" { SlotFreedom::Constrained } else { SlotFreedom::Free };
+/// assert_eq!(check_template(&sed, &pattern, &[]), Ok(()));
+/// let free = |_: &str| SlotFreedom::Free;
+/// let err = check_template(&sed, &free, &[]).unwrap_err();
+/// assert!(matches!(err, PolicyError::CodeEntry { ref slot, .. } if slot == "range"));
+/// assert_eq!(err.span(), Some(7..14));
+/// ```
 pub fn check_template(
     template: &Template,
     freedom: &dyn Fn(&str) -> SlotFreedom,
@@ -281,31 +344,104 @@ pub fn check_template(
             binary: template.binary().to_owned(),
         });
     }
-    for site in code_entry_sites(template) {
-        if site.literal_only || freedom(&site.slot) == SlotFreedom::Free {
+    for hit in scan_template(template, extra_deny) {
+        let literal_only = match hit.kind {
+            HitKind::Effect => continue,
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: hit.span,
+                });
+            }
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+        };
+        let refused = hit
+            .slots
+            .iter()
+            .find(|(slot, _)| literal_only || freedom(slot) == SlotFreedom::Free);
+        if let Some((slot, span)) = refused {
             return Err(PolicyError::CodeEntry {
-                slot: site.slot,
-                binary: site.binary,
-                option: site.option,
-                why: site.why,
-                shown: site.shown,
-                span: site.span,
-                literal_only: site.literal_only,
+                slot: slot.clone(),
+                shown: format!("{} {}", hit.binary, hit.written),
+                binary: hit.binary,
+                option: hit.option,
+                why: hit.why,
+                span: span.clone(),
             });
         }
     }
     Ok(())
 }
 
-/// ExecTool's layer 4: checks a free-text argv (already split).
+/// ExecTool's layer 4 (DESIGN §8): checks a free-text argv, where nothing is fixed. Refuses a
+/// denied binary (also as the command of a launcher: `timeout 5 rm x`), every code-entry
+/// option of an interpreter (bundles `-Ic`, attached `-cprint(1)`, abbreviations `--ev`),
+/// an interpreter's program operand (`python3 script.py`, `awk '{...}' f`), and the
+/// launcher and writer options of common binaries (`find -exec/-delete/-fprint...`,
+/// `git -c/--output/--upload-pack/--ext-diff...`, `rg --pre`, `tar --to-command...`,
+/// `sort -o`, `sed -i`); sed runs only with a `N[,M]p` script.
+///
+/// ```
+/// use nanotool_runtime::policy::check_exec_argv;
+/// let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+/// assert!(check_exec_argv(&argv("git log -n 3")).is_ok());
+/// assert!(check_exec_argv(&argv("sed -n 1,5p notes.txt")).is_ok());
+/// assert!(check_exec_argv(&argv("git -c alias.x=!sh x")).is_err());
+/// assert!(check_exec_argv(&argv("python3 -Ic print(1)")).is_err());
+/// ```
 pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
+    check_exec_argv_with(argv, &[])
+}
+
+/// [`check_exec_argv`] with the host's extra deny list, applied to the binary and to every
+/// command a launcher in the argv runs.
+pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<(), PolicyError> {
     let Some(binary) = argv.first() else {
         return Err(PolicyError::EmptyCommand);
     };
-    if is_denied(binary, &[]) {
+    if is_denied(binary, extra_deny) {
         return Err(PolicyError::DeniedBinary {
             binary: binary.clone(),
         });
     }
+    let mut scanner = Scanner::new(extra_deny);
+    scanner.command(&Word::from_argv(argv), 0);
+    for hit in scanner.hits {
+        let why = match hit.kind {
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: None,
+                });
+            }
+            HitKind::Code if hit.exec_ok => continue,
+            HitKind::Code | HitKind::CommandBinary => match hit.option {
+                scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => {
+                    format!("`{}` would be {}", hit.written, hit.why)
+                }
+                option => format!("`{option}` takes {}", hit.why),
+            },
+            HitKind::Effect => format!("`{}`: {}", hit.option, hit.why),
+        };
+        return Err(PolicyError::ExecOption {
+            binary: hit.binary,
+            option: hit.written,
+            why,
+        });
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_stay_small_enough_to_return_by_value() {
+        // `SpecError` wraps `PolicyError`; clippy's `result_large_err` draws the line at 128.
+        assert!(std::mem::size_of::<PolicyError>() <= 120);
+    }
 }
