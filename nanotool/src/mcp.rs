@@ -17,7 +17,17 @@
 //! What lives here: the framing (bounded line reader, one writer), the dispatcher, the worker
 //! pool that runs calls concurrently, cancellation, and the audit log of every call
 //! ([`audit`]). What does not: how a tool runs (the [`Tool`] and the kernel) and which tools
-//! exist (the [`ToolHost`]).
+//! exist (the [`ToolHost`], usually a [`Toolbox`]).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use nanotool::mcp::{McpServer, ServerOptions};
+//! use nanotool::{CommandExecKernel, KernelSettings, Toolbox};
+//!
+//! let toolbox = Toolbox::new(CommandExecKernel::new(KernelSettings::default()).unwrap());
+//! let server = McpServer::new(Arc::new(toolbox), ServerOptions::default());
+//! server.serve(std::io::stdin().lock(), std::io::stdout()).unwrap();
+//! ```
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -28,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nanotool_runtime::{CancelHandle, Tool, ToolOutput};
+use nanotool_runtime::{CancelHandle, Tool, ToolOutput, Toolbox};
 use serde_json::{Map, Value, json};
 
 /// The `_meta` key naming a request's protocol version (2026-07-28).
@@ -58,6 +68,7 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// The tools a server offers, and how one of them is called.
 ///
+/// [`Toolbox`] implements it; a host with its own registry may too.
 pub trait ToolHost: Send + Sync {
     /// Every tool, in a fixed order (the order `tools/list` pages through).
     fn tools(&self) -> &[Arc<dyn Tool>];
@@ -75,6 +86,42 @@ pub trait ToolHost: Send + Sync {
             .iter()
             .map(|t| tool_definition(t.as_ref()))
             .collect()
+    }
+}
+
+impl ToolHost for Toolbox {
+    fn tools(&self) -> &[Arc<dyn Tool>] {
+        Toolbox::tools(self)
+    }
+
+    fn call(&self, tool: &dyn Tool, args: &Value, cancel: &CancelHandle) -> ToolOutput {
+        // Through the toolbox, which also applies its deny list at call time.
+        match Toolbox::call(self, tool.name(), args, Some(cancel)) {
+            Ok(output) => output,
+            Err(unknown) => ToolOutput {
+                text: unknown.to_string(),
+                is_error: true,
+                code: None,
+                exec: None,
+            },
+        }
+    }
+
+    fn definitions(&self) -> Vec<Value> {
+        self.mcp_tools()
+    }
+
+    fn argv(&self, tool: &dyn Tool, args: &Value) -> Option<Vec<String>> {
+        match tool.spec() {
+            Some(spec) => spec
+                .render(args, self.kernel().cwd())
+                .ok()
+                .map(|argv| argv.into_vec()),
+            None => args
+                .get("command")
+                .and_then(Value::as_str)
+                .map(|command| command.split_whitespace().map(str::to_owned).collect()),
+        }
     }
 }
 
