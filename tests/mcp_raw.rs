@@ -1147,3 +1147,76 @@ fn binary_is_not_dumpable_so_tools_cannot_read_its_environment() {
     let (status, _, stderr) = s.finish();
     assert!(status.success(), "{stderr}");
 }
+
+#[test]
+fn binary_on_sigterm_kills_running_commands_and_exits() {
+    let work = tools_dir(&[sleep_descriptor()]);
+    let cwd = tempfile::tempdir().unwrap();
+    let mut s = Served::start(work.path(), cwd.path(), |_| {});
+    let server_pid = s.child.id();
+    s.send(&modern(
+        json!(1),
+        "tools/call",
+        json!({"name": "sleep", "arguments": {"seconds": 600}}),
+    ));
+    let deadline = Instant::now() + PATIENCE;
+    let sleeper = loop {
+        if let Some(&pid) = children_named(server_pid, "sleep").first() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the sleep never started");
+        thread::sleep(Duration::from_millis(10));
+    };
+    // SAFETY: kill(2) on a child we started and have not reaped.
+    assert_eq!(unsafe { libc::kill(server_pid as i32, libc::SIGTERM) }, 0);
+    let (tx, rx) = mpsc::channel();
+    let mut child = s.child;
+    thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = rx
+        .recv_timeout(PATIENCE)
+        .expect("nanotool serve did not exit on SIGTERM")
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        status.code(),
+        Some(128 + libc::SIGTERM),
+        "{status:?} {:?}",
+        status.signal()
+    );
+    // The sleep's process group was killed, not orphaned.
+    let deadline = Instant::now() + PATIENCE;
+    while process_alive(sleeper) {
+        assert!(
+            Instant::now() < deadline,
+            "sleep {sleeper} outlived the server"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn the_reader_stays_free_when_every_worker_is_busy() {
+    let probe = Arc::new(Probe::default());
+    let options = ServerOptions {
+        workers: 2,
+        ..ServerOptions::default()
+    };
+    let mut h = Harness::start(host(&probe, 0), options);
+    for id in ["b1", "b2", "b3"] {
+        h.send(modern(json!(id), "tools/call", json!({"name": "block"})));
+    }
+    // Answered although calls fill the pool.
+    let r = h.request(req(json!("ping"), "ping", Value::Null));
+    assert_eq!(r["id"], "ping");
+    for id in ["b1", "b2", "b3"] {
+        h.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}));
+    }
+    let r = h.request(modern(json!("e"), "tools/call", json!({"name": "echo"})));
+    assert_eq!(r["id"], "e", "{r}");
+    assert_eq!(r["result"]["isError"], false);
+    h.close();
+    h.wait_exit().unwrap();
+    assert_eq!(h.try_recv(Duration::from_millis(50)), None);
+}

@@ -599,7 +599,7 @@ fn serve(common: &Common) -> Result<u8, Failure> {
     );
     let stdin = io::stdin();
     server
-        .serve(stdin.lock(), io::stdout())
+        .serve(stdin, io::stdout())
         .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
     tracing::info!("stdin closed; exiting");
     Ok(0)
