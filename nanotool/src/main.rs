@@ -374,7 +374,11 @@ fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
     let width = tools.iter().map(|t| t.name().len()).max().unwrap_or(0);
     let mut text = String::new();
     for t in tools {
-        let description = t.description().lines().next().unwrap_or("");
+        let description = t
+            .description()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         text.push_str(&format!("{:width$}  {description}\n", t.name()));
     }
     if tools.is_empty() {
@@ -422,6 +426,7 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
     mcp::audit(
         "cli",
         tool.name(),
+        &args,
         argv.as_deref(),
         &output,
         started.elapsed(),
