@@ -291,7 +291,7 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
         let literal_only = match hit.kind {
             HitKind::Code => false,
             HitKind::CommandBinary => true,
-            HitKind::Effect | HitKind::Denied => continue,
+            HitKind::Effect | HitKind::Denied | HitKind::Launch => continue,
         };
         for (slot, span) in &hit.slots {
             if sites.iter().any(|s| &s.slot == slot) {
@@ -346,7 +346,7 @@ pub fn check_template(
     }
     for hit in scan_template(template, extra_deny) {
         let literal_only = match hit.kind {
-            HitKind::Effect => continue,
+            HitKind::Effect | HitKind::Launch => continue,
             HitKind::Denied => {
                 return Err(PolicyError::DeniedCommand {
                     launcher: hit.binary,
@@ -418,7 +418,7 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
                 });
             }
             HitKind::Code if hit.exec_ok => continue,
-            HitKind::Code | HitKind::CommandBinary => match hit.option {
+            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
                 scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => {
                     format!("`{}` would be {}", hit.written, hit.why)
                 }

@@ -109,6 +109,9 @@ pub(crate) enum HitKind {
     Effect,
     /// A launcher would run a denied binary.
     Denied,
+    /// A launcher runs this (literal, allowed) command: fine in a template, where the author
+    /// fixed it; ExecTool refuses it, since its allowlist vouches only for the first binary.
+    Launch,
 }
 
 /// A place where code goes, found by the scanner.
@@ -208,8 +211,21 @@ impl<'a> Scanner<'a> {
                 span: first.span.clone(),
                 exec_ok: false,
             }),
-            Some(_) if depth < MAX_DEPTH => self.command(words, depth + 1),
-            Some(_) => {}
+            Some(binary) => {
+                if depth < MAX_DEPTH {
+                    self.command(words, depth + 1);
+                }
+                self.hits.push(Hit {
+                    kind: HitKind::Launch,
+                    binary: launcher.to_owned(),
+                    option: COMMAND,
+                    why: "the command it runs, outside ExecTool's allowlist",
+                    slots: Vec::new(),
+                    written: binary.to_owned(),
+                    span: first.span.clone(),
+                    exec_ok: false,
+                });
+            }
         }
     }
 
@@ -237,6 +253,13 @@ impl<'a> Scanner<'a> {
             span: None,
             exec_ok: false,
         });
+    }
+
+    fn push_code_operand(&mut self, cx: &Cx, why: &'static str, word: &Word) {
+        self.push_program(cx, why, word);
+        if let Some(hit) = self.hits.last_mut() {
+            hit.option = OPERAND;
+        }
     }
 
     fn push_program(&mut self, cx: &Cx, why: &'static str, word: &Word) {
@@ -337,24 +360,10 @@ impl<'a> Scanner<'a> {
                         }
                     }
                 }
-                Operands::AllCode(why) => self.push(
-                    cx,
-                    HitKind::Code,
-                    OPERAND,
-                    why,
-                    word.slots.clone(),
-                    std::slice::from_ref(word),
-                ),
+                Operands::AllCode(why) => self.push_code_operand(cx, why, word),
                 Operands::CodeAfter { skip, why } => {
                     if operands_seen >= skip || !certain {
-                        self.push(
-                            cx,
-                            HitKind::Code,
-                            OPERAND,
-                            why,
-                            word.slots.clone(),
-                            std::slice::from_ref(word),
-                        );
+                        self.push_code_operand(cx, why, word);
                     }
                 }
                 Operands::Command { skip } => {
@@ -470,6 +479,7 @@ impl<'a> Scanner<'a> {
 
         // A bundle of short flags: `-Ic`, `-le`, `-cCODE`, `-W ignore`.
         let mut last_unknown = false;
+        let mut pending: Option<&Opt> = None;
         let mut k = 1;
         while k < items.len() {
             match items[k] {
@@ -498,12 +508,47 @@ impl<'a> Scanner<'a> {
                         last_unknown = false;
                         k += 1;
                     }
+                    Some(opt) if opt.arity == Arity::Digits => {
+                        last_unknown = false;
+                        k += 1;
+                        let is = |k: usize, f: fn(char) -> bool| matches!(items.get(k), Some(Item::Ch(c)) if f(*c));
+                        if opt.name == "-0" && is(k, |c| c == 'x') {
+                            k += 1;
+                            while is(k, |c| c.is_ascii_hexdigit()) {
+                                k += 1;
+                            }
+                        }
+                        while is(k, |c| ('0'..='7').contains(&c)) {
+                            k += 1;
+                        }
+                    }
+                    Some(opt)
+                        if !cx.entry.attached_values
+                            && matches!(opt.arity, Arity::Next | Arity::Command) =>
+                    {
+                        // `node -pe CODE`: the bundle is flags; the value comes next.
+                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        pending = Some(opt);
+                        last_unknown = false;
+                        k += 1;
+                    }
                     Some(opt) => {
                         let rest = &items[k + 1..];
                         return self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
                     }
                 },
             }
+        }
+        if let Some(opt) = pending {
+            // Drop the flag-only hit just recorded for it: the value comes with it now.
+            if self
+                .hits
+                .last()
+                .is_some_and(|h| h.option == opt.name && h.slots.is_empty())
+            {
+                self.hits.pop();
+            }
+            return self.apply(cx, opt, None, words, i);
         }
         Step {
             consumed: 1,
@@ -565,9 +610,9 @@ impl<'a> Scanner<'a> {
     ) -> bool {
         match opt.role {
             Role::Plain => false,
-            Role::Code => {
+            Role::Code | Role::Load => {
                 self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
-                true
+                opt.role == Role::Code
             }
             Role::Effect => {
                 self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
@@ -587,7 +632,7 @@ impl<'a> Scanner<'a> {
     ) -> Step {
         let word = &words[i];
         match opt.arity {
-            Arity::Flag | Arity::Attached => {
+            Arity::Flag | Arity::Attached | Arity::Digits => {
                 let slots = attached.map(|a| word.slots_in(a)).unwrap_or_default();
                 let code = self.role_hit(cx, opt, slots, std::slice::from_ref(word));
                 Step {
@@ -678,6 +723,17 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
     if let Some(opt) = all_opts(opts).find(|opt| opt.name == name) {
         return Some(opt);
     }
+    if abbreviations
+        && let Some(single) = name.strip_prefix('-')
+        && single.starts_with('-')
+        && !single.starts_with("--")
+        && all_opts(opts).any(|opt| opt.name.len() > 2 && !opt.name.starts_with("--"))
+    {
+        // `getopt_long_only` binaries (`gdb --args`) take a word with one dash or two.
+        if let Some(opt) = lookup_word(opts, single, true) {
+            return Some(opt);
+        }
+    }
     if !abbreviations || name.chars().count() < 3 {
         return None;
     }
@@ -691,7 +747,7 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
         })
         .collect();
     let danger = |opt: &&Opt| match opt.role {
-        Role::Code => 2,
+        Role::Code | Role::Load => 2,
         Role::Effect => 1,
         Role::Plain => 0,
     };

@@ -115,6 +115,9 @@ pub enum Arity {
     Next,
     /// An optional value, attached only (`-i.bak`, `--in-place=.bak`, `-Oless`).
     Attached,
+    /// An optional number, attached only, after which the bundle goes on: perl's `-l[octal]`
+    /// and `-0[octal]` / `-0x[hex]` (`-lne` is `-l -n -e`).
+    Digits,
     /// The following tokens, up to a literal `;` or `+` (or the end), are a command the binary
     /// runs (`find -exec`, `gdb --args`).
     Command,
@@ -126,9 +129,14 @@ pub enum Role {
     /// Nothing the policy cares about (listed so that its value is not mistaken for an
     /// operand, or so that it is not mistaken for a prefix of a code-entry option).
     Plain,
-    /// Its value is code the binary runs: program text, a file or module of code, a command
-    /// line, a setting that loads code. A template must fix it; ExecTool refuses the option.
+    /// Its value is the code the binary runs: program text, a file of code, a command line.
+    /// It gives the program, so the first operand is no longer the program (`python3 -c CODE
+    /// ARGS`). A template must fix it; ExecTool refuses the option.
     Code,
+    /// Its value is code loaded *beside* the program: a module, a library, a preload, a
+    /// setting that loads code (`perl -MFoo SCRIPT`, `node -r mod SCRIPT`, `lua -e X SCRIPT`).
+    /// Like [`Role::Code`], except that the program operand still follows.
+    Load,
     /// It writes files or runs a program named in a configuration (`sort -o`, `find
     /// -delete`, `git --ext-diff`). Fine when a template fixes it; ExecTool refuses it.
     Effect,
@@ -219,7 +227,12 @@ pub struct Entry {
     /// A first argument without a dash is a bundle of option letters whose values follow in
     /// order (`tar xIf zstd a.tar`).
     pub old_bundle: bool,
-    /// In ExecTool, a literal program operand that passes this check is allowed (`sed -n 5p`).
+    /// Short options take an attached value (`-cCODE`). When `false` (node), a bundle is
+    /// flags only and the value of its last value-taking letter is the next token
+    /// (`node -pe CODE`).
+    pub attached_values: bool,
+    /// In ExecTool, a literal program (or code) operand that passes this check is allowed
+    /// (`sed -n 5p`, `make test`).
     pub exec_program_ok: Option<fn(&str) -> bool>,
 }
 
@@ -233,6 +246,7 @@ const BASE: Entry = Entry {
     complete: true,
     plus_code: false,
     old_bundle: false,
+    attached_values: true,
     exec_program_ok: None,
 };
 
@@ -241,6 +255,22 @@ const fn code(name: &'static str, why: &'static str) -> Opt {
         name,
         arity: Arity::Next,
         role: Role::Code,
+        why,
+    }
+}
+const fn load(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Load,
+        why,
+    }
+}
+const fn load_att(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Attached,
+        role: Role::Load,
         why,
     }
 }
@@ -284,6 +314,14 @@ const fn att(name: &'static str) -> Opt {
         why: "",
     }
 }
+const fn digits(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Digits,
+        role: Role::Plain,
+        why: "",
+    }
+}
 const fn flag(name: &'static str) -> Opt {
     Opt {
         name,
@@ -317,16 +355,16 @@ const NODE_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-p", CODE),
     code("--print", CODE),
-    code("-r", PRELOAD),
-    code("--require", PRELOAD),
-    code("--import", PRELOAD),
-    code("--loader", PRELOAD),
-    code("--experimental-loader", PRELOAD),
-    code(
+    load("-r", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("--loader", PRELOAD),
+    load("--experimental-loader", PRELOAD),
+    load(
         "--env-file",
         "an env file, whose NODE_OPTIONS can preload code",
     ),
-    code(
+    load(
         "--env-file-if-exists",
         "an env file, whose NODE_OPTIONS can preload code",
     ),
@@ -345,17 +383,17 @@ const NODE_OPTS: &[Opt] = &[
     val("--test-reporter-destination"),
 ];
 const DENO_RUN_OPTS: &[Opt] = &[
-    code(
+    load(
         "-c",
         "a configuration file, whose import map can redirect code",
     ),
-    code(
+    load(
         "--config",
         "a configuration file, whose import map can redirect code",
     ),
-    code("--import-map", "an import map, which can redirect code"),
-    code("--preload", PRELOAD),
-    code("--require", PRELOAD),
+    load("--import-map", "an import map, which can redirect code"),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
     code("--eval", CODE),
     code("--eval-file", CODE_FILE),
     eff("--inspect", Arity::Attached, DEBUGGER),
@@ -421,13 +459,13 @@ const BUN_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-p", CODE),
     code("--print", CODE),
-    code("-r", PRELOAD),
-    code("--preload", PRELOAD),
-    code("--require", PRELOAD),
-    code("--import", PRELOAD),
-    code("-c", "a bunfig file, which can preload code"),
-    code("--config", "a bunfig file, which can preload code"),
-    code("--env-file", "an env file, whose settings can preload code"),
+    load("-r", PRELOAD),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("-c", "a bunfig file, which can preload code"),
+    load("--config", "a bunfig file, which can preload code"),
+    load("--env-file", "an env file, whose settings can preload code"),
     eff("--inspect", Arity::Attached, DEBUGGER),
     eff("--inspect-brk", Arity::Attached, DEBUGGER),
     eff("--inspect-wait", Arity::Attached, DEBUGGER),
@@ -470,29 +508,29 @@ const PACKAGE_RUNNER: &str = "the package that is downloaded and run";
 const PERL_OPTS: &[Opt] = &[
     code("-e", CODE),
     code("-E", CODE),
-    code(
+    load(
         "-M",
         "a module perl loads (`-MFoo=...` becomes `use Foo ...;` code)",
     ),
-    code(
+    load(
         "-m",
         "a module perl loads (`-mFoo` becomes `use Foo ();` code)",
     ),
-    code_att("-F", "a split pattern perl compiles into the program"),
-    code_att("-d", "a debugger module perl loads (`-d:Module`)"),
+    load_att("-F", "a split pattern perl compiles into the program"),
+    load_att("-d", "a debugger module perl loads (`-d:Module`)"),
     eff("-i", Arity::Attached, "it edits the files in place"),
     val("-I"),
     att("-x"),
-    att("-l"),
-    att("-0"),
+    digits("-l"),
+    digits("-0"),
     att("-C"),
     att("-D"),
     att("-V"),
 ];
 const RUBY_OPTS: &[Opt] = &[
     code("-e", CODE),
-    code("-r", MODULE),
-    code(
+    load("-r", MODULE),
+    load(
         "--crash-report",
         "a crash report template; `|cmd` pipes to a command",
     ),
@@ -502,7 +540,7 @@ const RUBY_OPTS: &[Opt] = &[
     val("-E"),
     att("-F"),
     att("-x"),
-    att("-0"),
+    digits("-0"),
     att("-K"),
     att("-T"),
     att("-W"),
@@ -527,24 +565,24 @@ const PHP_OPTS: &[Opt] = &[
     code("--process-file", CODE_FILE),
     code("-f", CODE_FILE),
     code("--file", CODE_FILE),
-    code(
+    load(
         "-d",
         "an ini setting, such as `auto_prepend_file`, which loads code",
     ),
-    code(
+    load(
         "--define",
         "an ini setting, such as `auto_prepend_file`, which loads code",
     ),
-    code(
+    load(
         "-c",
         "a php.ini file or folder, whose settings can load code",
     ),
-    code(
+    load(
         "--php-ini",
         "a php.ini file or folder, whose settings can load code",
     ),
-    code("-z", "a Zend extension php loads"),
-    code("--zend-extension", "a Zend extension php loads"),
+    load("-z", "a Zend extension php loads"),
+    load("--zend-extension", "a Zend extension php loads"),
     eff(
         "-S",
         Arity::Next,
@@ -559,9 +597,9 @@ const PHP_OPTS: &[Opt] = &[
     val("--docroot"),
 ];
 const LUA_OPTS: &[Opt] = &[
-    code("-e", CODE),
-    code("-l", MODULE),
-    code("-j", "a JIT control module luajit loads (`-jv`)"),
+    load("-e", CODE),
+    load("-l", MODULE),
+    load("-j", "a JIT control module luajit loads (`-jv`)"),
     eff("-b", Arity::Next, "it writes bytecode to a file"),
     att("-O"),
 ];
@@ -572,13 +610,13 @@ const AWK_OPTS: &[Opt] = &[
     code("--file", CODE_FILE),
     code("-e", CODE),
     code("--source", CODE),
-    code("-i", CODE_FILE),
-    code("--include", CODE_FILE),
-    code("-l", "a shared-library extension gawk loads"),
-    code("--load", "a shared-library extension gawk loads"),
+    load("-i", CODE_FILE),
+    load("--include", CODE_FILE),
+    load("-l", "a shared-library extension gawk loads"),
+    load("--load", "a shared-library extension gawk loads"),
     code("-E", CODE_FILE),
     code("--exec", CODE_FILE),
-    code(
+    load(
         "-W",
         "an implementation option (gawk `-W source=`, mawk `-W exec` take code)",
     ),
@@ -628,6 +666,11 @@ pub fn is_sed_print_script(script: &str) -> bool {
     }
 }
 
+/// A make operand ExecTool lets through: a target, not a `VAR=value` assignment.
+pub fn is_not_assignment(operand: &str) -> bool {
+    !operand.contains('=')
+}
+
 // --- Other interpreters ----------------------------------------------------------------------
 const R_OPTS: &[Opt] = &[
     code("-e", CODE),
@@ -636,7 +679,7 @@ const R_OPTS: &[Opt] = &[
     val("--default-packages"),
 ];
 const EXPECT_OPTS: &[Opt] = &[
-    code("-c", CODE),
+    load("-c", CODE),
     code("-f", CODE_FILE),
     code("-b", CODE_FILE),
     val("-D"),
@@ -648,10 +691,10 @@ const JULIA_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-E", CODE),
     code("--print", CODE),
-    code("-L", CODE_FILE),
-    code("--load", CODE_FILE),
-    code("-J", "a system image (compiled code) julia loads"),
-    code("--sysimage", "a system image (compiled code) julia loads"),
+    load("-L", CODE_FILE),
+    load("--load", CODE_FILE),
+    load("-J", "a system image (compiled code) julia loads"),
+    load("--sysimage", "a system image (compiled code) julia loads"),
     val("-p"),
     val("--procs"),
     val("-t"),
@@ -663,16 +706,16 @@ const JULIA_OPTS: &[Opt] = &[
     att("--project"),
 ];
 const JAVA_OPTS: &[Opt] = &[
-    code("-cp", "a class path java loads classes from"),
-    code("-classpath", "a class path java loads classes from"),
-    code("--class-path", "a class path java loads classes from"),
-    code("-p", "a module path java loads modules from"),
-    code("--module-path", "a module path java loads modules from"),
+    load("-cp", "a class path java loads classes from"),
+    load("-classpath", "a class path java loads classes from"),
+    load("--class-path", "a class path java loads classes from"),
+    load("-p", "a module path java loads modules from"),
+    load("--module-path", "a module path java loads modules from"),
     code("-m", "the module java runs"),
     code("--module", "the module java runs"),
-    code("-javaagent:", "an agent jar java loads"),
-    code("-agentlib:", "a native agent java loads"),
-    code("-agentpath:", "a native agent java loads"),
+    load("-javaagent:", "an agent jar java loads"),
+    load("-agentlib:", "a native agent java loads"),
+    load("-agentpath:", "a native agent java loads"),
     flag("-jar"),
     val("--add-modules"),
     val("--add-opens"),
@@ -1464,19 +1507,19 @@ const TIME_OPTS: &[Opt] = &[
     val("--format"),
 ];
 const STRACE_OPTS: &[Opt] = &[
-    code(
+    load(
         "-o",
         "the trace output; `|cmd` or `!cmd` pipes it to a command",
     ),
-    code(
+    load(
         "--output",
         "the trace output; `|cmd` or `!cmd` pipes it to a command",
     ),
-    code(
+    load(
         "-E",
         "an environment variable for the traced command (`LD_PRELOAD` loads code)",
     ),
-    code(
+    load(
         "--env",
         "an environment variable for the traced command (`LD_PRELOAD` loads code)",
     ),
@@ -1509,9 +1552,9 @@ const LTRACE_OPTS: &[Opt] = &[
     val("-x"),
 ];
 const FAKEROOT_OPTS: &[Opt] = &[
-    code("-l", "a wrapper library fakeroot preloads"),
-    code("--lib", "a wrapper library fakeroot preloads"),
-    code("--faked", "the daemon binary fakeroot runs"),
+    load("-l", "a wrapper library fakeroot preloads"),
+    load("--lib", "a wrapper library fakeroot preloads"),
+    load("--faked", "the daemon binary fakeroot runs"),
     val("-s"),
     val("-i"),
 ];
@@ -1544,6 +1587,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[NODE_OPTS],
         operands: Operands::Program(SCRIPT),
         complete: false,
+        attached_values: false,
         ..BASE
     },
     Entry {
@@ -1807,6 +1851,7 @@ pub const CODE_ENTRY: &[Entry] = &[
     Entry {
         names: &["make", "gmake"],
         options: &[MAKE_OPTS],
+        exec_program_ok: Some(is_not_assignment),
         operands: Operands::AllCode(
             "a make operand, which may be a variable assignment (`SHELL=...`) that changes the commands make runs",
         ),
