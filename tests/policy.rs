@@ -482,6 +482,21 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("time -o out <cmd>", &[], Code("cmd", COMMAND)),
     ("find . -exec rm +", &[], DeniedCommand("rm")),
     ("git bisect run curl x", &[], DeniedCommand("curl")),
+    // git config writes settings later git commands run.
+    ("git config --get <key>", &[], Pass),
+    ("git config get <key>", &[], Pass),
+    ("git config <key>", &[], Pass),
+    ("git config user.name <name>", &["name"], Pass),
+    ("git config user.name <name>", &[], Code("name", OPERAND)),
+    ("git config <key> <value>", &[], Code("value", OPERAND)),
+    ("git config set <key> <value>", &[], Code("value", OPERAND)),
+    // A subcommand chosen by a slot: every subcommand's options are judged after it.
+    ("git <sub> -c <cfg> repo", &["sub"], Code("cfg", "-c")),
+    // perl's digit flags end where the digits do.
+    ("perl -lane print <file>", &[], Pass),
+    ("perl -0777 -ne print <file>", &[], Pass),
+    ("perl -l0 <script>", &[], Code("script", PROGRAM)),
+    ("perl -lan <script>", &[], Code("script", PROGRAM)),
 ];
 
 fn verdict(template: &str, constrained: &[&str]) -> Result<(), PolicyError> {
@@ -594,6 +609,13 @@ const EXEC: &[(&str, Exec)] = &[
     ("git rebase -x make main", Refuse("git", "-x make")),
     ("git format-patch -o out HEAD~1", Refuse("git", "-o out")),
     ("git bisect run make", Refuse("git", "make")),
+    ("git config --list", Allow),
+    ("git config --get user.name", Allow),
+    ("git config get user.name", Allow),
+    ("git config core.pager", Allow),
+    ("git config core.pager less", Refuse("git", "less")),
+    ("git config alias.x !sh", Refuse("git", "!sh")),
+    ("git config set core.fsmonitor x", Refuse("git", "x")),
     // find
     ("find . -name x", Allow),
     ("find . -type f -name *.rs -newer Cargo.toml", Allow),

@@ -376,8 +376,20 @@ impl<'a> Scanner<'a> {
                         return;
                     }
                 }
-                Operands::Subcommands { subs, other, why } => {
+                Operands::Subcommands {
+                    subs,
+                    other,
+                    why,
+                    slot_is_data,
+                } => {
+                    let rest = &words[i + 1..];
                     let Some(name) = word.literal() else {
+                        if slot_is_data {
+                            if let Some(sub) = other {
+                                self.args(cx, sub.options, &sub.operands, permute, rest);
+                            }
+                            return;
+                        }
                         self.push(
                             cx,
                             HitKind::Code,
@@ -386,9 +398,15 @@ impl<'a> Scanner<'a> {
                             word.slots.clone(),
                             std::slice::from_ref(word),
                         );
+                        // Whichever subcommand it is, its options are judged.
+                        let every: Vec<&[Opt]> = subs
+                            .iter()
+                            .chain(other)
+                            .flat_map(|sub| sub.options.iter().copied())
+                            .collect();
+                        self.args(cx, &every, &Operands::Data, permute, rest);
                         return;
                     };
-                    let rest = &words[i + 1..];
                     match subs.iter().find(|sub| sub.names.contains(&name)).or(other) {
                         Some(sub) => self.args(cx, sub.options, &sub.operands, permute, rest),
                         None => self.push_program(cx, why, word),

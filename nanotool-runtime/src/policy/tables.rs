@@ -188,6 +188,10 @@ pub enum Operands {
         other: Option<&'static Sub>,
         /// What the subcommand decides, for a slot standing there.
         why: &'static str,
+        /// A slot standing there is data (`git config --get <key>`): what follows it is read
+        /// as `other`. When `false`, such a slot is a site, and what follows is read with
+        /// every subcommand's options.
+        slot_is_data: bool,
     },
 }
 
@@ -1059,6 +1063,7 @@ const FIND_OPTS: &[Opt] = &[
 ];
 const GIT_CONFIG_WHY: &str =
     "a configuration setting (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
+const GIT_CONFIG_VALUE: &str = "a configuration value written for later git commands (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
 const GIT_GLOBAL_OPTS: &[Opt] = &[
     code("-c", GIT_CONFIG_WHY),
     code("--config-env", GIT_CONFIG_WHY),
@@ -1198,6 +1203,48 @@ const GIT_SUBS: &[Sub] = &[
         operands: Operands::Data,
     },
     Sub {
+        names: &["config"],
+        options: &[
+            &[
+                val("-f"),
+                val("--file"),
+                val("--blob"),
+                val("--type"),
+                val("--default"),
+                val("--comment"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Subcommands {
+            subs: &[
+                Sub {
+                    names: &["get", "list"],
+                    options: &[],
+                    operands: Operands::Data,
+                },
+                Sub {
+                    names: &["set"],
+                    options: &[],
+                    operands: Operands::CodeAfter {
+                        skip: 1,
+                        why: GIT_CONFIG_VALUE,
+                    },
+                },
+            ],
+            // `git config <key> [<value>]`: the first operand was the key.
+            other: Some(&Sub {
+                names: &[],
+                options: &[],
+                operands: Operands::CodeAfter {
+                    skip: 0,
+                    why: GIT_CONFIG_VALUE,
+                },
+            }),
+            why: "",
+            slot_is_data: true,
+        },
+    },
+    Sub {
         names: &["bisect"],
         options: &[GIT_COMMON_OPTS],
         operands: Operands::Subcommands {
@@ -1212,6 +1259,7 @@ const GIT_SUBS: &[Sub] = &[
                 operands: Operands::Data,
             }),
             why: "the bisect step (`run` runs a command)",
+            slot_is_data: false,
         },
     },
     Sub {
@@ -1229,6 +1277,7 @@ const GIT_SUBS: &[Sub] = &[
                 operands: Operands::Data,
             }),
             why: "the submodule step (`foreach` runs a shell command)",
+            slot_is_data: false,
         },
     },
 ];
@@ -1597,6 +1646,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             subs: DENO_SUBS,
             other: None,
             why: "the deno subcommand, or the script deno runs",
+            slot_is_data: false,
         },
         complete: false,
         ..BASE
@@ -1608,6 +1658,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             subs: BUN_SUBS,
             other: None,
             why: "the bun subcommand, or the script bun runs",
+            slot_is_data: false,
         },
         complete: false,
         ..BASE
@@ -1808,6 +1859,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             subs: GIT_SUBS,
             other: Some(&GIT_OTHER),
             why: "the git subcommand (an alias can be `!cmd`)",
+            slot_is_data: false,
         },
         ..BASE
     },
