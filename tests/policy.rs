@@ -887,6 +887,21 @@ fn messages_say_what_to_write_instead() {
 }
 
 #[test]
+fn launchers_nested_too_deep_are_refused() {
+    let src = format!("{}rm x", "nice ".repeat(20));
+    let t = Template::parse(&src).unwrap();
+    let err = check_template(&t, &all_free, &[]).unwrap_err();
+    assert!(matches!(err, PolicyError::TooDeep { .. }), "{err:?}");
+    assert!(err.span().is_some());
+    assert!(matches!(
+        check_exec_argv(&argv(&src)),
+        Err(PolicyError::TooDeep { span: None, .. })
+    ));
+    let t = Template::parse("nice nice nice timeout 5 grep x .").unwrap();
+    assert_eq!(check_template(&t, &all_free, &[]), Ok(()));
+}
+
+#[test]
 fn host_extra_deny_reaches_launched_commands() {
     let extra = vec!["git".to_string()];
     let t = Template::parse("timeout 5 git log").unwrap();

@@ -109,6 +109,8 @@ pub(crate) enum HitKind {
     Effect,
     /// A launcher would run a denied binary.
     Denied,
+    /// Launchers nested deeper than [`MAX_DEPTH`]: the innermost command is not read.
+    TooDeep,
     /// A launcher runs this (literal, allowed) command: fine in a template, where the author
     /// fixed it; ExecTool refuses it, since its allowlist vouches only for the first binary.
     Launch,
@@ -147,8 +149,8 @@ struct Cx<'e> {
     depth: usize,
 }
 
-/// How deep launchers may nest (`timeout 5 nice -n 1 ...`); deeper commands are not read.
-const MAX_DEPTH: usize = 8;
+/// How deep launchers may nest (`timeout 5 nice -n 1 ...`); a deeper command is refused.
+pub(crate) const MAX_DEPTH: usize = 8;
 
 pub(crate) struct Scanner<'a> {
     extra: &'a [String],
@@ -211,10 +213,18 @@ impl<'a> Scanner<'a> {
                 span: first.span.clone(),
                 exec_ok: false,
             }),
+            Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
+                kind: HitKind::TooDeep,
+                binary: launcher.to_owned(),
+                option: COMMAND,
+                why: "",
+                slots: Vec::new(),
+                written: binary.to_owned(),
+                span: first.span.clone(),
+                exec_ok: false,
+            }),
             Some(binary) => {
-                if depth < MAX_DEPTH {
-                    self.command(words, depth + 1);
-                }
+                self.command(words, depth + 1);
                 self.hits.push(Hit {
                     kind: HitKind::Launch,
                     binary: launcher.to_owned(),
@@ -797,4 +807,77 @@ fn attached_word<'o>(
             && len > opt.name.chars().count()
             && prefix.starts_with(opt.name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTS: &[Opt] = &[
+        Opt {
+            name: "--eval",
+            arity: Arity::Next,
+            role: Role::Code,
+            why: "code",
+        },
+        Opt {
+            name: "--env-file",
+            arity: Arity::Next,
+            role: Role::Load,
+            why: "env",
+        },
+        Opt {
+            name: "--encoding",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+        Opt {
+            name: "--title",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+    ];
+
+    #[test]
+    fn abbreviations_lean_to_the_dangerous_option() {
+        let find = |name: &str| lookup_word(&[OPTS], name, true).map(|o| o.name);
+        assert_eq!(find("--eval"), Some("--eval"));
+        assert_eq!(find("--ev"), Some("--eval"));
+        // Ambiguous between `--eval`, `--env-file` and `--encoding`: taken as code.
+        assert!(matches!(find("--e"), Some("--eval" | "--env-file")));
+        assert_eq!(find("--enc"), Some("--encoding"));
+        assert_eq!(find("--ti"), Some("--title"));
+        assert_eq!(find("--"), None);
+        assert_eq!(find("--x"), None);
+        assert_eq!(lookup_word(&[OPTS], "--ev", false).map(|o| o.name), None);
+    }
+
+    #[test]
+    fn words_keep_slot_positions() {
+        let t = Template::parse("x -c<code>p").unwrap();
+        let words = Word::from_template(&t);
+        assert_eq!(words[1].lit_prefix(), "-c");
+        assert_eq!(words[1].slots, [("code".to_string(), 4..10)]);
+        assert_eq!(words[1].literal(), None);
+        assert_eq!(words[0].literal(), Some("x"));
+    }
+
+    #[test]
+    fn launchers_nest_only_so_deep() {
+        let mut argv: Vec<String> = Vec::new();
+        for _ in 0..(MAX_DEPTH + 4) {
+            argv.extend(["nice".to_string()]);
+        }
+        argv.push("rm".into());
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::TooDeep));
+        argv.drain(..(MAX_DEPTH + 4 - 3));
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::Denied));
+        assert!(scanner.hits.iter().all(|h| h.kind != HitKind::TooDeep));
+    }
 }

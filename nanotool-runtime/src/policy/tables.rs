@@ -1,7 +1,10 @@
-//! The policy's data: the deny list and the binaries that stand for the same danger.
+//! The policy's data: the deny list, the binaries that stand for the same danger, and the
+//! code-entry table.
 //!
-//! Everything here is a table, documented entry by entry; the logic that reads the tables
-//! lives in the parent module.
+//! Everything here is a table, documented entry by entry (each code-entry option carries a
+//! `why`, the text a refusal shows); the logic that reads the tables lives in the parent
+//! module. To teach the policy a binary, add an [`Entry`] to [`CODE_ENTRY`], listing every
+//! option that takes a separate value (an unlisted option is read as a flag).
 
 /// Binaries no template may run, whatever the host says (DESIGN §4), exactly as DESIGN lists
 /// them. `mkfs*` is the one prefix rule: `mkfs`, `mkfs.ext4`, `mkfs.vfat`, ... are all denied.
@@ -2015,4 +2018,107 @@ pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
             })
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_entry_options(entry: &Entry) -> Vec<&'static Opt> {
+        fn subs_of(operands: &Operands) -> Vec<&'static Sub> {
+            match *operands {
+                Operands::Subcommands { subs, other, .. } => {
+                    let mut all: Vec<&'static Sub> = subs.iter().chain(other).collect();
+                    for sub in all.clone() {
+                        all.extend(subs_of(&sub.operands));
+                    }
+                    all
+                }
+                _ => Vec::new(),
+            }
+        }
+        let mut opts: Vec<&'static Opt> = entry.options.iter().flat_map(|l| l.iter()).collect();
+        for sub in subs_of(&entry.operands) {
+            opts.extend(sub.options.iter().flat_map(|l| l.iter()));
+        }
+        opts
+    }
+
+    #[test]
+    fn entry_names_are_lowercase_and_not_denied() {
+        // Binaries are matched by their lowercase name forms.
+        for entry in CODE_ENTRY {
+            for name in entry.names {
+                assert_eq!(*name, name.to_ascii_lowercase(), "{name}");
+                assert!(
+                    !crate::policy::is_denied(name, &[]),
+                    "{name} is denied anyway"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_option_is_spelled_as_an_option_and_says_why() {
+        for entry in CODE_ENTRY {
+            for opt in all_entry_options(entry) {
+                assert!(opt.name.starts_with('-') && opt.name.len() >= 2, "{opt:?}");
+                if opt.role != Role::Plain {
+                    assert!(!opt.why.is_empty(), "{opt:?} must say why");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_option_is_listed_twice_in_one_list() {
+        // The first listing wins a lookup, so a repeat would silently shadow the second.
+        for entry in CODE_ENTRY {
+            for list in entry.options {
+                for (i, a) in list.iter().enumerate() {
+                    assert!(
+                        list[i + 1..].iter().all(|b| b.name != a.name),
+                        "{} listed twice for {:?}",
+                        a.name,
+                        entry.names
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_denied_equivalent_names_a_listed_entry() {
+        for (name, stands_for) in DENIED_EQUIVALENTS {
+            assert!(
+                DENIED_BINARIES.contains(stands_for),
+                "{name} → {stands_for}"
+            );
+            assert!(!DENIED_BINARIES.contains(name), "{name} is listed already");
+        }
+    }
+
+    #[test]
+    fn sed_print_scripts() {
+        for ok in ["1p", "12p", "1,5p", "10,200p"] {
+            assert!(is_sed_print_script(ok), "{ok}");
+        }
+        for bad in [
+            "p", "1", "1,p", ",5p", "1,5", "1e/x", "1w/x", "1,2,3p", "1pp", "$p", "1~2p",
+        ] {
+            assert!(!is_sed_print_script(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn binaries_find_their_entry_by_any_name_form() {
+        let entry = |b: &str| entry_for(&crate::policy::name_forms(b)).map(|e| e.names[0]);
+        assert_eq!(entry("/usr/bin/python3.12"), Some("python*"));
+        assert_eq!(entry("pypy3"), Some("python*"));
+        assert_eq!(entry("Rscript"), Some("rscript"));
+        assert_eq!(entry("luajit-2.1"), Some("lua"));
+        assert_eq!(entry("gawk"), Some("awk"));
+        assert_eq!(entry("grep"), None);
+        assert_eq!(entry("jq"), None);
+    }
 }
