@@ -1,11 +1,68 @@
 //! [`CommandExecKernel`] (DESIGN §5): runs one argv without a shell, in a locked cwd, in its
 //! own process group, with a timeout that kills the group and bounded output.
 //!
-//! STUB — being written; the signatures below are the contract.
+//! How a run goes:
+//!
+//! 1. the binary is resolved once to an absolute path (a bare name through the child's `PATH`,
+//!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written;
+//! 2. `std::process::Command` spawns it with `process_group(0)`, `env_clear()` plus the
+//!    allowlist, stdin from `/dev/null`, and stdout and stderr both on the write end of one
+//!    pipe. There is no `pre_exec`, so std keeps its `posix_spawn` path, whose cost does not
+//!    grow with the memory of the host process;
+//! 3. one loop `ppoll`s the pipe, a pidfd of the leader and the cancel eventfd. On exit,
+//!    timeout or cancel the whole group gets `SIGKILL` *before* the leader is reaped (so its
+//!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
+//!    is drained within a short grace, so a grandchild that keeps the pipe open (even one that
+//!    escaped the group with `setsid`) never hangs the call;
+//! 4. the output is kept as head and tail within the cap (see [`ExecResult::output`]).
+//!
+//! What does not live here: which argv may run (the `policy` module, the tools).
 
+mod output;
+mod sys;
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use thiserror::Error;
+
+use output::Capture;
+use sys::ReadOutcome;
+
+/// `PATH` searched (and given to the command) when neither the host nor the settings set one.
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Exit code of a run that timed out (as `timeout(1)` reports it).
+pub const EXIT_TIMEOUT: i32 = 124;
+/// Exit code of a run that was cancelled (128 + `SIGINT`, what a shell reports for Ctrl-C).
+pub const EXIT_CANCELLED: i32 = 130;
+/// Exit code when the binary exists but could not be executed (as a shell reports it).
+pub const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// Exit code when the binary was not found, or argv was empty (as a shell reports it).
+pub const EXIT_NOT_FOUND: i32 = 127;
+
+/// How long the pipe is still drained after the group was killed and the leader reaped.
+/// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
+/// longer; the call returns anyway.
+const DRAIN_GRACE: Duration = Duration::from_millis(50);
+/// Size of the read buffer (one per thread, reused across runs).
+const READ_BUF: usize = 256 * 1024;
+/// Once a command has printed more than a default pipe's worth, its pipe grows to this, so a
+/// flood costs fewer wake-ups.
+const BIG_PIPE: usize = 1024 * 1024;
+/// Reads per wake-up before the loop looks at the clock, the pidfd and the cancel handle again.
+const READS_PER_WAKE: usize = 8;
+/// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
+const FALLBACK_TICK: Duration = Duration::from_millis(5);
 
 /// Settings of a kernel.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +73,8 @@ pub struct KernelSettings {
     pub timeout: Duration,
     /// Output cap in bytes, kept as head + tail (default 2048).
     pub max_output: usize,
-    /// Extra environment variables the host passes to every command.
+    /// Extra environment variables the host passes to every command (they win over the
+    /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
     pub env: Vec<(String, String)>,
 }
 
@@ -34,33 +92,126 @@ impl Default for KernelSettings {
 /// Why a kernel could not be built.
 #[derive(Debug, Error)]
 pub enum KernelError {
-    /// The working directory is missing or unreadable.
-    #[error("working directory `{path}`: {source}")]
+    /// The working directory is missing, not a directory, or unreadable.
+    #[error(
+        "working directory `{}` cannot be used: {source}; give an existing directory this process can read and enter",
+        path.display()
+    )]
     Cwd {
         /// The directory as given.
         path: PathBuf,
         /// The underlying error.
         source: std::io::Error,
     },
+    /// An entry of [`KernelSettings::env`] cannot be passed to a process.
+    #[error(
+        "environment variable {name:?} cannot be passed to a command: {reason}; give a non-empty name without `=` or NUL, and a value without NUL"
+    )]
+    Env {
+        /// The variable's name as given.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
-/// The kernel.
+/// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
+/// an allowlisted environment, its own process group, a timeout, bounded output.
+///
+/// `Send + Sync`: share one kernel between threads (`Arc` or a reference) and call
+/// [`run`](Self::run) concurrently.
+///
+/// ```
+/// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+///
+/// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+/// let argv = ["sh", "-c", "echo out; echo err >&2; exit 3"].map(String::from);
+/// let result = kernel.run(&argv);
+/// assert_eq!(result.exit_code, 3);
+/// assert_eq!(result.output, "out\nerr\n");
+/// assert_eq!(result.text(), "exit: 3\noutput: out\nerr\n");
+///
+/// let missing = kernel.run(&["no-such-binary-here".to_string()]);
+/// assert_eq!(missing.exit_code, 127);
+/// assert!(missing.start_error.is_some());
+/// ```
 #[derive(Debug)]
 pub struct CommandExecKernel {
     cwd: PathBuf,
     settings: KernelSettings,
+    /// The child's whole environment, in order.
+    env: Vec<(OsString, OsString)>,
+    /// The child's `PATH`, split, absolute entries only.
+    path_dirs: Vec<PathBuf>,
+    /// The child's `PATH` as one string, for messages.
+    path_text: String,
+    /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
+    use_pidfd: bool,
 }
 
-/// A cancel handle: `Send + Sync`, cheap to clone; any thread may fire it.
-#[derive(Debug, Clone, Default)]
-pub struct CancelHandle {}
+/// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
+///
+/// Firing is for good: every run given a fired handle, running or yet to start, ends at once
+/// (its process group killed) with [`ExecResult::cancelled`] set.
+#[derive(Clone)]
+pub struct CancelHandle {
+    inner: Arc<CancelInner>,
+}
+
+struct CancelInner {
+    fired: AtomicBool,
+    /// Readable once fired; `None` if no eventfd could be made (the wait loop then polls the
+    /// flag on a short tick).
+    event: Option<OwnedFd>,
+}
+
+impl CancelHandle {
+    /// A new, unfired handle.
+    pub fn new() -> Self {
+        CancelHandle {
+            inner: Arc::new(CancelInner {
+                fired: AtomicBool::new(false),
+                event: sys::eventfd().ok(),
+            }),
+        }
+    }
+
+    /// Fires the handle: every run given it ends, now or when it starts.
+    pub fn cancel(&self) {
+        self.inner.fired.store(true, Ordering::SeqCst);
+        if let Some(fd) = &self.inner.event {
+            sys::eventfd_fire(fd);
+        }
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.fired.load(Ordering::SeqCst)
+    }
+}
+
+impl Default for CancelHandle {
+    fn default() -> Self {
+        CancelHandle::new()
+    }
+}
+
+impl std::fmt::Debug for CancelHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CancelHandle")
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
 
 /// What one run did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExecResult {
-    /// Exit code (124 on timeout, 128+n on signal n, 127 when the binary is missing).
+    /// Exit code: the command's own, or 124 on timeout, 130 when cancelled, 128+n when signal
+    /// n ended it, 127 when the binary is missing (or argv empty), 126 when it could not be
+    /// executed.
     pub exit_code: i32,
-    /// The signal that ended the leader, if any.
+    /// The signal that ended the leader, if any (`SIGKILL` after a timeout or a cancel).
     pub signal: Option<i32>,
     /// The timeout fired.
     pub timed_out: bool,
@@ -72,21 +223,125 @@ pub struct ExecResult {
     pub total_bytes: u64,
     /// Wall time of the run.
     pub duration: Duration,
-    /// The kept output (head + marker + tail), lossily decoded.
+    /// The kept output, lossily decoded: all of it when it fits the cap, else the head, a
+    /// `[... N bytes omitted ...]` line, and the tail, each cut on a character boundary.
     pub output: String,
+    /// Why the command could not be started (binary not found, not executable, ...), if so.
+    pub start_error: Option<String>,
+    /// Bytes of output the marker stands for (0 unless [`truncated`](Self::truncated)).
+    pub omitted_bytes: u64,
+}
+
+impl ExecResult {
+    /// The result text of DESIGN §5: `exit: N`, then the notes that apply, each on its own
+    /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
+    /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
+    pub fn text(&self) -> String {
+        let mut text = format!("exit: {}\n", self.exit_code);
+        if let Some(err) = &self.start_error {
+            text.push_str(&format!("could not start: {err}\n"));
+        }
+        if self.timed_out {
+            text.push_str(&format!("timed out after {} s\n", seconds(self.duration)));
+        } else if self.cancelled {
+            text.push_str("cancelled\n");
+        } else if let Some(sig) = self.signal {
+            text.push_str(&format!("killed by signal {sig} ({})\n", signal_name(sig)));
+        }
+        if self.truncated {
+            text.push_str(&format!("{} bytes omitted\n", self.omitted_bytes));
+        }
+        text.push_str("output: ");
+        text.push_str(&self.output);
+        text
+    }
+
+    fn start_failed(exit_code: i32, message: String, started: Instant) -> Self {
+        ExecResult {
+            exit_code,
+            duration: started.elapsed(),
+            start_error: Some(message),
+            ..ExecResult::default()
+        }
+    }
+}
+
+/// Seconds as people write them: `30`, `0.2`, `1.5`.
+fn seconds(d: Duration) -> String {
+    let s = format!("{:.1}", d.as_secs_f64());
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+/// The name of a signal number, `SIG...`.
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => "signal",
+    }
+}
+
+/// Why the wait loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
+thread_local! {
+    /// The read buffer of this thread, reused by every run on it.
+    static READ_BUFFER: std::cell::Cell<Option<Box<[u8]>>> = const { std::cell::Cell::new(None) };
 }
 
 impl CommandExecKernel {
-    /// Builds a kernel; the cwd must exist and be a readable directory.
+    /// Builds a kernel; the cwd must exist and be a directory this process can read and enter,
+    /// and every [`KernelSettings::env`] entry must be passable to a process.
     pub fn new(settings: KernelSettings) -> Result<Self, KernelError> {
-        let cwd = settings
-            .cwd
-            .canonicalize()
-            .map_err(|source| KernelError::Cwd {
-                path: settings.cwd.clone(),
-                source,
-            })?;
-        Ok(CommandExecKernel { cwd, settings })
+        let cwd_error = |source| KernelError::Cwd {
+            path: settings.cwd.clone(),
+            source,
+        };
+        let cwd = settings.cwd.canonicalize().map_err(cwd_error)?;
+        let meta = std::fs::metadata(&cwd).map_err(cwd_error)?;
+        if !meta.is_dir() {
+            return Err(cwd_error(io::Error::from_raw_os_error(libc::ENOTDIR)));
+        }
+        sys::can_enter(&cwd).map_err(cwd_error)?;
+
+        let env = child_env(std::env::vars_os(), &settings.env)?;
+        let path_value = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| DEFAULT_PATH.into());
+        let path_dirs = std::env::split_paths(&path_value)
+            .filter(|dir| dir.is_absolute())
+            .collect();
+        Ok(CommandExecKernel {
+            cwd,
+            settings,
+            env,
+            path_dirs,
+            path_text: path_value.to_string_lossy().into_owned(),
+            use_pidfd: true,
+        })
     }
 
     /// The canonical working directory.
@@ -99,22 +354,435 @@ impl CommandExecKernel {
         &self.settings
     }
 
-    /// Runs one argv.
-    pub fn run(&self, argv: &[String]) -> ExecResult {
-        let _ = argv;
-        unimplemented!()
+    /// The environment every command gets, in full: the allowlisted host variables (`PATH`,
+    /// `HOME`, `LANG`, `LC_*`, `TZ`, as the host had them when the kernel was built), then
+    /// `TERM=dumb`, `NO_COLOR=1`, `PAGER=cat`, then [`KernelSettings::env`]; a later entry
+    /// wins. `PATH` is [`DEFAULT_PATH`] when nobody sets it.
+    pub fn child_env(&self) -> &[(OsString, OsString)] {
+        &self.env
     }
 
-    /// Runs one argv; `cancel` may end it from any thread.
+    /// Runs one argv.
+    pub fn run(&self, argv: &[String]) -> ExecResult {
+        self.run_inner(argv, None)
+    }
+
+    /// Runs one argv; `cancel` may end it from any thread (a handle fired before the call
+    /// ends it at once, without starting anything).
     pub fn run_cancellable(&self, argv: &[String], cancel: &CancelHandle) -> ExecResult {
-        let _ = (argv, cancel);
-        unimplemented!()
+        self.run_inner(argv, Some(cancel))
+    }
+
+    /// Resolves argv\[0\] to the absolute path to run.
+    fn resolve(&self, name: &str) -> Result<PathBuf, (i32, String)> {
+        if name.is_empty() {
+            return Err((
+                EXIT_NOT_FOUND,
+                "the binary name is empty; give a binary name or path".to_owned(),
+            ));
+        }
+        if name.contains('/') {
+            // `./x`, `bin/x`, `/bin/x`: against the kernel's cwd (absolute stays absolute).
+            return Ok(self.cwd.join(name));
+        }
+        for dir in &self.path_dirs {
+            let candidate = dir.join(name);
+            if is_executable_file(&candidate) {
+                return Ok(candidate);
+            }
+        }
+        Err((
+            EXIT_NOT_FOUND,
+            format!("`{name}`: command not found in PATH {}", self.path_text),
+        ))
+    }
+
+    fn run_inner(&self, argv: &[String], cancel: Option<&CancelHandle>) -> ExecResult {
+        let started = Instant::now();
+        if cancel.is_some_and(CancelHandle::is_cancelled) {
+            return ExecResult {
+                exit_code: EXIT_CANCELLED,
+                cancelled: true,
+                duration: started.elapsed(),
+                ..ExecResult::default()
+            };
+        }
+        let Some(name) = argv.first() else {
+            return ExecResult::start_failed(
+                EXIT_NOT_FOUND,
+                "argv is empty; give at least the binary".to_owned(),
+                started,
+            );
+        };
+        if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} contains a NUL byte, which no process can receive; remove it"
+                ),
+                started,
+            );
+        }
+        let program = match self.resolve(name) {
+            Ok(p) => p,
+            Err((code, message)) => return ExecResult::start_failed(code, message, started),
+        };
+
+        let (read_end, write_end) = match sys::pipe() {
+            Ok(p) => p,
+            Err(e) => {
+                return ExecResult::start_failed(
+                    EXIT_CANNOT_EXECUTE,
+                    format!("`{name}`: cannot create the output pipe: {e}"),
+                    started,
+                );
+            }
+        };
+        let write_dup = match write_end.try_clone() {
+            Ok(fd) => fd,
+            Err(e) => {
+                return ExecResult::start_failed(
+                    EXIT_CANNOT_EXECUTE,
+                    format!("`{name}`: cannot create the output pipe: {e}"),
+                    started,
+                );
+            }
+        };
+
+        let mut command = Command::new(&program);
+        command
+            .arg0(name)
+            .args(&argv[1..])
+            .current_dir(&self.cwd)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write_end))
+            .stderr(Stdio::from(write_dup))
+            .process_group(0);
+        let spawned = command.spawn();
+        // The command holds the pipe's write ends: without this drop, EOF would never come.
+        drop(command);
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => {
+                let (code, what) = if e.kind() == io::ErrorKind::NotFound {
+                    (EXIT_NOT_FOUND, "not found")
+                } else {
+                    (EXIT_CANNOT_EXECUTE, "cannot be executed")
+                };
+                return ExecResult::start_failed(
+                    code,
+                    format!("`{name}` ({}) {what}: {e}", program.display()),
+                    started,
+                );
+            }
+        };
+        let pid = child.id() as libc::pid_t;
+        // The child is not reaped until `wait` below, so its pid cannot have been reused.
+        let pidfd = self.use_pidfd.then(|| sys::pidfd_open(pid).ok()).flatten();
+
+        let mut buf = READ_BUFFER
+            .take()
+            .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
+        let mut capture = Capture::new(self.settings.max_output);
+        let mut pipe = Some(read_end);
+        // A timeout too large to add to the clock means no timeout.
+        let deadline = started.checked_add(self.settings.timeout);
+        let stop = wait_loop(
+            pid,
+            pidfd.as_ref(),
+            cancel,
+            &mut pipe,
+            &mut capture,
+            &mut buf,
+            deadline,
+        );
+
+        // Kill the whole group while the leader is unreaped (its pid, hence the pgid, stays
+        // ours), then reap it, then drain what is left.
+        sys::kill_group(pid);
+        let status = child.wait();
+        if let Some(fd) = &pipe {
+            drain(fd, &mut capture, &mut buf, Instant::now() + DRAIN_GRACE);
+        }
+        drop(pipe);
+        READ_BUFFER.set(Some(buf));
+
+        let (output, omitted) = capture.render();
+        let mut result = ExecResult {
+            total_bytes: capture.total(),
+            truncated: omitted > 0,
+            omitted_bytes: omitted,
+            output,
+            ..ExecResult::default()
+        };
+        match status {
+            Ok(status) => {
+                if let Some(code) = status.code() {
+                    result.exit_code = code;
+                } else if let Some(sig) = status.signal() {
+                    result.signal = Some(sig);
+                    result.exit_code = 128 + sig;
+                }
+            }
+            Err(e) => {
+                // Only possible if someone else reaped our child; report it, do not abort.
+                result.exit_code = EXIT_CANNOT_EXECUTE;
+                result.start_error = Some(format!("`{name}`: lost track of the process: {e}"));
+            }
+        }
+        match stop {
+            Stop::Exited => {}
+            Stop::TimedOut => {
+                result.timed_out = true;
+                result.exit_code = EXIT_TIMEOUT;
+            }
+            Stop::Cancelled => {
+                result.cancelled = true;
+                result.exit_code = EXIT_CANCELLED;
+            }
+        }
+        result.duration = started.elapsed();
+        result
     }
 }
 
-impl ExecResult {
-    /// The result text of DESIGN §5: `exit: N`, notes, `output: ...`.
-    pub fn text(&self) -> String {
-        format!("exit: {}\noutput: {}", self.exit_code, self.output)
+/// Waits for the leader to exit, the deadline to pass or the cancel to fire, reading the pipe
+/// meanwhile. `pipe` becomes `None` at EOF.
+fn wait_loop(
+    pid: libc::pid_t,
+    pidfd: Option<&OwnedFd>,
+    cancel: Option<&CancelHandle>,
+    pipe: &mut Option<OwnedFd>,
+    capture: &mut Capture,
+    buf: &mut [u8],
+    deadline: Option<Instant>,
+) -> Stop {
+    let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
+    let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
+    let mut grown = false;
+    loop {
+        if cancel.is_some_and(CancelHandle::is_cancelled) {
+            return Stop::Cancelled;
+        }
+        if pidfd.is_none() && sys::has_exited(pid) {
+            return Stop::Exited;
+        }
+        let mut wait = None;
+        if let Some(deadline) = deadline {
+            let now = Instant::now();
+            if now >= deadline {
+                return Stop::TimedOut;
+            }
+            wait = Some(deadline - now);
+        }
+        if needs_tick {
+            wait = Some(wait.map_or(FALLBACK_TICK, |w| w.min(FALLBACK_TICK)));
+        }
+        let mut fds = [pollfd(pipe.as_ref()), pollfd(pidfd), pollfd(cancel_fd)];
+        match sys::ppoll(&mut fds, wait) {
+            Ok(0) => continue,
+            Ok(_) => {}
+            Err(_) => {
+                // poll itself failing (ENOMEM) must not spin: wait one tick by sleeping.
+                std::thread::sleep(FALLBACK_TICK);
+                continue;
+            }
+        }
+        if fds[2].revents != 0 {
+            return Stop::Cancelled;
+        }
+        if fds[0].revents != 0
+            && let Some(fd) = pipe.as_ref()
+        {
+            let mut eof = false;
+            for _ in 0..READS_PER_WAKE {
+                match sys::read(fd, buf) {
+                    ReadOutcome::Data(n) => capture.push(&buf[..n]),
+                    ReadOutcome::WouldBlock => break,
+                    ReadOutcome::Eof => {
+                        eof = true;
+                        break;
+                    }
+                }
+            }
+            if eof {
+                *pipe = None;
+            } else if !grown && capture.total() > 64 * 1024 {
+                sys::grow_pipe(fd, BIG_PIPE);
+                grown = true;
+            }
+        }
+        if fds[1].revents != 0 {
+            return Stop::Exited;
+        }
+    }
+}
+
+/// Reads the pipe until EOF or `until`, whichever comes first.
+fn drain(fd: &OwnedFd, capture: &mut Capture, buf: &mut [u8], until: Instant) {
+    loop {
+        match sys::read(fd, buf) {
+            ReadOutcome::Data(n) => {
+                capture.push(&buf[..n]);
+                continue;
+            }
+            ReadOutcome::Eof => return,
+            ReadOutcome::WouldBlock => {}
+        }
+        let now = Instant::now();
+        if now >= until {
+            return;
+        }
+        let mut fds = [pollfd(Some(fd))];
+        if sys::ppoll(&mut fds, Some(until - now)).is_err() {
+            return;
+        }
+    }
+}
+
+fn pollfd(fd: Option<&OwnedFd>) -> libc::pollfd {
+    libc::pollfd {
+        // A negative fd is skipped by poll.
+        fd: fd.map_or(-1, AsRawFd::as_raw_fd),
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
+
+/// A regular file with an execute bit, as a shell's PATH search wants.
+fn is_executable_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Whether a host variable passes the allowlist.
+fn allowlisted(name: &OsStr) -> bool {
+    matches!(name.as_bytes(), b"PATH" | b"HOME" | b"LANG" | b"TZ")
+        || name.as_bytes().starts_with(b"LC_")
+}
+
+/// The child's environment: allowlisted host variables, the fixed ones, the host's additions.
+fn child_env(
+    host: impl Iterator<Item = (OsString, OsString)>,
+    extra: &[(String, String)],
+) -> Result<Vec<(OsString, OsString)>, KernelError> {
+    let mut env: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
+    env.entry("PATH".into())
+        .or_insert_with(|| DEFAULT_PATH.into());
+    for (k, v) in [("TERM", "dumb"), ("NO_COLOR", "1"), ("PAGER", "cat")] {
+        env.insert(k.into(), v.into());
+    }
+    for (name, value) in extra {
+        let reason = if name.is_empty() {
+            Some("the name is empty")
+        } else if name.contains('=') {
+            Some("the name contains `=`")
+        } else if name.contains('\0') {
+            Some("the name contains a NUL byte")
+        } else if value.contains('\0') {
+            Some("the value contains a NUL byte")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            return Err(KernelError::Env {
+                name: name.clone(),
+                reason,
+            });
+        }
+        env.insert(name.into(), value.into());
+    }
+    Ok(env.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Vec<String> {
+        ["sh", "-c", script].iter().map(|s| s.to_string()).collect()
+    }
+
+    fn kernel(timeout: Duration, use_pidfd: bool) -> CommandExecKernel {
+        let mut k = CommandExecKernel::new(KernelSettings {
+            timeout,
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        k.use_pidfd = use_pidfd;
+        k
+    }
+
+    #[test]
+    fn without_a_pidfd_exit_and_output_still_come_back() {
+        let k = kernel(Duration::from_secs(30), false);
+        let r = k.run(&sh("echo a; sleep 0.05; echo b >&2; exit 4"));
+        assert_eq!((r.exit_code, r.output.as_str()), (4, "a\nb\n"));
+        // A background grandchild holding the pipe does not keep the call.
+        let r = k.run(&sh("sleep 100 & echo started"));
+        assert_eq!((r.exit_code, r.output.as_str()), (0, "started\n"));
+    }
+
+    #[test]
+    fn without_a_pidfd_the_timeout_still_fires() {
+        let r = kernel(Duration::from_millis(100), false).run(&sh("sleep 100"));
+        assert!(r.timed_out);
+        assert_eq!(r.exit_code, EXIT_TIMEOUT);
+    }
+
+    #[test]
+    fn a_handle_without_an_eventfd_still_cancels() {
+        let handle = CancelHandle {
+            inner: Arc::new(CancelInner {
+                fired: AtomicBool::new(false),
+                event: None,
+            }),
+        };
+        let firing = handle.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            firing.cancel();
+        });
+        let r = kernel(Duration::from_secs(30), true).run_cancellable(&sh("sleep 100"), &handle);
+        t.join().unwrap();
+        assert!(r.cancelled);
+        assert_eq!(r.exit_code, EXIT_CANCELLED);
+    }
+
+    #[test]
+    fn seconds_read_as_people_write_them() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30");
+        assert_eq!(seconds(Duration::from_millis(200)), "0.2");
+        assert_eq!(seconds(Duration::from_millis(1540)), "1.5");
+    }
+
+    #[test]
+    fn the_env_allowlist_is_exact() {
+        let host = [
+            ("PATH", "/bin"),
+            ("HOME", "/root"),
+            ("LC_ALL", "C"),
+            ("LANGUAGE", "en"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+            ("TERM", "xterm"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = child_env(host.into_iter(), &[("PAGER".into(), "less".into())]).unwrap();
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.display(), v.display()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "HOME=/root",
+                "LC_ALL=C",
+                "NO_COLOR=1",
+                "PAGER=less",
+                "PATH=/bin",
+                "TERM=dumb"
+            ]
+        );
     }
 }

@@ -1,0 +1,172 @@
+//! Thin, safe wrappers over the Linux calls the kernel's wait loop needs: a pipe whose read end
+//! is non-blocking, a pidfd, an eventfd, `ppoll`, `killpg`. Every fd is close-on-exec from birth,
+//! so a command spawned concurrently by another thread never inherits one.
+//!
+//! Nothing here knows about commands or output; the policy lives in the parent module.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// Converts a `-1` return into the thread's `errno`.
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// A pipe: `(read end, write end)`, both close-on-exec, the read end non-blocking (the write
+/// end stays blocking: it is the command's stdout and stderr).
+pub(super) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as RawFd; 2];
+    // SAFETY: `fds` is a valid array of two ints for the kernel to fill.
+    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: pipe2 succeeded, so both fds are open and owned by nobody else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: F_GETFL/F_SETFL on an fd we own.
+    let flags = check(unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETFL) })?;
+    check(unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) })?;
+    Ok((read, write))
+}
+
+/// Grows a pipe's buffer (best effort: the per-user pipe limit may refuse it, which only costs
+/// throughput).
+pub(super) fn grow_pipe(fd: &OwnedFd, bytes: usize) {
+    let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    // SAFETY: F_SETPIPE_SZ on a pipe fd we own; failure is harmless.
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, bytes) };
+}
+
+/// A pidfd for a child we have not reaped yet (so its pid cannot have been reused).
+pub(super) fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags, returns a new close-on-exec fd or -1.
+    let ret = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0 as libc::c_uint) };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the call returned a fresh fd that nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(ret as RawFd) })
+}
+
+/// A non-blocking, close-on-exec eventfd starting at zero.
+pub(super) fn eventfd() -> io::Result<OwnedFd> {
+    // SAFETY: eventfd takes an initial value and flags, returns a new fd or -1.
+    let fd = check(unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) })?;
+    // SAFETY: a fresh fd that nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Makes an eventfd readable (for good: nobody reads it back).
+pub(super) fn eventfd_fire(fd: &OwnedFd) {
+    let one: u64 = 1;
+    // SAFETY: writes 8 bytes from a valid u64 to an eventfd we own. EAGAIN (counter
+    // saturated) still leaves it readable, which is all that matters.
+    unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+}
+
+/// Waits until one of `fds` is ready or `timeout` passes (`None` = no limit). Returns the
+/// number of ready fds (0 on timeout); `EINTR` counts as 0 ready, the caller loops anyway.
+pub(super) fn ppoll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<usize> {
+    let ts;
+    let ts_ptr = match timeout {
+        Some(t) => {
+            ts = libc::timespec {
+                tv_sec: t.as_secs().min(i32::MAX as u64) as libc::time_t,
+                tv_nsec: t.subsec_nanos() as libc::c_long,
+            };
+            &ts as *const libc::timespec
+        }
+        None => std::ptr::null(),
+    };
+    // SAFETY: `fds` is a valid slice of pollfd; `ts_ptr` is null or points at `ts`, alive here.
+    let ret = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            ts_ptr,
+            std::ptr::null(),
+        )
+    };
+    if ret == -1 {
+        let err = io::Error::last_os_error();
+        if err.kind() == io::ErrorKind::Interrupted {
+            return Ok(0);
+        }
+        return Err(err);
+    }
+    Ok(ret as usize)
+}
+
+/// Result of one non-blocking read.
+pub(super) enum ReadOutcome {
+    /// This many bytes were read.
+    Data(usize),
+    /// Every write end is closed and the pipe is empty.
+    Eof,
+    /// Nothing to read right now.
+    WouldBlock,
+}
+
+/// One `read(2)` into `buf`.
+pub(super) fn read(fd: &OwnedFd, buf: &mut [u8]) -> ReadOutcome {
+    loop {
+        // SAFETY: reads at most `buf.len()` bytes into a valid, writable buffer.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n > 0 {
+            return ReadOutcome::Data(n as usize);
+        }
+        if n == 0 {
+            return ReadOutcome::Eof;
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return ReadOutcome::WouldBlock,
+            // Any other error on our own pipe (EIO, ...) means nothing more will come.
+            _ => return ReadOutcome::Eof,
+        }
+    }
+}
+
+/// `SIGKILL` to a whole process group. Errors (`ESRCH`: the group is already empty) are
+/// ignored: the point is that nothing of the group survives.
+pub(super) fn kill_group(pgid: libc::pid_t) {
+    if pgid > 1 {
+        // SAFETY: killpg with a positive pgid; it cannot touch anything outside that group.
+        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    }
+}
+
+/// Whether the child `pid` has exited, without reaping it (`WNOWAIT`), for kernels without
+/// pidfds.
+pub(super) fn has_exited(pid: libc::pid_t) -> bool {
+    // SAFETY: `info` is zeroed plain data the kernel fills; WNOWAIT leaves the child reapable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let ret = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        ret == 0 && info.si_pid() != 0
+    }
+}
+
+/// Whether the calling process may read and search the directory `path` (effective ids).
+pub(super) fn can_enter(path: &std::path::Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    check(unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            libc::R_OK | libc::X_OK,
+            libc::AT_EACCESS,
+        )
+    })
+    .map(|_| ())
+}
