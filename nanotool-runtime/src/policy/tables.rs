@@ -1857,7 +1857,9 @@ pub const CODE_ENTRY: &[Entry] = &[
     },
     Entry {
         names: &["git"],
-        options: &[GIT_GLOBAL_OPTS],
+        // The subcommands' remote-command options are judged before the subcommand too
+        // (`git --upload-pack=x fetch`): git refuses them there, and so does the policy.
+        options: &[GIT_GLOBAL_OPTS, GIT_COMMON_OPTS],
         operands: Operands::Subcommands {
             subs: GIT_SUBS,
             other: Some(&GIT_OTHER),
