@@ -384,7 +384,9 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
             HitKind::Effect | HitKind::Denied | HitKind::Launch | HitKind::TooDeep => continue,
         };
         for (slot, span) in &hit.slots {
-            if sites.iter().any(|s| &s.slot == slot) {
+            if let Some(known) = sites.iter_mut().find(|s| &s.slot == slot) {
+                // One site per slot: the first reason, and the strictest rule.
+                known.literal_only |= literal_only;
                 continue;
             }
             sites.push(CodeEntrySite {

@@ -59,6 +59,8 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("tmux", "sh"),
     ("screen", "sh"),
     ("parallel", "xargs"),
+    // Multi-call binaries: `toybox sh`, like `busybox sh`.
+    ("toybox", "busybox"),
     // Privilege and namespace tools: run a command (a shell when none is given) as another
     // user, group, root directory or namespace.
     ("sudoedit", "sudo"),
