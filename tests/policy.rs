@@ -854,7 +854,8 @@ fn messages_say_what_to_write_instead() {
 
     let err = verdict("timeout 5 <cmd>", &["cmd"]).unwrap_err();
     assert!(
-        err.to_string().contains("write that part as literal text"),
+        err.to_string()
+            .contains("write the command as literal text"),
         "{err}"
     );
 

@@ -251,14 +251,7 @@ pub enum PolicyError {
         span: Option<Range<usize>>,
     },
     /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
-    #[error(
-        "`{shown}`: slot `{slot}` is {why} (`{option}` of {binary}); {}",
-        if option == &COMMAND_OPTION {
-            "write that part as literal text in the template"
-        } else {
-            "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
-        }
-    )]
+    #[error("{}", code_entry_text(shown, slot, binary, option, why))]
     CodeEntry {
         /// The slot's name.
         slot: String,
@@ -305,6 +298,39 @@ pub enum PolicyError {
 /// The `option` of a [`PolicyError::CodeEntry`] whose slot stands as the binary of a command
 /// a launcher runs (`timeout 5 <cmd>`): only literal text may stand there.
 pub const COMMAND_OPTION: &str = scan::COMMAND;
+
+/// Where a site stands, in words: "the value of `-c`", "the program operand".
+fn place(option: &str) -> String {
+    match option {
+        scan::PROGRAM
+        | scan::OPERAND
+        | scan::SUBCOMMAND
+        | scan::COMMAND
+        | scan::OPTION_NAME
+        | scan::OPTION_VALUE => format!("the {option}"),
+        scan::PLUS_COMMAND => "a `+command`".to_owned(),
+        _ => format!("the value of `{option}`"),
+    }
+}
+
+/// A table's `why`, said of this binary ("the code the interpreter runs" → "the code python3
+/// runs").
+fn why_of(why: &str, binary: &str) -> String {
+    why.replace("the interpreter", binary)
+}
+
+fn code_entry_text(shown: &str, slot: &str, binary: &str, option: &str, why: &str) -> String {
+    let fix = if option == COMMAND_OPTION {
+        "write the command as literal text in the template"
+    } else {
+        "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
+    };
+    format!(
+        "`{shown}`: slot `{slot}` is {} of {binary}: {}; {fix}",
+        place(option),
+        why_of(why, binary)
+    )
+}
 
 fn denial_text(binary: &str) -> String {
     match built_in_denial(binary) {
@@ -493,6 +519,17 @@ pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
     check_exec_argv_with(argv, &[])
 }
 
+/// " (`--out=f` reads as `--output`)" when an abbreviation or bundle was resolved.
+fn read_as(written: &str, option: &str) -> String {
+    let first = written.split(' ').next().unwrap_or(written);
+    let name = first.split('=').next().unwrap_or(first);
+    if name == option || !option.starts_with('-') {
+        String::new()
+    } else {
+        format!(" (`{first}` reads as `{option}`)")
+    }
+}
+
 /// [`check_exec_argv`] with the host's extra deny list, applied to the binary and to every
 /// command a launcher in the argv runs.
 pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<(), PolicyError> {
@@ -523,12 +560,18 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
             }
             HitKind::Code if hit.exec_ok => continue,
             HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
-                scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => {
-                    format!("`{}` would be {}", hit.written, hit.why)
-                }
-                option => format!("`{option}` takes {}", hit.why),
+                scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => format!(
+                    "`{}` would be {}",
+                    hit.written,
+                    why_of(hit.why, &hit.binary)
+                ),
+                option => format!(
+                    "`{option}` takes {}{}",
+                    why_of(hit.why, &hit.binary),
+                    read_as(&hit.written, option)
+                ),
             },
-            HitKind::Effect => format!("`{}`: {}", hit.option, hit.why),
+            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.option)),
         };
         return Err(PolicyError::ExecOption {
             binary: hit.binary,
