@@ -81,6 +81,10 @@
 //!   never lets a free value begin with `-`. A constrained slot there (an enum whose values
 //!   are options, like `ls <mode> .`) is the author's own text: the policy does not see enum
 //!   values, so `python3 <mode> <x>` with `mode` ∈ {`-c`} is the author's code entry.
+//! - **`+command`** (less, vim and kin): a `+cmd` token is a command run at start
+//!   (`less +!cmd`), and so is an operand that begins with a slot, since DESIGN §3 keeps a
+//!   value from beginning with `-` but not with `+`: `less <file>` needs a constrained slot
+//!   (or `less -- <file>`).
 //! - **Subcommands** (git, deno, bun, `git config`, `git bisect run`): options before the
 //!   subcommand are global ones, after it the subcommand's. A slot as the subcommand is a
 //!   site (a git alias can be `!cmd`), and every subcommand's options are judged after it.

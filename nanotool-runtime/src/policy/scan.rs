@@ -354,6 +354,21 @@ impl<'a> Scanner<'a> {
             }
             // An operand; `certain` is false when it may be the value of the option before.
             let certain = !std::mem::take(&mut ambiguous);
+            if !ended
+                && cx.entry.plus_code
+                && word.lit_prefix().is_empty()
+                && !word.slots.is_empty()
+            {
+                // DESIGN §3 keeps a value from beginning with `-`, not with `+`.
+                self.push(
+                    cx,
+                    HitKind::Code,
+                    PLUS_COMMAND,
+                    "an operand that may begin with `+`, which makes it a command the program runs at start",
+                    word.slots.clone(),
+                    std::slice::from_ref(word),
+                );
+            }
             match *operands {
                 Operands::Data => {}
                 Operands::Program(why) => {

@@ -231,7 +231,8 @@ pub struct Entry {
     /// When `false`, a token after an unknown option may be its value *or* an operand, and is
     /// judged as both.
     pub complete: bool,
-    /// `+CMD` tokens are commands the binary runs at start (`less +!cmd`, `vim +cmd`).
+    /// `+CMD` tokens are commands the binary runs at start (`less +!cmd`, `vim +cmd`), so an
+    /// operand that begins with a slot is a site too (it could begin with `+`).
     pub plus_code: bool,
     /// A first argument without a dash is a bundle of option letters whose values follow in
     /// order (`tar xIf zstd a.tar`).
