@@ -486,6 +486,13 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("strace -f <cmd>", &[], Code("cmd", COMMAND)),
     ("time -o out <cmd>", &[], Code("cmd", COMMAND)),
     ("find . -exec rm +", &[], DeniedCommand("rm")),
+    ("chronic python3 <script>", &[], Code("script", PROGRAM)),
+    ("valgrind --leak-check=full ./prog <arg>", &[], Pass),
+    (
+        "valgrind --leak-check=full <prog>",
+        &[],
+        Code("prog", COMMAND),
+    ),
     ("git bisect run curl x", &[], DeniedCommand("curl")),
     // git config writes settings later git commands run.
     ("git config --get <key>", &[], Pass),

@@ -59,6 +59,11 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("tmux", "sh"),
     ("screen", "sh"),
     ("parallel", "xargs"),
+    ("pee", "sh"),
+    // Like `env`: run a command with an environment read from files or flags (`LD_PRELOAD`).
+    ("envdir", "env"),
+    ("chpst", "env"),
+    ("setuidgid", "su"),
     // Multi-call binaries: `toybox sh`, like `busybox sh`.
     ("toybox", "busybox"),
     // Privilege and namespace tools: run a command (a shell when none is given) as another
@@ -2007,6 +2012,9 @@ pub const CODE_ENTRY: &[Entry] = &[
             "torsocks",
             "proxychains",
             "proxychains4",
+            "ifne",
+            "chronic",
+            "lckdo",
         ],
         operands: Operands::Command { skip: 0 },
         ..BASE
