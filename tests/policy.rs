@@ -207,6 +207,13 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("sed -n -e 1p <file>", &[], Pass),
     ("sed -i -e s/a/b/ <file>", &[], Pass),
     ("node app.js <arg>", &[], Pass),
+    ("node --no-warnings app.js <arg>", &[], Pass),
+    ("node --experimental-vm-modules app.js <arg>", &[], Pass),
+    ("node --max-old-space-size=4096 app.js <arg>", &[], Pass),
+    ("deno run -A main.ts <arg>", &[], Pass),
+    ("deno run --allow-read main.ts <arg>", &[], Pass),
+    ("java -Xmx1g -ea -Dk=v Main <arg>", &[], Pass),
+    ("java -Xmx1g -jar app.jar <arg>", &[], Pass),
     ("node -r ./setup.js app.js <arg>", &[], Pass),
     ("git -c color.ui=never log <rev>", &[], Pass),
     // Constrained slots may stand where code goes: the author vouches.
@@ -266,6 +273,17 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("node -r <module> app.js", &[], Code("module", "-r")),
     ("node -r ./setup.js <script>", &[], Code("script", PROGRAM)),
     ("node --no-warnings <script>", &[], Code("script", PROGRAM)),
+    (
+        "node --experimental-loader <x> app.js",
+        &[],
+        Code("x", "--experimental-loader"),
+    ),
+    // An option the table does not know may take the next token: both are judged.
+    (
+        "node --unknown-flag app.js <arg>",
+        &[],
+        Code("arg", PROGRAM),
+    ),
     ("nodejs <script>", &[], Code("script", PROGRAM)),
     ("node --<opt>=1 app.js", &[], Code("opt", OPTION_NAME)),
     ("perl -le <x>", &[], Code("x", "-e")),

@@ -777,6 +777,15 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
             return Some(opt);
         }
     }
+    // Families listed by a `*` pattern: `--experimental-*`, `-X*` (never a code-entry
+    // option: those are listed by name, and the exact names above win).
+    if let Some(opt) = all_opts(opts).find(|opt| {
+        opt.name
+            .strip_suffix('*')
+            .is_some_and(|family| name.starts_with(family))
+    }) {
+        return Some(opt);
+    }
     if !abbreviations || name.chars().count() < 3 {
         return None;
     }
@@ -786,7 +795,7 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
             opt.name.len() > name.len()
                 && opt.name.starts_with(name)
                 && dashes(opt.name) == dashes(name)
-                && !opt.name.ends_with(':')
+                && !opt.name.ends_with([':', '*'])
         })
         .collect();
     let danger = |opt: &&Opt| match opt.role {

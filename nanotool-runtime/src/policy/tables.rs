@@ -156,7 +156,8 @@ pub enum Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Opt {
     /// The option as written, dashes included: `-c`, `--eval`, `-exec`; a name ending in `:`
-    /// (`-javaagent:`) takes the rest of the token as its value.
+    /// (`-javaagent:`) takes the rest of the token as its value; a name ending in `*`
+    /// (`--experimental-*`, `-X*`) stands for a family of plain options.
     pub name: &'static str,
     /// How it takes its value.
     pub arity: Arity,
@@ -396,6 +397,20 @@ const NODE_OPTS: &[Opt] = &[
     val("--test-name-pattern"),
     val("--test-reporter"),
     val("--test-reporter-destination"),
+    flag("--no-warnings"),
+    flag("--enable-source-maps"),
+    flag("--trace-warnings"),
+    flag("--trace-uncaught"),
+    flag("--no-deprecation"),
+    flag("--throw-deprecation"),
+    flag("--pending-deprecation"),
+    flag("--preserve-symlinks"),
+    flag("--test"),
+    flag("--watch"),
+    flag("--check"),
+    flag("--interactive"),
+    flag("--experimental-*"),
+    flag("--no-experimental-*"),
 ];
 const DENO_RUN_OPTS: &[Opt] = &[
     load(
@@ -419,6 +434,22 @@ const DENO_RUN_OPTS: &[Opt] = &[
     val("--cert"),
     val("--ext"),
     val("--env-file"),
+    flag("-A"),
+    flag("--allow-all"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("--no-check"),
+    flag("--no-prompt"),
+    flag("--no-remote"),
+    flag("--no-npm"),
+    flag("--cached-only"),
+    att("-r"),
+    att("--reload"),
+    att("--watch"),
+    att("--check"),
+    att("--allow-*"),
+    att("--deny-*"),
+    flag("--unstable*"),
 ];
 const DENO_SUBS: &[Sub] = &[
     Sub {
@@ -485,6 +516,13 @@ const BUN_OPTS: &[Opt] = &[
     eff("--inspect-brk", Arity::Attached, DEBUGGER),
     eff("--inspect-wait", Arity::Attached, DEBUGGER),
     val("--cwd"),
+    flag("--watch"),
+    flag("--hot"),
+    flag("--smol"),
+    flag("--bun"),
+    flag("-b"),
+    flag("--silent"),
+    flag("--no-install"),
 ];
 const BUN_SUBS: &[Sub] = &[
     Sub {
@@ -719,6 +757,10 @@ const JULIA_OPTS: &[Opt] = &[
     att("-O"),
     att("-g"),
     att("--project"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("-i"),
+    flag("--interactive"),
 ];
 const JAVA_OPTS: &[Opt] = &[
     load("-cp", "a class path java loads classes from"),
@@ -740,6 +782,20 @@ const JAVA_OPTS: &[Opt] = &[
     val("--upgrade-module-path"),
     val("--enable-native-access"),
     val("--source"),
+    flag("-ea"),
+    flag("-da"),
+    flag("-esa"),
+    flag("-dsa"),
+    flag("-enableassertions"),
+    flag("-disableassertions"),
+    flag("-server"),
+    flag("-client"),
+    flag("-verbose"),
+    flag("-showversion"),
+    flag("-version"),
+    att("-X*"),
+    att("-D*"),
+    att("-verbose:*"),
 ];
 const JAVA_PROGRAM: &str = "the class, jar or source file java runs (its first operand)";
 const DC_OPTS: &[Opt] = &[
