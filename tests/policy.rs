@@ -140,12 +140,7 @@ enum Verdict {
 }
 use Verdict::{Code, DeniedCommand, Pass};
 
-const PROGRAM: &str = "program operand";
-const OPERAND: &str = "operand";
-const SUBCOMMAND: &str = "subcommand";
-const COMMAND: &str = "command";
-const OPTION_NAME: &str = "option name";
-const OPTION_VALUE: &str = "option value";
+use nanotool_runtime::policy::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PROGRAM, SUBCOMMAND};
 
 /// (template, slots that are constrained (all others free), verdict)
 const TEMPLATES: &[(&str, &[&str], Verdict)] = &[

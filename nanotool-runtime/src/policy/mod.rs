@@ -116,6 +116,7 @@ use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
 use thiserror::Error;
 
+pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
 pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
@@ -261,7 +262,8 @@ pub enum PolicyError {
         slot: String,
         /// The binary that would run the code (basename as written).
         binary: String,
-        /// The option (`-c`, `--eval`) or operand (`<script> operand`) the slot stands in.
+        /// The option (`-c`, `--eval`), or a label such as [`PROGRAM`] or [`COMMAND`], that
+        /// the slot stands in.
         option: &'static str,
         /// What the slot would be there, e.g. "the code the interpreter runs".
         why: &'static str,
@@ -299,20 +301,17 @@ pub enum PolicyError {
     EmptyCommand,
 }
 
-/// The `option` of a [`PolicyError::CodeEntry`] whose slot stands as the binary of a command
-/// a launcher runs (`timeout 5 <cmd>`): only literal text may stand there.
-pub const COMMAND_OPTION: &str = scan::COMMAND;
+/// The same as [`COMMAND`]: the `option` of a [`PolicyError::CodeEntry`] whose slot stands
+/// as the binary of a command a launcher runs (`timeout 5 <cmd>`).
+pub const COMMAND_OPTION: &str = COMMAND;
 
 /// Where a site stands, in words: "the value of `-c`", "the program operand".
 fn place(option: &str) -> String {
     match option {
-        scan::PROGRAM
-        | scan::OPERAND
-        | scan::SUBCOMMAND
-        | scan::COMMAND
-        | scan::OPTION_NAME
-        | scan::OPTION_VALUE => format!("the {option}"),
-        scan::PLUS_COMMAND => "a `+command`".to_owned(),
+        PROGRAM | OPERAND | SUBCOMMAND | COMMAND | OPTION_NAME | OPTION_VALUE => {
+            format!("the {option}")
+        }
+        PLUS_COMMAND => "a `+command`".to_owned(),
         _ => format!("the value of `{option}`"),
     }
 }
@@ -374,7 +373,8 @@ pub struct CodeEntrySite {
     /// The binary that would run the code (as written; a launcher's inner binary for
     /// `timeout 5 python3 -c <x>`).
     pub binary: String,
-    /// The option (`-c`, `--eval`, `-exec`) or operand (`<script> operand`) it stands in.
+    /// The option (`-c`, `--eval`, `-exec`), or a label such as [`PROGRAM`] or [`COMMAND`],
+    /// that it stands in.
     pub option: &'static str,
     /// What the slot would be there, e.g. "the code the interpreter runs".
     pub why: &'static str,
@@ -564,7 +564,7 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
             }
             HitKind::Code if hit.exec_ok => continue,
             HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
-                scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => format!(
+                PROGRAM | OPERAND | SUBCOMMAND | COMMAND => format!(
                     "`{}` would be {}",
                     hit.written,
                     why_of(hit.why, &hit.binary)

@@ -7,14 +7,22 @@ use super::{is_denied, name_forms};
 use crate::template::{Part, Template};
 use std::ops::Range;
 
-/// Labels for hits that are not options.
-pub(crate) const PROGRAM: &str = "program operand";
-pub(crate) const OPERAND: &str = "operand";
-pub(crate) const SUBCOMMAND: &str = "subcommand";
-pub(crate) const COMMAND: &str = "command";
-pub(crate) const OPTION_NAME: &str = "option name";
-pub(crate) const OPTION_VALUE: &str = "option value";
-pub(crate) const PLUS_COMMAND: &str = "+command";
+/// The `option` of a site that is a program operand (`python3 <script>`, `sed <script> f`).
+pub const PROGRAM: &str = "program operand";
+/// The `option` of a site that is an operand read as code (`make <target>`, `m4 <file>`).
+pub const OPERAND: &str = "operand";
+/// The `option` of a site that chooses the subcommand (`git <sub>`, `deno <x>`).
+pub const SUBCOMMAND: &str = "subcommand";
+/// The `option` of a site that is the binary of a command a launcher runs
+/// (`timeout 5 <cmd>`, `find . -exec <cmd> +`): only literal text may stand there.
+pub const COMMAND: &str = "command";
+/// The `option` of a site that chooses the option itself (`python3 -<flags>`, `git --<x>`).
+pub const OPTION_NAME: &str = "option name";
+/// The `option` of a site after an option a slot chooses, which may be that option's value.
+pub const OPTION_VALUE: &str = "option value";
+/// The `option` of a site in a `+command` (`less +<x>`), or an operand that could begin
+/// with `+` (`less <file>`).
+pub const PLUS_COMMAND: &str = "+command";
 
 /// One character of a token, or a slot standing there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
