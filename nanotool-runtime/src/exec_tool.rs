@@ -1,7 +1,422 @@
 //! [`ExecTool`]: the free-text form, off by default, guarded by five layers (DESIGN §8).
 //!
-//! STUB — being written.
+//! The model writes a whole command (`ls -l src`); only the binary is fixed, by the host's
+//! allowlist. That makes it the weakest form — best effort, not structural — so every layer is
+//! strict and each refusal is error 614 naming its layer:
+//!
+//! | layer | name | refuses |
+//! |---|---|---|
+//! | 3 | operator scan | (run first, on the raw text) an empty command; shell metacharacters `;` `\|` `&` `$` `` ` `` `<` `>` `(` `)`, quotes `'` `"`, the backslash, control characters (newline, tab, ...), Unicode whitespace other than the ASCII space, and format characters (zero-width, bidi) |
+//! | 1 | binary allowlist | a binary not on the allowlist, matched on the exact token: with `ls` allowlisted, `/bin/ls` and `./ls` are refused (allowlist the path form itself to allow it) |
+//! | 2 | deny list | a binary on the built-in deny list or the host's, even when allowlisted |
+//! | 4 | argument rules | code-entry options and launcher/writer options ([`policy::check_exec_argv`]: `find -exec`/`-delete`, `sed -i`, `sort -o`, `git -c`, ...); and every argument that could name a file outside the working directory: an operand, the value of an option (`--file=/etc/passwd`), a short option's attached value (`-f/etc/passwd`), and each piece of a value separated by `=`, `,` or `:` — refused when absolute or when it escapes through `..` or a symbolic link |
+//! | 5 | kernel | (not a refusal) the command runs through the kernel: locked cwd, no shell, closed stdin, timeout, capped output, reduced environment |
+//!
+//! Tokens are split on ASCII spaces; since layer 3 refuses quotes and backslashes, an argument
+//! can never contain a space. The confinement of layer 4 applies to every argument because in
+//! free text the tool cannot know which ones are paths; a non-path argument that starts with
+//! `/` (`grep -e /usr x`) is refused too, the price of strictness.
+//!
+//! ```
+//! use nanotool_runtime::ExecTool;
+//! use std::path::Path;
+//!
+//! let exec = ExecTool::new(vec!["ls".into(), "cat".into()]).unwrap();
+//! let root = std::env::current_dir().unwrap().canonicalize().unwrap();
+//! assert_eq!(exec.check("ls -l", &root).unwrap(), ["ls", "-l"]);
+//!
+//! let err = exec.check("python3 -c 1", &root).unwrap_err();
+//! assert_eq!(err.layer, 1);
+//! assert_eq!(
+//!     err.to_string(),
+//!     "error 614: exec refused (layer 1, binary allowlist): `python3` is not allowlisted; allowed: ls, cat"
+//! );
+//! assert_eq!(exec.check("ls | cat", &root).unwrap_err().layer, 3);
+//! assert_eq!(exec.check("cat /etc/shadow", &root).unwrap_err().layer, 4);
+//! ```
 
-/// The free-text tool `exec`.
+use crate::error::CODE_INVALID_ARGUMENTS;
+use crate::policy;
+use crate::slot::{self, SlotKind, SlotSpec};
+use crate::template::is_format_char;
+use crate::tool::{Tool, ToolContext, ToolOutput};
+use serde_json::{Value, json};
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+use thiserror::Error;
+
+/// The tool's name.
+pub const EXEC_TOOL_NAME: &str = "exec";
+
+/// Characters layer 3 refuses anywhere in the command text (besides control, Unicode
+/// whitespace and format characters).
+pub const EXEC_OPERATORS: &[char] = &[';', '|', '&', '$', '`', '<', '>', '(', ')', '\'', '"', '\\'];
+
+/// The free-text tool `exec`: one argument, `command`, run when it passes the five layers.
+///
+/// The default has an empty allowlist: it refuses everything.
 #[derive(Debug, Default)]
-pub struct ExecTool {}
+pub struct ExecTool {
+    allow: Vec<String>,
+    deny: Arc<RwLock<Vec<String>>>,
+    description: String,
+}
+
+/// Why an allowlist is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ExecToolError {
+    /// An allowlisted binary is on the deny list.
+    #[error(
+        "exec allowlist: `{0}` is on the deny list and cannot be allowlisted: the deny list holds \
+         binaries no tool may run; remove it from the allowlist"
+    )]
+    Denied(String),
+    /// An allowlist entry is not a binary name or path.
+    #[error(
+        "exec allowlist: `{entry}` is not a binary: {why}; write a bare name like `ls` or a path \
+         like `/usr/bin/ls`"
+    )]
+    NotABinary {
+        /// The entry as given.
+        entry: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+}
+
+/// A refused `exec` call (error 614), naming the layer that refused it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecRefusal {
+    /// The layer: 1 (binary allowlist), 2 (deny list), 3 (operator scan) or 4 (argument rules).
+    pub layer: u8,
+    /// Why, and what to write instead.
+    pub message: String,
+}
+
+impl ExecRefusal {
+    fn new(layer: u8, message: impl Into<String>) -> Self {
+        ExecRefusal {
+            layer,
+            message: message.into(),
+        }
+    }
+
+    /// The layer's name (`binary allowlist`, `deny list`, `operator scan`, `argument rules`).
+    pub fn layer_name(&self) -> &'static str {
+        match self.layer {
+            1 => "binary allowlist",
+            2 => "deny list",
+            3 => "operator scan",
+            4 => "argument rules",
+            _ => "arguments",
+        }
+    }
+
+    /// The error code: always 614.
+    pub fn code(&self) -> u16 {
+        CODE_INVALID_ARGUMENTS
+    }
+}
+
+impl fmt::Display for ExecRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "error {}: exec refused (layer {}, {}): {}",
+            self.code(),
+            self.layer,
+            self.layer_name(),
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for ExecRefusal {}
+
+impl ExecTool {
+    /// An `exec` tool running only the binaries of `allow`, each matched exactly as written.
+    /// Refuses an entry on the built-in deny list, or one that is not a plain binary.
+    pub fn new(allow: Vec<String>) -> Result<Self, ExecToolError> {
+        Self::with_shared_deny(allow, Arc::default())
+    }
+
+    /// Like [`new`](Self::new), with the host's extra deny list on top of the built-in one.
+    pub fn with_deny(allow: Vec<String>, extra_deny: Vec<String>) -> Result<Self, ExecToolError> {
+        Self::with_shared_deny(allow, Arc::new(RwLock::new(extra_deny)))
+    }
+
+    /// Like [`with_deny`](Self::with_deny), with a deny list the host may still extend: it is
+    /// read at every call.
+    pub(crate) fn with_shared_deny(
+        allow: Vec<String>,
+        deny: Arc<RwLock<Vec<String>>>,
+    ) -> Result<Self, ExecToolError> {
+        {
+            let extra = deny.read().unwrap_or_else(|e| e.into_inner());
+            for entry in &allow {
+                if let Some(why) = not_a_binary(entry) {
+                    return Err(ExecToolError::NotABinary {
+                        entry: entry.clone(),
+                        why,
+                    });
+                }
+                if policy::is_denied(entry, &extra) {
+                    return Err(ExecToolError::Denied(entry.clone()));
+                }
+            }
+        }
+        let mut allow_unique: Vec<String> = Vec::with_capacity(allow.len());
+        for entry in allow {
+            if !allow_unique.contains(&entry) {
+                allow_unique.push(entry);
+            }
+        }
+        let description = format!(
+            "Run one simple command in the working directory, without a shell: the binary, then \
+             its arguments separated by spaces (no quotes, pipes, redirections, `;`, `$` or \
+             backslashes; no absolute paths or `..`). Allowed binaries: {}.",
+            if allow_unique.is_empty() {
+                "none".to_owned()
+            } else {
+                allow_unique.join(", ")
+            }
+        );
+        Ok(ExecTool {
+            allow: allow_unique,
+            deny,
+            description,
+        })
+    }
+
+    /// The allowlisted binaries.
+    pub fn allowlist(&self) -> &[String] {
+        &self.allow
+    }
+
+    /// Runs layers 3, 1, 2 and 4 over `command` and returns the argv to run; `root` is the
+    /// kernel's canonical working directory, which arguments may not leave.
+    pub fn check(&self, command: &str, root: &Path) -> Result<Vec<String>, ExecRefusal> {
+        operator_scan(command)?;
+        let argv: Vec<String> = command
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let Some(binary) = argv.first() else {
+            return Err(ExecRefusal::new(
+                3,
+                "the command is empty: write a binary and its arguments, e.g. `ls -l`",
+            ));
+        };
+        if !self.allow.iter().any(|a| a == binary) {
+            let allowed = if self.allow.is_empty() {
+                "none (the host allowlists binaries when it enables exec)".to_owned()
+            } else {
+                self.allow.join(", ")
+            };
+            let mut message = format!("`{binary}` is not allowlisted; allowed: {allowed}");
+            let base = policy::binary_basename(binary);
+            if base != binary && self.allow.iter().any(|a| a == base) {
+                message.push_str(&format!(
+                    " (binaries are matched exactly as written: write `{base}`)"
+                ));
+            }
+            return Err(ExecRefusal::new(1, message));
+        }
+        {
+            let extra = self.deny.read().unwrap_or_else(|e| e.into_inner());
+            if policy::is_denied(binary, &extra) {
+                return Err(ExecRefusal::new(
+                    2,
+                    format!(
+                        "`{binary}` is on the deny list: it cannot run here whatever the allowlist \
+                         says; use a tool made for the job"
+                    ),
+                ));
+            }
+        }
+        policy::check_exec_argv(&argv).map_err(|e| ExecRefusal::new(4, e.to_string()))?;
+        let path_rule = SlotSpec::new("command", SlotKind::Path, "an argument of the command");
+        for token in &argv[1..] {
+            confine_token(token, root, &path_rule)?;
+        }
+        Ok(argv)
+    }
+
+    fn refused(text: String) -> ToolOutput {
+        ToolOutput {
+            text,
+            is_error: true,
+            code: Some(CODE_INVALID_ARGUMENTS),
+            exec: None,
+        }
+    }
+}
+
+/// Layer 3: one simple command, plain printable text.
+fn operator_scan(command: &str) -> Result<(), ExecRefusal> {
+    for (offset, c) in command.char_indices() {
+        let why = if EXEC_OPERATORS.contains(&c) {
+            match c {
+                '\'' | '"' => format!(
+                    "`{c}` at byte {offset}: no shell runs, so quotes would reach the command \
+                     literally; write the arguments without quotes (an argument cannot hold a space \
+                     here)"
+                ),
+                '\\' => format!(
+                    "`\\` at byte {offset}: no shell runs, so there is nothing to escape; write the \
+                     argument without it"
+                ),
+                _ => format!(
+                    "`{c}` at byte {offset} is a shell operator, and no shell runs here: one simple \
+                     command per call, no pipes, chaining, redirection, substitution or \
+                     expansion; write the binary and its arguments separated by spaces"
+                ),
+            }
+        } else if c.is_control() {
+            format!(
+                "control character U+{:04X} at byte {offset}: write the command on one line, \
+                 with plain spaces between arguments",
+                c as u32
+            )
+        } else if (c.is_whitespace() && c != ' ') || is_format_char(c) {
+            format!(
+                "invisible character U+{:04X} at byte {offset}: it would make the command read \
+                 differently than it runs; use plain ASCII spaces between arguments",
+                c as u32
+            )
+        } else {
+            continue;
+        };
+        return Err(ExecRefusal::new(3, why));
+    }
+    Ok(())
+}
+
+/// Why an allowlist entry is not a plain binary.
+fn not_a_binary(entry: &str) -> Option<&'static str> {
+    if entry.is_empty() {
+        return Some("it is empty");
+    }
+    if entry.ends_with('/') {
+        return Some("it ends with `/`");
+    }
+    if entry.chars().any(|c| {
+        c == ' '
+            || c.is_control()
+            || c.is_whitespace()
+            || is_format_char(c)
+            || EXEC_OPERATORS.contains(&c)
+    }) {
+        return Some("it holds a space, an operator, a quote or an invisible character");
+    }
+    if entry.starts_with('-') {
+        return Some("it starts with `-`");
+    }
+    None
+}
+
+/// Layer 4, confinement: every piece of `token` that could name a file must pass the path
+/// rules of a `path` slot ([`slot::validate`]: relative, no `..` escape, no symbolic link out of
+/// `root`, never `/proc`, `/dev` or `/sys`).
+fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), ExecRefusal> {
+    let option = token.starts_with('-');
+    for (i, piece) in token.split(['=', ',', ':']).enumerate() {
+        let candidate = if i == 0 && option {
+            if token.starts_with("--") || piece.len() <= 2 {
+                continue;
+            }
+            // A short option's attached value: `-f/etc/passwd`.
+            &piece[2..]
+        } else {
+            piece
+        };
+        if candidate.is_empty() || candidate.starts_with('-') {
+            continue;
+        }
+        if let Err(e) = slot::validate(path_rule, &Value::String(candidate.to_owned()), root) {
+            let what = if candidate == token {
+                String::new()
+            } else {
+                format!("in `{token}`: ")
+            };
+            return Err(ExecRefusal::new(
+                4,
+                format!(
+                    "{what}{}; arguments that could name files must stay inside the working \
+                     directory",
+                    e.reason
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Tool for ExecTool {
+    fn name(&self) -> &str {
+        EXEC_TOOL_NAME
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {
+                    "type": "string",
+                    "description": "One simple command: the binary, then its arguments separated by spaces, e.g. `ls -l src`"
+                }
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    }
+
+    fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        let command = match args {
+            Value::Object(map) => {
+                if let Some(unknown) = map.keys().find(|k| *k != "command") {
+                    return Self::refused(format!(
+                        "error {CODE_INVALID_ARGUMENTS}: argument `{unknown}`: unknown argument; \
+                         `exec` takes only `command`"
+                    ));
+                }
+                match map.get("command") {
+                    Some(Value::String(s)) => s,
+                    Some(_) => {
+                        return Self::refused(format!(
+                            "error {CODE_INVALID_ARGUMENTS}: argument `command`: must be a string, \
+                             e.g. {{\"command\": \"ls -l\"}}"
+                        ));
+                    }
+                    None => {
+                        return Self::refused(format!(
+                            "error {CODE_INVALID_ARGUMENTS}: argument `command`: missing; write \
+                             {{\"command\": \"ls -l\"}}"
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Self::refused(format!(
+                    "error {CODE_INVALID_ARGUMENTS}: the arguments must be an object, e.g. \
+                     {{\"command\": \"ls -l\"}}"
+                ));
+            }
+        };
+        let argv = match self.check(command, ctx.kernel.cwd()) {
+            Ok(argv) => argv,
+            Err(refusal) => return Self::refused(refusal.to_string()),
+        };
+        let result = match ctx.cancel {
+            Some(cancel) => ctx.kernel.run_cancellable(&argv, cancel),
+            None => ctx.kernel.run(&argv),
+        };
+        ToolOutput::from_exec(result)
+    }
+}

@@ -1,11 +1,17 @@
 //! [`CommandSpec`]: a parsed template plus its slot specs (DESIGN §3).
 //!
-//! STUB — being written; the signatures below are the contract.
+//! A spec is built once, when the tool is defined (compile time for the macro, load time for
+//! a descriptor): [`CommandSpec::new`] parses the template, matches every placeholder to a
+//! [`SlotSpec`], checks the author's constraints and runs the policy. Every call then goes
+//! through [`CommandSpec::render`], the one validator, which turns JSON arguments into an
+//! [`Argv`] or a [`SlotError`] (code 614). What does *not* live here: running the argv (see
+//! [`crate::kernel`]) and the tool trait (see [`crate::tool`]).
 
-use crate::policy::PolicyError;
-use crate::slot::{SlotError, SlotSpec};
-use crate::template::{Template, TemplateError};
-use serde_json::Value;
+use crate::policy::{self, PolicyError, SlotFreedom};
+use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
+use crate::template::{Part, Template, TemplateError};
+use serde_json::{Map, Value};
+use std::ops::{Deref, Range};
 use std::path::Path;
 use thiserror::Error;
 
@@ -13,7 +19,90 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Argv(pub Vec<String>);
 
+impl Argv {
+    /// The elements, the binary first.
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+
+    /// The elements as a vector.
+    pub fn into_vec(self) -> Vec<String> {
+        self.0
+    }
+}
+
+impl AsRef<[String]> for Argv {
+    fn as_ref(&self) -> &[String] {
+        &self.0
+    }
+}
+
+impl From<Argv> for Vec<String> {
+    fn from(argv: Argv) -> Vec<String> {
+        argv.0
+    }
+}
+
+impl IntoIterator for Argv {
+    type Item = String;
+    type IntoIter = std::vec::IntoIter<String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl Deref for Argv {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.0
+    }
+}
+
 /// A template whose every slot has a spec, checked against the policy.
+///
+/// ```
+/// use nanotool_runtime::{CommandSpec, SlotKind, SlotSpec};
+/// use serde_json::json;
+///
+/// let spec = CommandSpec::new(
+///     "search_text",
+///     "Search text in workspace files",
+///     "grep -rn <pattern> <path>",
+///     vec![
+///         SlotSpec::new("pattern", SlotKind::String, "Text pattern to search"),
+///         SlotSpec::new("path", SlotKind::Path, "Directory or file to search")
+///             .with_default(json!(".")),
+///     ],
+/// )
+/// .unwrap();
+///
+/// let root = std::env::current_dir().unwrap();
+/// let argv = spec.render(&json!({"pattern": "fn main", "path": "src"}), &root);
+/// // A space is refused: each argument is one word.
+/// assert!(argv.is_err());
+///
+/// let argv = spec.render(&json!({"pattern": r"fn\smain", "path": "src"}), &root).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-rn", r"fn\smain", "./src"]);
+///
+/// // The default path renders as `.`.
+/// let argv = spec.render(&json!({"pattern": "TODO"}), &root).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-rn", "TODO", "."]);
+///
+/// // Option injection is refused: `--file=/etc/passwd` would make grep read its patterns
+/// // from a file outside the workspace.
+/// let err = spec
+///     .render(&json!({"pattern": "--file=/etc/passwd", "path": "."}), &root)
+///     .unwrap_err();
+/// assert_eq!(err.slot(), "pattern");
+/// assert_eq!(err.code(), 614);
+/// assert!(err.to_string().contains("begin with `-`"), "{err}");
+///
+/// // And so is a path outside the working directory.
+/// let err = spec.render(&json!({"pattern": "x", "path": "/etc"}), &root).unwrap_err();
+/// assert!(err.to_string().starts_with("argument `path`: `/etc` is absolute"), "{err}");
+/// ```
 #[derive(Debug, Clone)]
 pub struct CommandSpec {
     name: String,
@@ -22,7 +111,8 @@ pub struct CommandSpec {
     slots: Vec<SlotSpec>,
 }
 
-/// Why a [`CommandSpec`] could not be built.
+/// Why a [`CommandSpec`] could not be built (error 613 in a descriptor; a compile error in the
+/// code form).
 #[derive(Debug, Clone, Error)]
 pub enum SpecError {
     /// The template does not parse.
@@ -31,35 +121,633 @@ pub enum SpecError {
     /// The policy refuses the template.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The tool name does not match `^[A-Za-z0-9_-]{1,64}$`.
+    #[error(
+        "invalid tool name `{name}`: use 1 to 64 ASCII letters, digits, `_` or `-` (e.g. `search_text`)"
+    )]
+    InvalidName {
+        /// The name as given.
+        name: String,
+    },
+    /// The tool description is empty.
+    #[error("tool `{name}` has an empty description: say what the tool does, for the model")]
+    EmptyDescription {
+        /// The tool's name.
+        name: String,
+    },
+    /// A placeholder of the template has no slot spec.
+    #[error(
+        "slot `{slot}` appears in the template but has no spec: describe it (its kind and description) or remove the placeholder"
+    )]
+    SlotWithoutSpec {
+        /// The slot's name.
+        slot: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// A slot spec names no placeholder of the template.
+    #[error(
+        "slot `{slot}` has a spec but the template has no `<{slot}>`: add the placeholder or remove the spec"
+    )]
+    SpecWithoutSlot {
+        /// The spec's name.
+        slot: String,
+    },
+    /// Two specs share one name.
+    #[error("slot `{slot}` has two specs: keep one")]
+    DuplicateSpec {
+        /// The name given twice.
+        slot: String,
+        /// The placeholder in the template, if there is one.
+        span: Option<Range<usize>>,
+    },
+    /// A slot's description is empty.
+    #[error("slot `{slot}` has an empty description: say what the model should write there")]
+    EmptySlotDescription {
+        /// The slot's name.
+        slot: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// An enum slot has no values.
+    #[error("enum slot `{slot}` has no values: list the values the model may choose from")]
+    EmptyEnum {
+        /// The slot's name.
+        slot: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// An enum value cannot be argv text.
+    #[error("enum slot `{slot}`: value `{value}` {reason}")]
+    EnumValue {
+        /// The slot's name.
+        slot: String,
+        /// The value at fault.
+        value: String,
+        /// Why.
+        reason: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// A `pattern` on a slot that is not a string.
+    #[error(
+        "slot `{slot}`: a `pattern` applies to string slots only; make it a string slot or drop the pattern"
+    )]
+    PatternNotForKind {
+        /// The slot's name.
+        slot: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// The pattern is not a valid regex.
+    #[error("slot `{slot}`: `{pattern}` is not a valid regex: {message}")]
+    InvalidPattern {
+        /// The slot's name.
+        slot: String,
+        /// The pattern as written.
+        pattern: String,
+        /// The regex error.
+        message: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// `minimum`/`maximum` on a slot that is not an integer or number.
+    #[error(
+        "slot `{slot}`: `minimum`/`maximum` apply to integer and number slots only; change the kind or drop them"
+    )]
+    RangeNotForKind {
+        /// The slot's name.
+        slot: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// The range is empty or its bounds are not finite.
+    #[error("slot `{slot}`: {reason}")]
+    InvalidRange {
+        /// The slot's name.
+        slot: String,
+        /// What is wrong.
+        reason: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+    /// The default does not validate against its own slot.
+    #[error("slot `{slot}`: invalid default: {reason}")]
+    InvalidDefault {
+        /// The slot's name.
+        slot: String,
+        /// Why, as a call's value would be refused.
+        reason: String,
+        /// The placeholder in the template.
+        span: Range<usize>,
+    },
+}
+
+impl SpecError {
+    /// The byte range in the template source this error is about, where it has one.
+    pub fn span(&self) -> Option<Range<usize>> {
+        match self {
+            SpecError::Template(e) => Some(e.span()),
+            SpecError::Policy(e) => e.span(),
+            SpecError::InvalidName { .. }
+            | SpecError::EmptyDescription { .. }
+            | SpecError::SpecWithoutSlot { .. } => None,
+            SpecError::DuplicateSpec { span, .. } => span.clone(),
+            SpecError::SlotWithoutSpec { span, .. }
+            | SpecError::EmptySlotDescription { span, .. }
+            | SpecError::EmptyEnum { span, .. }
+            | SpecError::EnumValue { span, .. }
+            | SpecError::PatternNotForKind { span, .. }
+            | SpecError::InvalidPattern { span, .. }
+            | SpecError::RangeNotForKind { span, .. }
+            | SpecError::InvalidRange { span, .. }
+            | SpecError::InvalidDefault { span, .. } => Some(span.clone()),
+        }
+    }
+
+    /// Two lines showing where in `source` (the template as written) this error is: the
+    /// template, and a caret under [`SpecError::span`]; `None` when the error has no span.
+    /// The macro and the descriptor loader put it under their message, as the template
+    /// grammar's own errors do.
+    ///
+    /// ```
+    /// # use nanotool_runtime::{CommandSpec, SlotKind, SlotSpec};
+    /// let source = "grep -rn <pattern> <path>";
+    /// let slots = vec![SlotSpec::new("pattern", SlotKind::String, "Regex")];
+    /// let err = CommandSpec::new("grep", "Search", source, slots).unwrap_err();
+    /// assert_eq!(
+    ///     err.caret_line(source).unwrap(),
+    ///     "  grep -rn <pattern> <path>\n                     ^^^^^^"
+    /// );
+    /// ```
+    pub fn caret_line(&self, source: &str) -> Option<String> {
+        if let SpecError::Template(e) = self {
+            return Some(e.caret_line());
+        }
+        let span = self.span()?;
+        let start = source.get(..span.start)?.chars().count();
+        let width = source.get(span)?.chars().count().max(1);
+        Some(format!(
+            "  {source}\n  {}{}",
+            " ".repeat(start),
+            "^".repeat(width)
+        ))
+    }
+
+    /// Always [`crate::CODE_INVALID_DESCRIPTOR`] (613): a tool definition is invalid.
+    pub fn code(&self) -> u16 {
+        crate::error::CODE_INVALID_DESCRIPTOR
+    }
+}
+
+/// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl CommandSpec {
-    /// Builds a spec: parses the template, checks the policy, matches slots to specs.
+    /// Builds a spec: parses the template, matches slots to specs, validates the name, the
+    /// descriptions, enum values, patterns, ranges and defaults, then checks the policy
+    /// (deny list and code-entry table) with each slot's [`SlotSpec::freedom`].
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
         template: &str,
         slots: Vec<SlotSpec>,
     ) -> Result<Self, SpecError> {
-        let _ = (name.into(), description.into(), template, slots);
-        unimplemented!()
+        let name = name.into();
+        let description = description.into();
+        let template = Template::parse(template)?;
+        if !is_tool_name(&name) {
+            return Err(SpecError::InvalidName { name });
+        }
+        if description.trim().is_empty() {
+            return Err(SpecError::EmptyDescription { name });
+        }
+        let span_of = |slot: &str| {
+            template
+                .slots()
+                .find(|s| s.name() == slot)
+                .map(|s| s.span())
+        };
+
+        for (i, spec) in slots.iter().enumerate() {
+            if slots[..i].iter().any(|s| s.name() == spec.name()) {
+                return Err(SpecError::DuplicateSpec {
+                    slot: spec.name().to_owned(),
+                    span: span_of(spec.name()),
+                });
+            }
+        }
+        for slot in template.slots() {
+            if !slots.iter().any(|s| s.name() == slot.name()) {
+                return Err(SpecError::SlotWithoutSpec {
+                    slot: slot.name().to_owned(),
+                    span: slot.span(),
+                });
+            }
+        }
+        for spec in &slots {
+            let Some(span) = span_of(spec.name()) else {
+                return Err(SpecError::SpecWithoutSlot {
+                    slot: spec.name().to_owned(),
+                });
+            };
+            if let Some(problem) = spec.author_problem() {
+                let slot = spec.name().to_owned();
+                return Err(match problem {
+                    AuthorProblem::EmptyDescription => {
+                        SpecError::EmptySlotDescription { slot, span }
+                    }
+                    AuthorProblem::EmptyEnum => SpecError::EmptyEnum { slot, span },
+                    AuthorProblem::EnumValue { value, reason } => SpecError::EnumValue {
+                        slot,
+                        value,
+                        reason,
+                        span,
+                    },
+                    AuthorProblem::PatternNotForKind => SpecError::PatternNotForKind { slot, span },
+                    AuthorProblem::InvalidPattern { pattern, message } => {
+                        SpecError::InvalidPattern {
+                            slot,
+                            pattern,
+                            message,
+                            span,
+                        }
+                    }
+                    AuthorProblem::RangeNotForKind => SpecError::RangeNotForKind { slot, span },
+                    AuthorProblem::InvalidRange(reason) => {
+                        SpecError::InvalidRange { slot, reason, span }
+                    }
+                    AuthorProblem::InvalidDefault(reason) => {
+                        SpecError::InvalidDefault { slot, reason, span }
+                    }
+                });
+            }
+        }
+        let spec = CommandSpec {
+            name,
+            description,
+            template,
+            slots,
+        };
+        spec.check_default_tokens()?;
+        spec.check_denied(&[])?;
+        Ok(spec)
     }
 
-    /// The JSON Schema of the arguments.
+    /// A default that would start a token with `-` where the template does not would be
+    /// refused on every call that leaves it out: refuse it now.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
+    fn check_default_tokens(&self) -> Result<(), SpecError> {
+        for token in self.template.args() {
+            if token.literal_prefix().starts_with('-') {
+                continue;
+            }
+            let Some(Part::Slot(first)) = token.parts().first() else {
+                continue;
+            };
+            let Some(spec) = self.slot(first.name()) else {
+                continue;
+            };
+            if spec.kind() == &SlotKind::Path || matches!(spec.kind(), SlotKind::Enum(_)) {
+                continue;
+            }
+            let text = spec
+                .default()
+                .and_then(|d| spec.check_type(d).ok())
+                .map(|t| t.render());
+            if text.is_some_and(|t| t.starts_with('-')) {
+                return Err(SpecError::InvalidDefault {
+                    slot: spec.name().to_owned(),
+                    reason: "it begins with `-` where the template does not start the argument \
+                             with `-`, so every call would be refused as option injection; \
+                             write the option in the template itself"
+                        .into(),
+                    span: first.span(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the template against the deny list plus the host's `extra` binaries (and the
+    /// code-entry table), as [`CommandSpec::new`] does with no extra.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
+    pub fn check_denied(&self, extra: &[String]) -> Result<(), SpecError> {
+        let freedom = |name: &str| {
+            self.slot(name)
+                .map(SlotSpec::freedom)
+                .unwrap_or(SlotFreedom::Free)
+        };
+        policy::check_template(&self.template, &freedom, extra)?;
+        Ok(())
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The parsed template.
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
+    /// The slot specs, in the order the author gave them.
+    pub fn slots(&self) -> &[SlotSpec] {
+        &self.slots
+    }
+
+    /// The spec of slot `name`.
+    pub fn slot(&self, name: &str) -> Option<&SlotSpec> {
+        self.slots.iter().find(|s| s.name() == name)
+    }
+
+    /// The JSON Schema of the arguments: an object with `properties`, `required` (left out
+    /// when no slot is required) and `"additionalProperties": false`; no `$schema`, `title` or
+    /// type arrays.
+    ///
+    /// ```
+    /// # use nanotool_runtime::CommandSpec;
+    /// let spec = CommandSpec::new("list", "List the working directory", "ls -1", vec![]).unwrap();
+    /// assert_eq!(
+    ///     spec.json_schema(),
+    ///     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+    /// );
+    /// ```
     pub fn json_schema(&self) -> Value {
-        unimplemented!()
+        let mut properties = Map::new();
+        for slot in &self.slots {
+            properties.insert(slot.name().to_owned(), slot.json_schema());
+        }
+        let mut schema = Map::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), Value::Object(properties));
+        let required: Vec<Value> = self
+            .slots
+            .iter()
+            .filter(|s| s.is_required())
+            .map(|s| s.name().into())
+            .collect();
+        if !required.is_empty() {
+            schema.insert("required".into(), Value::Array(required));
+        }
+        schema.insert("additionalProperties".into(), false.into());
+        Value::Object(schema)
     }
 
-    /// Validates `args` and renders the argv; paths are confined to `root`.
+    /// Validates `args` and renders the argv; paths are confined to `root` (the kernel's
+    /// working directory). This is the one validator every form goes through.
+    ///
+    /// The checks run in this order, each over every slot (in template order) before the
+    /// next: the arguments are a JSON object; unknown argument; missing required (`null`
+    /// counts as missing for a required slot, and as absent for an optional one); wrong type;
+    /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
+    /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
+    /// (the template's literal text or an enum value) does not begin, a path beginning with
+    /// `-`, path confinement. The first failure is returned. An absent optional slot without
+    /// a default drops its whole token; every literal part is kept as written. Arguments that
+    /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
     pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
-        let _ = (
-            args,
-            root,
-            &self.name,
-            &self.description,
-            &self.template,
-            &self.slots,
-        );
-        unimplemented!()
+        let object = match args {
+            Value::Object(object) => object,
+            other => {
+                return Err(SlotError::new(
+                    "",
+                    format!(
+                        "expected a JSON object of named arguments, got {}; write e.g. `{}`",
+                        match other {
+                            Value::Null => "`null`",
+                            Value::Bool(_) => "a boolean",
+                            Value::Number(_) => "a number",
+                            Value::String(_) => "a string",
+                            Value::Array(_) => "an array",
+                            Value::Object(_) => "an object",
+                        },
+                        self.example_call()
+                    ),
+                ));
+            }
+        };
+
+        // Unknown argument.
+        if let Some(key) = object.keys().find(|k| self.slot(k).is_none()) {
+            let reason = if self.slots.is_empty() {
+                "unknown argument: this tool takes no arguments; send `{}`".to_owned()
+            } else {
+                let near = self
+                    .slots
+                    .iter()
+                    .map(SlotSpec::name)
+                    .filter(|name| !object.contains_key(*name))
+                    .find(|name| edit_distance(name, key) <= 2);
+                format!(
+                    "unknown argument: this tool takes only {}{}",
+                    self.slots
+                        .iter()
+                        .map(|s| format!("`{}`", s.name()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    near.map(|n| format!("; did you mean `{n}`?"))
+                        .unwrap_or_default()
+                )
+            };
+            return Err(SlotError::new(crate::slot::shown(key), reason));
+        }
+
+        // The slots in template order (every slot has a spec and every spec a slot).
+        let ordered: Vec<&SlotSpec> = self
+            .template
+            .slot_names()
+            .filter_map(|n| self.slot(n))
+            .collect();
+
+        // Missing required.
+        for spec in &ordered {
+            let given = object.get(spec.name()).filter(|v| !v.is_null());
+            if spec.is_required() && given.is_none() {
+                return Err(spec.error(format!(
+                    "missing: this argument is required ({}); add `\"{}\": {}`",
+                    spec.description(),
+                    spec.name(),
+                    placeholder_value(spec.kind())
+                )));
+            }
+        }
+
+        // Wrong type.
+        let mut typed: Vec<(&SlotSpec, Option<Typed>)> = Vec::with_capacity(ordered.len());
+        for spec in &ordered {
+            let value = object
+                .get(spec.name())
+                .filter(|v| !v.is_null())
+                .or(spec.default());
+            let t = value.map(|v| spec.check_type(v)).transpose()?;
+            typed.push((spec, t));
+        }
+
+        // Out of enum, range or pattern.
+        for (spec, t) in &typed {
+            if let Some(t) = t {
+                spec.check_constraints(t)?;
+            }
+        }
+
+        // Forbidden characters in the rendered values.
+        let mut texts: Vec<(&SlotSpec, Option<String>)> = Vec::with_capacity(typed.len());
+        for (spec, t) in typed {
+            let text = t.map(|t| t.render());
+            if let Some(text) = &text {
+                spec.check_chars(text)?;
+            }
+            texts.push((spec, text));
+        }
+
+        // What each slot renders to: a path's lexical form (it always begins with `.`; a path
+        // that has none is refused by the confinement check below).
+        let rendered_for_tokens: Vec<(&str, Option<String>)> = texts
+            .iter()
+            .map(|(spec, text)| {
+                let shown = text.as_ref().map(|text| {
+                    if spec.kind() == &SlotKind::Path {
+                        crate::slot::lexical_path(spec, text)
+                            .map(|c| crate::slot::render_components(&c))
+                            .unwrap_or_else(|_| "./".to_owned())
+                    } else {
+                        text.clone()
+                    }
+                });
+                (spec.name(), shown)
+            })
+            .collect();
+        let lookup = |name: &str| -> Option<&str> {
+            rendered_for_tokens
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, t)| t.as_deref())
+        };
+
+        // A token may begin with `-` only if the author's text begins it: the template's
+        // literal text, or an enum value (skeleton too). What counts is the first non-empty
+        // piece of the rendered token, so `<a><b>` with `a` empty and `b` = `-x` is refused,
+        // while `<a>-x` with `a` empty renders the author's own `-x`.
+        for token in self.template.args() {
+            let Some(text) = token.render(lookup) else {
+                continue;
+            };
+            if !text.starts_with('-') {
+                continue;
+            }
+            let leader = token.parts().iter().find_map(|part| match part {
+                Part::Literal(text) if !text.is_empty() => Some(None),
+                Part::Literal(_) => None,
+                Part::Slot(slot) => lookup(slot.name())
+                    .is_some_and(|t| !t.is_empty())
+                    .then_some(Some(slot.name())),
+            });
+            let Some(Some(culprit)) = leader else {
+                continue;
+            };
+            if matches!(
+                self.slot(culprit).map(SlotSpec::kind),
+                Some(SlotKind::Enum(_))
+            ) {
+                continue;
+            }
+            return Err(SlotError::new(
+                culprit,
+                format!(
+                    "the argument would be `{}`, which begins with `-` and would be read as an \
+                     option; a value here may not begin with `-`: remove the leading `-` (in a \
+                     regex, `[-]` matches a literal dash)",
+                    crate::slot::shown(&text)
+                ),
+            ));
+        }
+
+        // A path may not begin with `-`.
+        for (spec, text) in &texts {
+            if let (SlotKind::Path, Some(text)) = (spec.kind(), text) {
+                spec.check_path_dash(text)?;
+            }
+        }
+
+        // Path confinement.
+        let mut finals: Vec<(&str, Option<String>)> = Vec::with_capacity(texts.len());
+        for (spec, text) in texts {
+            let text = match (spec.kind(), text) {
+                (SlotKind::Path, Some(text)) => Some(spec.confine_path(&text, root)?),
+                (_, text) => text,
+            };
+            finals.push((spec.name(), text));
+        }
+
+        Ok(Argv(self.template.render(|name| {
+            finals
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, t)| t.as_deref())
+        })))
     }
+
+    /// A call that would pass the type checks, for error messages.
+    fn example_call(&self) -> String {
+        let fields: Vec<String> = self
+            .template
+            .slot_names()
+            .filter_map(|n| self.slot(n))
+            .filter(|s| s.is_required())
+            .map(|s| format!("\"{}\": {}", s.name(), placeholder_value(s.kind())))
+            .collect();
+        format!("{{{}}}", fields.join(", "))
+    }
+}
+
+fn placeholder_value(kind: &SlotKind) -> String {
+    match kind {
+        SlotKind::String => "\"...\"".into(),
+        SlotKind::Integer => "1".into(),
+        SlotKind::Number => "1.5".into(),
+        SlotKind::Enum(values) => format!(
+            "\"{}\"",
+            values.first().map(String::as_str).unwrap_or_default()
+        ),
+        SlotKind::Path => "\"src/main.rs\"".into(),
+    }
+}
+
+/// Levenshtein distance over characters, for "did you mean" hints (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.to_lowercase().chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(here)
+            };
+            prev = here;
+        }
+    }
+    row[b.len()]
 }

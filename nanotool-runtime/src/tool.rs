@@ -1,9 +1,38 @@
 //! The object-safe [`Tool`] trait every form implements, [`ToolOutput`], and [`CommandTool`]:
 //! a [`CommandSpec`] as a tool (the one call path shared by the macro and descriptors).
 //!
-//! STUB — being written; the signatures below are the contract.
+//! ```
+//! use nanotool_runtime::{
+//!     CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind, SlotSpec, Tool,
+//!     ToolContext,
+//! };
+//! use serde_json::json;
+//! use std::sync::Arc;
+//!
+//! let spec = CommandSpec::new(
+//!     "count_lines",
+//!     "Count the lines of a file",
+//!     "wc -l <file>",
+//!     vec![SlotSpec::new("file", SlotKind::Path, "The file to count")],
+//! )
+//! .unwrap();
+//! let tool: Arc<dyn Tool> = Arc::new(CommandTool::new(spec));
+//! assert_eq!(tool.name(), "count_lines");
+//!
+//! let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+//! let ctx = ToolContext { kernel: &kernel, cancel: None };
+//! // Refused before anything runs: the model sees the reason as the tool's result.
+//! let out = tool.call(&json!({"file": "../../etc/shadow"}), &ctx);
+//! assert!(out.is_error);
+//! assert_eq!(out.code, Some(614));
+//! assert!(out.text.starts_with("error 614: argument `file`: `../../etc/shadow` leaves the working directory"));
+//! ```
+//!
+//! What does *not* live here: validation (see [`CommandSpec::render`]), running a command (see
+//! [`crate::kernel`]), and assembling tools into a set (see [`crate::toolbox`]).
 
 use crate::kernel::{CancelHandle, CommandExecKernel, ExecResult};
+use crate::slot::SlotError;
 use crate::spec::CommandSpec;
 use serde_json::Value;
 
@@ -21,12 +50,49 @@ pub struct ToolContext<'a> {
 pub struct ToolOutput {
     /// The result text.
     pub text: String,
-    /// Whether the call failed (refused, failed to start, timed out, non-zero exit).
+    /// Whether the call failed: refused (614), the command failed to start, timed out or was
+    /// cancelled. A non-zero exit is a normal result (grep's 1 means "no match").
     pub is_error: bool,
     /// The error code (614 for refused arguments), if any.
     pub code: Option<u16>,
     /// What the kernel did, when a command ran.
     pub exec: Option<ExecResult>,
+}
+
+impl ToolOutput {
+    /// A call refused by slot validation: `error 614: <the error>`, marked as an error.
+    ///
+    /// ```
+    /// use nanotool_runtime::{SlotError, ToolOutput};
+    ///
+    /// let out = ToolOutput::refused(&SlotError::new("path", "`/etc` is absolute"));
+    /// assert_eq!(out.text, "error 614: argument `path`: `/etc` is absolute");
+    /// assert!(out.is_error);
+    /// assert_eq!(out.code, Some(614));
+    /// ```
+    pub fn refused(error: &SlotError) -> Self {
+        ToolOutput {
+            text: format!("error {}: {error}", error.code()),
+            is_error: true,
+            code: Some(error.code()),
+            exec: None,
+        }
+    }
+
+    /// The result of a command that ran (or tried to): the text is [`ExecResult::text`];
+    /// an error when the command failed to start, timed out or was cancelled.
+    pub fn from_exec(result: ExecResult) -> Self {
+        ToolOutput {
+            text: result.text(),
+            is_error: exec_failed(&result),
+            code: None,
+            exec: Some(result),
+        }
+    }
+}
+
+fn exec_failed(result: &ExecResult) -> bool {
+    result.start_error.is_some() || result.timed_out || result.cancelled
 }
 
 /// One tool: a name, a description, an input schema, and a call.
@@ -45,8 +111,51 @@ pub trait Tool: Send + Sync {
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput;
 }
 
-/// A [`CommandSpec`] as a [`Tool`].
+/// A [`CommandSpec`] as a [`Tool`]: a call renders the arguments against the kernel's working
+/// directory (refused with 614 if they fail) and runs the argv through the kernel.
 #[derive(Debug, Clone)]
 pub struct CommandTool {
     spec: CommandSpec,
+}
+
+impl CommandTool {
+    /// Wraps a spec.
+    pub fn new(spec: CommandSpec) -> Self {
+        CommandTool { spec }
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &CommandSpec {
+        &self.spec
+    }
+}
+
+impl Tool for CommandTool {
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn description(&self) -> &str {
+        self.spec.description()
+    }
+
+    fn input_schema(&self) -> Value {
+        self.spec.json_schema()
+    }
+
+    fn spec(&self) -> Option<&CommandSpec> {
+        Some(&self.spec)
+    }
+
+    fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        let argv = match self.spec.render(args, ctx.kernel.cwd()) {
+            Ok(argv) => argv,
+            Err(error) => return ToolOutput::refused(&error),
+        };
+        let result = match ctx.cancel {
+            Some(cancel) => ctx.kernel.run_cancellable(&argv, cancel),
+            None => ctx.kernel.run(&argv),
+        };
+        ToolOutput::from_exec(result)
+    }
 }

@@ -1,0 +1,447 @@
+//! Policy shared by every form (DESIGN §4): the deny list and the code-entry table, as data
+//! ([`tables`]), and the checks over them.
+//!
+//! # How a binary is named
+//!
+//! A template's binary is a bare name or a path; the policy always judges its
+//! [`canonical_name`]:
+//!
+//! - the basename: `/bin/rm`, `./rm`, `../../bin/rm`, `bin//rm` and `/bin/rm/` are all `rm`;
+//! - a trailing `.exe` is dropped (`rm.exe`);
+//! - ASCII case is folded: on a case-insensitive file system (macOS, Windows) `RM` runs `rm`,
+//!   and no legitimate tool is named a case variant of a denied one;
+//! - a version suffix is dropped: trailing digits and dots, and the `-`, `_` or `.` before
+//!   them (`bash5` and `bash-5.2` are `bash`, `python3.12` is `python`, `luajit-2.1` is
+//!   `luajit`, `ksh93` is `ksh`, `nc6` is `nc`). Only a suffix of digits is dropped:
+//!   `sha256sum` stays itself, and `base64` or `bzip2` become `base` and `bzip`, which no
+//!   table names. A legitimate tool that is a listed name plus digits would be refused; none
+//!   is known (`nc6` is netcat6, `ssh2` an SSH client: both rightly denied).
+//!
+//! [`binary_basename`] is the first step alone, for display.
+//!
+//! The deny list is [`DENIED_BINARIES`] (exactly DESIGN's list, `mkfs*` a prefix rule), plus
+//! [`DENIED_EQUIVALENTS`] (other programs with the same danger: `ash` for `sh`, `run0` for
+//! `sudo`, ...), plus the host's additions, matched the same way.
+//!
+//! What does *not* live here: the template grammar ([`crate::template`]) and what values a
+//! slot accepts ([`crate::slot`]); the policy only asks whether a slot is
+//! [`SlotFreedom::Free`].
+
+mod scan;
+pub mod tables;
+
+use crate::template::Template;
+use scan::{HitKind, Scanner, Word};
+use std::ops::Range;
+use thiserror::Error;
+
+pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
+
+/// How free a slot is: whether it could carry code if it stood where code goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotFreedom {
+    /// A free string or path: it could carry anything.
+    Free,
+    /// An integer, number, enum, or a string with a `pattern`: it cannot carry code (for a
+    /// pattern or an enum, the author vouches for that).
+    Constrained,
+}
+
+/// The basename of a binary as written: `/bin/rm`, `./rm`, `bin//rm` and `/bin/rm/` → `rm`.
+///
+/// ```
+/// use nanotool_runtime::policy::binary_basename;
+/// assert_eq!(binary_basename("../../bin/rm"), "rm");
+/// assert_eq!(binary_basename("grep"), "grep");
+/// ```
+pub fn binary_basename(binary: &str) -> &str {
+    let trimmed = binary.trim_end_matches('/');
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+/// The name the policy judges a binary by, with every version dropped: basename, no `.exe`,
+/// ASCII lowercase, no trailing version (see the module doc). Matching uses every
+/// intermediate form too ([`name_forms`]), so `run0` is still `run0`.
+///
+/// ```
+/// use nanotool_runtime::policy::canonical_name;
+/// assert_eq!(canonical_name("/usr/bin/python3.12"), "python");
+/// assert_eq!(canonical_name("./BASH-5.2"), "bash");
+/// assert_eq!(canonical_name("mkfs.ext4"), "mkfs.ext");
+/// assert_eq!(canonical_name("sha256sum"), "sha256sum");
+/// ```
+pub fn canonical_name(binary: &str) -> String {
+    name_forms(binary).pop().unwrap_or_default()
+}
+
+/// Every form a binary's name is matched by, most specific first: the lowercase basename
+/// without `.exe`, then with one trailing version component dropped at a time.
+///
+/// ```
+/// use nanotool_runtime::policy::name_forms;
+/// assert_eq!(name_forms("/usr/bin/Python3.12"), ["python3.12", "python3", "python"]);
+/// assert_eq!(name_forms("luajit-2.1"), ["luajit-2.1", "luajit-2", "luajit"]);
+/// assert_eq!(name_forms("grep"), ["grep"]);
+/// ```
+pub fn name_forms(binary: &str) -> Vec<String> {
+    let base = binary_basename(binary);
+    let base = match base.len().checked_sub(4) {
+        Some(cut) if base.is_char_boundary(cut) && base[cut..].eq_ignore_ascii_case(".exe") => {
+            &base[..cut]
+        }
+        _ => base,
+    };
+    let lower = base.to_ascii_lowercase();
+    let mut forms = vec![lower.clone()];
+    let mut rest = lower.as_str();
+    loop {
+        let stem = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+        if stem.len() == rest.len() || stem.is_empty() {
+            break;
+        }
+        let stem = stem.strip_suffix(['-', '_', '.']).unwrap_or(stem);
+        if stem.is_empty() {
+            break;
+        }
+        forms.push(stem.to_owned());
+        rest = &lower[..stem.len()];
+    }
+    forms
+}
+
+/// Which deny-list entry a binary falls under, if any.
+fn built_in_denial(binary: &str) -> Option<&'static str> {
+    name_forms(binary).iter().find_map(|name| {
+        if name.starts_with("mkfs") {
+            return Some("mkfs*");
+        }
+        if let Some(entry) = DENIED_BINARIES.iter().find(|d| **d == name) {
+            return Some(*entry);
+        }
+        DENIED_EQUIVALENTS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, stands_for)| *stands_for)
+    })
+}
+
+/// Whether a binary (as written in a template, a bare name or a path) is denied by the
+/// built-in list ([`DENIED_BINARIES`], [`DENIED_EQUIVALENTS`]) or by `extra` (the host's
+/// additions). A binary matches an entry when one of its [`name_forms`] is the entry's
+/// lowercase basename: `/bin/rm`, `./RM` and `rm.exe` are all `rm`, and a host that denies
+/// `python3` also denies `python3.12` (but not `python2`).
+///
+/// ```
+/// use nanotool_runtime::policy::is_denied;
+/// assert!(is_denied("/bin/rm", &[]));
+/// assert!(is_denied("mkfs.ext4", &[]));
+/// assert!(!is_denied("grep", &[]));
+/// assert!(is_denied("./grep", &["grep".to_string()]));
+/// ```
+pub fn is_denied(binary: &str, extra: &[String]) -> bool {
+    built_in_denial(binary).is_some() || host_denial(binary, extra)
+}
+
+fn host_denial(binary: &str, extra: &[String]) -> bool {
+    let forms = name_forms(binary);
+    extra.iter().any(|entry| {
+        let entry = binary_basename(entry).to_ascii_lowercase();
+        forms.contains(&entry)
+    })
+}
+
+/// A template or an argv the policy refuses. Every message says what is wrong and what to
+/// write instead; [`PolicyError::span`] points into the template source where it can.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PolicyError {
+    /// The binary is on the deny list (built-in or the host's).
+    #[error("binary `{binary}` is denied: {}", denial_text(binary))]
+    DeniedBinary {
+        /// The binary as written.
+        binary: String,
+    },
+    /// A launcher (`timeout`, `nice`, `find -exec`, ...) would run a denied binary.
+    #[error(
+        "`{launcher}` would run `{binary}`, which is denied: {}",
+        denial_text(binary)
+    )]
+    DeniedCommand {
+        /// The launcher as written (the template's binary, or an inner launcher).
+        launcher: String,
+        /// The denied binary as written.
+        binary: String,
+        /// Where `binary` stands in the template source (`None` for an argv).
+        span: Option<Range<usize>>,
+    },
+    /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
+    #[error(
+        "`{shown}`: slot `{slot}` is {why} (`{option}` of {binary}); {}",
+        if option == &COMMAND_OPTION {
+            "write that part as literal text in the template"
+        } else {
+            "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
+        }
+    )]
+    CodeEntry {
+        /// The slot's name.
+        slot: String,
+        /// The binary that would run the code (basename as written).
+        binary: String,
+        /// The option (`-c`, `--eval`) or operand (`<script> operand`) the slot stands in.
+        option: &'static str,
+        /// What the slot would be there, e.g. "the code the interpreter runs".
+        why: &'static str,
+        /// The template text around the slot, e.g. `python3 -c <code>`.
+        shown: String,
+        /// The slot's byte range in the template source.
+        span: Range<usize>,
+    },
+    /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
+    /// outright (DESIGN §8).
+    #[error(
+        "`{binary} {option}`: {why}; free-text commands never do this: use a command tool whose template fixes it"
+    )]
+    ExecOption {
+        /// The binary as written.
+        binary: String,
+        /// The option or operand as written.
+        option: String,
+        /// Why it is refused.
+        why: String,
+    },
+    /// An empty argv.
+    #[error("empty command: write the binary first, e.g. `git log -n 3`")]
+    EmptyCommand,
+}
+
+/// The `option` of a [`PolicyError::CodeEntry`] whose slot stands as the binary of a command
+/// a launcher runs (`timeout 5 <cmd>`): only literal text may stand there.
+pub const COMMAND_OPTION: &str = scan::COMMAND;
+
+fn denial_text(binary: &str) -> String {
+    match built_in_denial(binary) {
+        Some(entry) => {
+            let as_entry = if name_forms(binary).iter().any(|f| f == entry) {
+                String::new()
+            } else {
+                format!(" (denied as `{entry}`)")
+            };
+            format!(
+                "{}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need",
+                tables::deny_reason(entry)
+            )
+        }
+        None => "the host's deny list forbids it; use another tool".to_owned(),
+    }
+}
+
+impl PolicyError {
+    /// The byte range in the template source to put the caret under, when known.
+    pub fn span(&self) -> Option<Range<usize>> {
+        match self {
+            PolicyError::CodeEntry { span, .. } => Some(span.clone()),
+            PolicyError::DeniedCommand { span, .. } => span.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// A slot standing where code goes: found by [`code_entry_sites`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeEntrySite {
+    /// The slot's name.
+    pub slot: String,
+    /// The binary that would run the code (as written; a launcher's inner binary for
+    /// `timeout 5 python3 -c <x>`).
+    pub binary: String,
+    /// The option (`-c`, `--eval`, `-exec`) or operand (`<script> operand`) it stands in.
+    pub option: &'static str,
+    /// What the slot would be there, e.g. "the code the interpreter runs".
+    pub why: &'static str,
+    /// The template text around it, e.g. `python3 -c <code>`.
+    pub shown: String,
+    /// The slot's byte range in the template source.
+    pub span: Range<usize>,
+    /// Whether only literal text may stand there (a command a launcher runs: its binary is
+    /// never a slot, constrained or not).
+    pub literal_only: bool,
+}
+
+/// Every slot of `template` that stands where code goes, in template order: as the value of
+/// a code-entry option (`-c <x>`, `-c<x>`, `--eval=<x>`, `--ev <x>`), as a program operand
+/// (`python3 <script>`, `sed <script> <file>`), as a launcher's option value (`git -c <cfg>`,
+/// `tar --to-command=<x>`), as the command a launcher runs (`timeout 5 <cmd>`), or where it
+/// chooses an option itself (`python3 -<flags> x`). Literal code is not a site: the author
+/// wrote it.
+///
+/// ```
+/// use nanotool_runtime::policy::code_entry_sites;
+/// use nanotool_runtime::template::Template;
+///
+/// let t = Template::parse("python3 -c <code> <arg>").unwrap();
+/// let sites = code_entry_sites(&t);
+/// assert_eq!(sites.len(), 1);
+/// assert_eq!((sites[0].slot.as_str(), sites[0].option), ("code", "-c"));
+/// assert_eq!(sites[0].span, 11..17);
+/// assert!(code_entry_sites(&Template::parse("wc -l <file>").unwrap()).is_empty());
+/// ```
+pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
+    let mut sites: Vec<CodeEntrySite> = Vec::new();
+    for hit in scan_template(template, &[]) {
+        let literal_only = match hit.kind {
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+            HitKind::Effect | HitKind::Denied => continue,
+        };
+        for (slot, span) in &hit.slots {
+            if sites.iter().any(|s| &s.slot == slot) {
+                continue;
+            }
+            sites.push(CodeEntrySite {
+                slot: slot.clone(),
+                binary: hit.binary.clone(),
+                option: hit.option,
+                why: hit.why,
+                shown: format!("{} {}", hit.binary, hit.written),
+                span: span.clone(),
+                literal_only,
+            });
+        }
+    }
+    sites
+}
+
+fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
+    let mut scanner = Scanner::new(extra);
+    scanner.command(&Word::from_template(template), 0);
+    scanner.hits
+}
+
+/// Checks a parsed template against the deny list (built-in plus `extra_deny`, on the binary
+/// and on every command a launcher in it runs) and the code-entry table: every code-entry
+/// site ([`code_entry_sites`]) whose slot is [`SlotFreedom::Free`] is refused, and a slot
+/// standing as a launcher's command binary is refused whatever its freedom.
+///
+/// ```
+/// use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
+/// use nanotool_runtime::template::Template;
+///
+/// let sed = Template::parse("sed -n <range>p <path>").unwrap();
+/// let pattern = |slot: &str| if slot == "range" { SlotFreedom::Constrained } else { SlotFreedom::Free };
+/// assert_eq!(check_template(&sed, &pattern, &[]), Ok(()));
+/// let free = |_: &str| SlotFreedom::Free;
+/// let err = check_template(&sed, &free, &[]).unwrap_err();
+/// assert!(matches!(err, PolicyError::CodeEntry { ref slot, .. } if slot == "range"));
+/// assert_eq!(err.span(), Some(7..14));
+/// ```
+pub fn check_template(
+    template: &Template,
+    freedom: &dyn Fn(&str) -> SlotFreedom,
+    extra_deny: &[String],
+) -> Result<(), PolicyError> {
+    if is_denied(template.binary(), extra_deny) {
+        return Err(PolicyError::DeniedBinary {
+            binary: template.binary().to_owned(),
+        });
+    }
+    for hit in scan_template(template, extra_deny) {
+        let literal_only = match hit.kind {
+            HitKind::Effect => continue,
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: hit.span,
+                });
+            }
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+        };
+        let refused = hit
+            .slots
+            .iter()
+            .find(|(slot, _)| literal_only || freedom(slot) == SlotFreedom::Free);
+        if let Some((slot, span)) = refused {
+            return Err(PolicyError::CodeEntry {
+                slot: slot.clone(),
+                shown: format!("{} {}", hit.binary, hit.written),
+                binary: hit.binary,
+                option: hit.option,
+                why: hit.why,
+                span: span.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// ExecTool's layer 4 (DESIGN §8): checks a free-text argv, where nothing is fixed. Refuses a
+/// denied binary (also as the command of a launcher: `timeout 5 rm x`), every code-entry
+/// option of an interpreter (bundles `-Ic`, attached `-cprint(1)`, abbreviations `--ev`),
+/// an interpreter's program operand (`python3 script.py`, `awk '{...}' f`), and the
+/// launcher and writer options of common binaries (`find -exec/-delete/-fprint...`,
+/// `git -c/--output/--upload-pack/--ext-diff...`, `rg --pre`, `tar --to-command...`,
+/// `sort -o`, `sed -i`); sed runs only with a `N[,M]p` script.
+///
+/// ```
+/// use nanotool_runtime::policy::check_exec_argv;
+/// let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+/// assert!(check_exec_argv(&argv("git log -n 3")).is_ok());
+/// assert!(check_exec_argv(&argv("sed -n 1,5p notes.txt")).is_ok());
+/// assert!(check_exec_argv(&argv("git -c alias.x=!sh x")).is_err());
+/// assert!(check_exec_argv(&argv("python3 -Ic print(1)")).is_err());
+/// ```
+pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
+    check_exec_argv_with(argv, &[])
+}
+
+/// [`check_exec_argv`] with the host's extra deny list, applied to the binary and to every
+/// command a launcher in the argv runs.
+pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<(), PolicyError> {
+    let Some(binary) = argv.first() else {
+        return Err(PolicyError::EmptyCommand);
+    };
+    if is_denied(binary, extra_deny) {
+        return Err(PolicyError::DeniedBinary {
+            binary: binary.clone(),
+        });
+    }
+    let mut scanner = Scanner::new(extra_deny);
+    scanner.command(&Word::from_argv(argv), 0);
+    for hit in scanner.hits {
+        let why = match hit.kind {
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: None,
+                });
+            }
+            HitKind::Code if hit.exec_ok => continue,
+            HitKind::Code | HitKind::CommandBinary => match hit.option {
+                scan::PROGRAM | scan::OPERAND | scan::SUBCOMMAND | scan::COMMAND => {
+                    format!("`{}` would be {}", hit.written, hit.why)
+                }
+                option => format!("`{option}` takes {}", hit.why),
+            },
+            HitKind::Effect => format!("`{}`: {}", hit.option, hit.why),
+        };
+        return Err(PolicyError::ExecOption {
+            binary: hit.binary,
+            option: hit.written,
+            why,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_stay_small_enough_to_return_by_value() {
+        // `SpecError` wraps `PolicyError`; clippy's `result_large_err` draws the line at 128.
+        assert!(std::mem::size_of::<PolicyError>() <= 120);
+    }
+}

@@ -1,0 +1,348 @@
+//! ExecTool, layer by layer, against real binaries in a scratch workspace whose canary files
+//! must survive every refused command.
+
+use nanotool_runtime::{CommandExecKernel, ExecTool, KernelSettings, ToolOutput, Toolbox};
+use serde_json::{Value, json};
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+const CANARY: &str = "keep me\n";
+
+struct Workspace {
+    dir: TempDir,
+    /// A sibling folder outside the workspace holding a secret.
+    outside: TempDir,
+    toolbox: Toolbox,
+}
+
+impl Workspace {
+    fn new(allow: &[&str]) -> Self {
+        let dir = TempDir::new().unwrap();
+        let outside = TempDir::new().unwrap();
+        fs::write(outside.path().join("secret"), "the secret\n").unwrap();
+        fs::write(dir.path().join("canary"), CANARY).unwrap();
+        fs::write(dir.path().join("x"), "b\na\n").unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        fs::write(dir.path().join("sub/inner.txt"), "inner\n").unwrap();
+        symlink("/etc", dir.path().join("etc_link")).unwrap();
+        symlink(outside.path(), dir.path().join("out_link")).unwrap();
+        let kernel = CommandExecKernel::new(KernelSettings {
+            cwd: dir.path().to_path_buf(),
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        let mut toolbox = Toolbox::new(kernel);
+        toolbox
+            .enable_exec(allow.iter().map(|s| s.to_string()).collect())
+            .unwrap();
+        Workspace {
+            dir,
+            outside,
+            toolbox,
+        }
+    }
+
+    fn exec(&self, command: &str) -> ToolOutput {
+        self.toolbox
+            .call("exec", &json!({ "command": command }), None)
+            .unwrap()
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    fn outside_name(&self) -> String {
+        self.outside
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn assert_canaries(&self) {
+        assert_eq!(
+            fs::read_to_string(self.dir.path().join("canary")).unwrap(),
+            CANARY
+        );
+        assert_eq!(
+            fs::read_to_string(self.dir.path().join("x")).unwrap(),
+            "b\na\n"
+        );
+        assert!(self.dir.path().join("sub/inner.txt").exists());
+        assert!(self.outside.path().join("secret").exists());
+    }
+}
+
+const ALL: &[&str] = &[
+    "ls", "cat", "find", "sed", "sort", "git", "python3", "grep", "wc", "head",
+];
+
+/// Asserts `command` is refused by `layer`, ran nothing, and left every canary alone.
+fn assert_refused(ws: &Workspace, command: &str, layer: u8) -> String {
+    let out = ws.exec(command);
+    assert!(
+        out.is_error,
+        "{command:?} must be refused, got {}",
+        out.text
+    );
+    assert_eq!(out.code, Some(614), "{command:?}");
+    assert!(out.exec.is_none(), "{command:?} ran nothing");
+    let prefix = format!("error 614: exec refused (layer {layer}, ");
+    assert!(out.text.starts_with(&prefix), "{command:?}: {}", out.text);
+    ws.assert_canaries();
+    out.text
+}
+
+fn assert_runs(ws: &Workspace, command: &str, expect: &str) {
+    let out = ws.exec(command);
+    assert!(!out.is_error, "{command:?}: {}", out.text);
+    let exec = out.exec.as_ref().expect("it ran");
+    assert_eq!(exec.exit_code, 0, "{command:?}: {}", out.text);
+    assert!(
+        out.text.contains(expect),
+        "{command:?}: {expect:?} in {}",
+        out.text
+    );
+    ws.assert_canaries();
+}
+
+// ---------------------------------------------------------------------------------------
+// Layer 3: operator scan (runs first, on the raw text)
+
+#[test]
+fn layer_3_refuses_operators_quotes_backslashes_and_invisible_characters() {
+    let ws = Workspace::new(ALL);
+    let cases = [
+        "cat canary; rm canary",
+        "cat canary | wc -l",
+        "cat canary && ls",
+        "cat canary || ls",
+        "cat canary & ls",
+        "cat $HOME",
+        "cat ${HOME}",
+        "cat `id`",
+        "cat $(id)",
+        "cat < canary",
+        "ls > canary",
+        "ls >> canary",
+        "cat 'canary'",
+        "cat \"canary\"",
+        "cat can\\ary",
+        "ls (sub)",
+        "cat canary\nrm canary",
+        "cat\tcanary",
+        "cat canary\r",
+        "cat \u{0}canary",
+        "cat \u{1b}[31mcanary",
+        "cat\u{00A0}canary",
+        "cat\u{2003}canary",
+        "cat canary\u{202E}",
+        "cat ca\u{200B}nary",
+        "cat \u{FEFF}canary",
+        "",
+        "   ",
+    ];
+    for command in cases {
+        assert_refused(&ws, command, 3);
+    }
+    let text = assert_refused(&ws, "cat canary | wc -l", 3);
+    assert!(text.contains("`|` at byte 11"), "{text}");
+    let text = assert_refused(&ws, "cat \"canary\"", 3);
+    assert!(text.contains("quotes"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Layer 1: binary allowlist
+
+#[test]
+fn layer_1_matches_the_exact_binary_token() {
+    let ws = Workspace::new(&["ls", "cat"]);
+    for command in [
+        "python3 -c 1",
+        "/bin/ls",
+        "/usr/bin/cat canary",
+        "./ls",
+        "../ls",
+        "LS",
+        "ls2",
+        "ca",
+        "find . -delete",
+    ] {
+        assert_refused(&ws, command, 1);
+    }
+    let text = assert_refused(&ws, "python3 -c 1", 1);
+    assert_eq!(
+        text,
+        "error 614: exec refused (layer 1, binary allowlist): `python3` is not allowlisted; \
+         allowed: ls, cat"
+    );
+    let text = assert_refused(&ws, "/bin/ls", 1);
+    assert!(text.contains("write `ls`"), "{text}");
+    assert_runs(&ws, "ls", "canary");
+}
+
+#[test]
+fn an_empty_allowlist_refuses_everything_and_a_path_form_can_be_allowlisted() {
+    let ws = Workspace::new(&[]);
+    let text = assert_refused(&ws, "ls", 1);
+    assert!(text.contains("allowed: none"), "{text}");
+
+    let ls = fs::canonicalize("/bin/ls").unwrap();
+    let ls = ls.to_string_lossy();
+    let ws = Workspace::new(&[&ls]);
+    assert_runs(&ws, &format!("{ls} -1"), "canary");
+    assert_refused(&ws, "ls", 1);
+
+    let root = std::env::temp_dir();
+    assert_eq!(ExecTool::default().check("ls", &root).unwrap_err().layer, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Layer 2: the deny list, even for an allowlisted binary
+
+#[test]
+fn layer_2_denied_binaries_cannot_be_allowlisted_and_are_checked_at_call_time() {
+    for denied in [
+        "rm", "sh", "bash", "env", "xargs", "curl", "/bin/rm", "sudo",
+    ] {
+        assert!(ExecTool::new(vec![denied.into()]).is_err(), "{denied}");
+    }
+    assert!(ExecTool::with_deny(vec!["cat".into()], vec!["cat".into()]).is_err());
+
+    // A host that denies a binary after enabling exec: refused at the next call.
+    let mut ws = Workspace::new(&["ls", "cat"]);
+    assert_runs(&ws, "cat canary", "keep me");
+    ws.toolbox.deny_binaries(["cat"]);
+    let text = assert_refused(&ws, "cat canary", 2);
+    assert!(text.contains("`cat` is on the deny list"), "{text}");
+    assert_runs(&ws, "ls", "canary");
+}
+
+// ---------------------------------------------------------------------------------------
+// Layer 4: argument rules (code entry, launchers and writers; confinement)
+
+#[test]
+fn layer_4_refuses_launchers_writers_and_code_entry() {
+    let ws = Workspace::new(ALL);
+    for command in [
+        "find . -delete",
+        "find . -name canary -delete",
+        "find . -exec cat {} +",
+        "find . -execdir cat {} +",
+        "find . -ok cat {} +",
+        "find . -fprint canary",
+        "sed -i s/keep/lost/ canary",
+        "sed -i.bak s/keep/lost/ canary",
+        "sed --in-place s/keep/lost/ canary",
+        "sed s/keep/lost/w/tmp/x canary",
+        "sed 1e/bin/id canary",
+        "sed -e 1p canary",
+        "sort -o canary x",
+        "sort --output=canary x",
+        "git -c core.pager=id log",
+        "git --upload-pack=id fetch",
+        "git log --output=canary",
+        "python3 -c 1",
+        "python3 -m http.server",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+}
+
+#[test]
+fn layer_4_confines_operands_and_option_values_to_the_workspace() {
+    let ws = Workspace::new(ALL);
+    let outside = ws.outside_name();
+    for command in [
+        "cat /etc/shadow".to_owned(),
+        "cat /etc/passwd".to_owned(),
+        "cat /proc/self/environ".to_owned(),
+        "head -c 10 /dev/urandom".to_owned(),
+        format!("cat ../{outside}/secret"),
+        format!("cat sub/../../{outside}/secret"),
+        "cat ..".to_owned(),
+        "ls ..".to_owned(),
+        "cat etc_link/passwd".to_owned(),
+        "cat out_link/secret".to_owned(),
+        "ls out_link".to_owned(),
+        "grep -f/etc/passwd canary".to_owned(),
+        "grep --file=/etc/passwd canary".to_owned(),
+        "grep -r x --include=a,/etc x".to_owned(),
+        "wc --files0-from=/etc/passwd".to_owned(),
+    ] {
+        let text = assert_refused(&ws, &command, 4);
+        assert!(
+            text.contains("working directory"),
+            "{command}: says what is allowed: {text}"
+        );
+    }
+}
+
+#[test]
+fn plain_commands_run_through_the_kernel() {
+    let ws = Workspace::new(ALL);
+    assert_runs(&ws, "ls", "canary");
+    assert_runs(&ws, "ls -la sub", "inner.txt");
+    assert_runs(&ws, "cat canary", "keep me");
+    assert_runs(&ws, "cat  sub/../canary", "keep me");
+    assert_runs(&ws, "wc -l canary", "1 canary");
+    assert_runs(&ws, "sed -n 1p canary", "keep me");
+    assert_runs(&ws, "sort x", "a\nb");
+    assert_runs(&ws, "grep -n keep canary", "1:keep me");
+    assert_runs(&ws, "head -n 1 sub/inner.txt", "inner");
+    assert_runs(&ws, "find . -name inner.txt", "./sub/inner.txt");
+    // A missing file is the command's own error, not a refusal.
+    let out = ws.exec("cat missing");
+    assert!(out.exec.is_some());
+    assert_ne!(out.exec.unwrap().exit_code, 0);
+}
+
+#[test]
+fn check_returns_the_argv_split_on_spaces() {
+    let ws = Workspace::new(ALL);
+    let exec = ExecTool::new(vec!["grep".into()]).unwrap();
+    assert_eq!(
+        exec.check("grep  -n   keep canary", &ws.root()).unwrap(),
+        ["grep", "-n", "keep", "canary"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The call's own arguments
+
+#[test]
+fn exec_takes_exactly_one_string_argument_named_command() {
+    let ws = Workspace::new(ALL);
+    let call = |args: Value| ws.toolbox.call("exec", &args, None).unwrap();
+    for (args, says) in [
+        (json!({}), "missing"),
+        (json!({"command": 1}), "must be a string"),
+        (json!({"command": "ls", "cwd": "/"}), "unknown argument"),
+        (json!("ls"), "must be an object"),
+        (json!(null), "must be an object"),
+    ] {
+        let out = call(args.clone());
+        assert!(out.is_error, "{args}");
+        assert_eq!(out.code, Some(614));
+        assert!(out.text.contains(says), "{args}: {}", out.text);
+    }
+    let tool = ws.toolbox.get("exec").unwrap();
+    assert_eq!(
+        tool.input_schema(),
+        json!({
+            "type": "object",
+            "properties": {"command": {"type": "string", "description": tool.input_schema()["properties"]["command"]["description"]}},
+            "required": ["command"],
+            "additionalProperties": false
+        })
+    );
+    assert!(
+        tool.description()
+            .contains("Allowed binaries: ls, cat, find")
+    );
+    let _: &Path = ws.dir.path();
+}
