@@ -599,7 +599,14 @@ fn wait_loop(
             let mut eof = false;
             for _ in 0..READS_PER_WAKE {
                 match sys::read(fd, buf) {
-                    ReadOutcome::Data(n) => capture.push(&buf[..n]),
+                    ReadOutcome::Data(n) => {
+                        capture.push(&buf[..n]);
+                        if n < buf.len() {
+                            // The pipe is (almost surely) empty: poll rather than pay for an
+                            // EAGAIN read.
+                            break;
+                        }
+                    }
                     ReadOutcome::WouldBlock => break,
                     ReadOutcome::Eof => {
                         eof = true;
