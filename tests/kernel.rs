@@ -489,6 +489,7 @@ fn the_environment_is_reduced_to_the_allowlist() {
 
 #[test]
 fn an_invalid_env_entry_is_a_clear_error() {
+    let _g = serial();
     let err = CommandExecKernel::new(KernelSettings {
         env: vec![("A=B".into(), "x".into())],
         ..KernelSettings::default()
@@ -556,6 +557,7 @@ fn argv0_is_kept_as_written() {
 
 #[test]
 fn a_missing_or_non_directory_cwd_is_a_clear_error() {
+    let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
     let err = CommandExecKernel::new(KernelSettings {
@@ -586,6 +588,7 @@ const PROBE_ENV: &str = "NANOTOOL_KERNEL_UNREADABLE_CWD";
 /// `an_unreadable_cwd_is_a_clear_error` as an unprivileged user (root reads everything).
 #[test]
 fn unreadable_cwd_probe() {
+    let _g = serial();
     let Ok(dir) = std::env::var(PROBE_ENV) else {
         // Run directly: check what needs no privilege change.
         assert!(
