@@ -699,3 +699,64 @@ fn the_text_has_the_design_shape() {
         "exit: 0\n11 bytes omitted\noutput: 01234\n[... 11 bytes omitted ...]\nghij\n"
     );
 }
+
+const SIGCHLD_PROBE_ENV: &str = "NANOTOOL_KERNEL_SIGCHLD_IGNORED";
+
+/// Runs a command in a host that ignores `SIGCHLD` (children reaped behind the kernel's back);
+/// run by `a_host_ignoring_sigchld_gets_an_answer_not_a_panic` in a process of its own.
+#[test]
+fn sigchld_ignored_probe() {
+    let _g = serial();
+    if std::env::var(SIGCHLD_PROBE_ENV).is_err() {
+        // Run directly: the same command in a normal host.
+        assert_eq!(default_kernel().run(&sh("echo hi")).output, "hi\n");
+        return;
+    }
+    // SAFETY: this process exists only to run this probe.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+    // The child may be reaped before its pidfd is opened: a race, so run it many times.
+    let results = within_watchdog("runs with SIGCHLD ignored", || {
+        let k = default_kernel();
+        (0..50).map(|_| k.run(&sh("echo hi"))).collect::<Vec<_>>()
+    });
+    for r in results {
+        println!(
+            "PROBE_RESULT: output={:?} start_error={:?}",
+            r.output, r.start_error
+        );
+    }
+}
+
+#[test]
+fn a_host_ignoring_sigchld_gets_an_answer_not_a_panic() {
+    let _g = serial();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "sigchld_ignored_probe",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SIGCHLD_PROBE_ENV, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "probe failed: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once("PROBE_RESULT: ").map(|(_, r)| r))
+        .collect();
+    assert_eq!(lines.len(), 50, "{stdout}");
+    for line in lines {
+        // The output still comes back; the lost exit status is said, not invented.
+        assert!(
+            line.starts_with("output=\"hi\\n\" start_error=Some("),
+            "{line}"
+        );
+        assert!(line.contains("exit status"), "{line}");
+    }
+}
