@@ -14,21 +14,30 @@
 //! with `notifications/cancelled`, which on stdio is the mechanism of 2026-07-28 too: the
 //! call's process group is killed and no response follows.
 //!
-//! What lives here: the framing (bounded line reader, one writer), the dispatcher, the worker
+//! What lives here: the framing (bounded line reader, one locked writer), the dispatcher, the worker
 //! pool that runs calls concurrently, cancellation, and the audit log of every call
 //! ([`audit`]). What does not: how a tool runs (the [`Tool`] and the kernel) and which tools
-//! exist (the [`ToolHost`]).
+//! exist (the [`ToolHost`], usually a [`Toolbox`]).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use nanotool::mcp::{McpServer, ServerOptions};
+//! use nanotool::{CommandExecKernel, KernelSettings, Toolbox};
+//!
+//! let toolbox = Toolbox::new(CommandExecKernel::new(KernelSettings::default()).unwrap());
+//! let server = McpServer::new(Arc::new(toolbox), ServerOptions::default());
+//! server.serve(std::io::stdin(), std::io::stdout()).unwrap();
+//! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nanotool_runtime::{CancelHandle, Tool, ToolOutput};
+use nanotool_runtime::{CancelHandle, Tool, ToolOutput, Toolbox};
 use serde_json::{Map, Value, json};
 
 /// The `_meta` key naming a request's protocol version (2026-07-28).
@@ -58,6 +67,7 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// The tools a server offers, and how one of them is called.
 ///
+/// [`Toolbox`] implements it; a host with its own registry may too.
 pub trait ToolHost: Send + Sync {
     /// Every tool, in a fixed order (the order `tools/list` pages through).
     fn tools(&self) -> &[Arc<dyn Tool>];
@@ -75,6 +85,42 @@ pub trait ToolHost: Send + Sync {
             .iter()
             .map(|t| tool_definition(t.as_ref()))
             .collect()
+    }
+}
+
+impl ToolHost for Toolbox {
+    fn tools(&self) -> &[Arc<dyn Tool>] {
+        Toolbox::tools(self)
+    }
+
+    fn call(&self, tool: &dyn Tool, args: &Value, cancel: &CancelHandle) -> ToolOutput {
+        // Through the toolbox, which also applies its deny list at call time.
+        match Toolbox::call(self, tool.name(), args, Some(cancel)) {
+            Ok(output) => output,
+            Err(unknown) => ToolOutput {
+                text: unknown.to_string(),
+                is_error: true,
+                code: None,
+                exec: None,
+            },
+        }
+    }
+
+    fn definitions(&self) -> Vec<Value> {
+        self.mcp_tools()
+    }
+
+    fn argv(&self, tool: &dyn Tool, args: &Value) -> Option<Vec<String>> {
+        match tool.spec() {
+            Some(spec) => spec
+                .render(args, self.kernel().cwd())
+                .ok()
+                .map(|argv| argv.into_vec()),
+            None => args
+                .get("command")
+                .and_then(Value::as_str)
+                .map(|command| command.split_whitespace().map(str::to_owned).collect()),
+        }
     }
 }
 
@@ -356,7 +402,7 @@ struct InFlight {
 struct Shared {
     host: Arc<dyn ToolHost>,
     options: ServerOptions,
-    out: Mutex<Sender<String>>,
+    out: Mutex<Output>,
     in_flight: Mutex<HashMap<String, InFlight>>,
     initialized: AtomicBool,
     accepted: AtomicUsize,
@@ -413,110 +459,199 @@ impl McpServer {
     /// Malformed input never ends the loop; only an I/O error reading `input` does.
     pub fn serve<R, W>(&self, input: R, output: W) -> io::Result<()>
     where
-        R: Read,
+        R: Read + Send + 'static,
         W: Write + Send + 'static,
     {
-        let session = Session::start(self.host.clone(), self.options.clone(), output);
+        let session = Arc::new(Session::new(
+            self.host.clone(),
+            self.options.clone(),
+            output,
+        ));
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(session.shared.clone());
-        let mut reader = BufReader::with_capacity(64 * 1024, input);
-        let mut line = Vec::new();
-        let result = loop {
-            match read_frame(&mut reader, self.options.max_line_bytes, &mut line) {
-                Ok(Frame::Line) => session.handle_line(&line),
-                Ok(Frame::TooLong(len)) => {
-                    tracing::warn!(bytes = len, "refused an oversized line");
-                    session.send_error(
-                        &Value::Null,
-                        &RpcError::new(
-                            INVALID_REQUEST,
-                            format!(
-                                "message too large: the line has more than {} bytes; send one JSON-RPC message per line, at most {} bytes",
-                                self.options.max_line_bytes, self.options.max_line_bytes
-                            ),
-                        ),
-                    );
-                }
-                Ok(Frame::Eof) => break Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => break Err(e),
-            }
-        };
-        let mut session = session;
-        session.finish_calls();
+        let pool = Arc::new(Pool {
+            state: Mutex::new(PoolState {
+                reader: Some(Box::new(BufReader::with_capacity(64 * 1024, input))),
+                queue: VecDeque::new(),
+                idle: 0,
+                eof: false,
+                error: None,
+            }),
+            wake: Condvar::new(),
+        });
+        let threads: Vec<_> = (0..self.options.workers.max(1))
+            .map(|i| {
+                let (session, pool) = (session.clone(), pool.clone());
+                thread::Builder::new()
+                    .name(format!("mcp-{i}"))
+                    .spawn(move || pool_thread(&session, &pool))
+            })
+            .collect::<io::Result<_>>()?;
+        for t in threads {
+            let _ = t.join();
+        }
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        session.close();
-        result
+        session.flush();
+        let error = pool
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .error
+            .take();
+        error.map_or(Ok(()), Err)
     }
 }
 
-/// A running session: the writer thread, the worker pool and the shared state.
+/// The threads of a session take turns at reading: one reads while the others run calls or
+/// wait. The reader that meets a `tools/call` runs it itself when another thread is idle to
+/// take over the reading (so no hop to another thread lies on the call's path), and queues
+/// it otherwise; either way a reader is always there for the next message, cancellations
+/// included.
+struct Pool {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+struct PoolState {
+    /// The input, when no thread is reading it.
+    reader: Option<Box<dyn BufRead + Send>>,
+    /// Calls waiting for a thread.
+    queue: VecDeque<Job>,
+    /// Threads waiting on `wake`.
+    idle: usize,
+    /// The input ended (or failed).
+    eof: bool,
+    /// Why reading failed, if it did.
+    error: Option<io::Error>,
+}
+
+/// What one turn at reading produced.
+enum Read1 {
+    /// A call to run.
+    Call(Job),
+    /// The input ended.
+    Eof,
+    /// Reading failed.
+    Failed(io::Error),
+}
+
+fn pool_thread(session: &Session, pool: &Pool) {
+    let mut line = Vec::new();
+    let mut st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(mut reader) = st.reader.take() {
+            drop(st);
+            let turn = session.read_one(reader.as_mut(), &mut line);
+            st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            match turn {
+                Read1::Call(job) => {
+                    st.reader = Some(reader);
+                    if st.idle > 0 {
+                        // Hand the reading over and run the call here.
+                        pool.wake.notify_one();
+                        drop(st);
+                        session.shared.run(job);
+                        st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+                    } else {
+                        st.queue.push_back(job);
+                    }
+                }
+                Read1::Eof => {
+                    st.eof = true;
+                    pool.wake.notify_all();
+                }
+                Read1::Failed(e) => {
+                    st.error = Some(e);
+                    st.eof = true;
+                    pool.wake.notify_all();
+                }
+            }
+            continue;
+        }
+        if let Some(job) = st.queue.pop_front() {
+            drop(st);
+            session.shared.run(job);
+            st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            continue;
+        }
+        if st.eof {
+            return;
+        }
+        st.idle += 1;
+        st = pool.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        st.idle -= 1;
+    }
+}
+
+/// Where messages go: one writer at a time, each message written whole as one line and
+/// flushed. After a failed write (the client closed its end) messages are dropped.
+struct Output {
+    sink: Box<dyn Write + Send>,
+    broken: bool,
+}
+
+/// A running session: the shared state and the message handlers.
 struct Session {
     shared: Arc<Shared>,
-    jobs: Option<Sender<Job>>,
-    workers: Vec<thread::JoinHandle<()>>,
-    writer: Option<thread::JoinHandle<()>>,
 }
 
 impl Session {
-    fn start<W: Write + Send + 'static>(
+    fn new<W: Write + Send + 'static>(
         host: Arc<dyn ToolHost>,
         options: ServerOptions,
         output: W,
     ) -> Self {
-        let (out_tx, out_rx) = mpsc::channel::<String>();
-        let writer = thread::Builder::new()
-            .name("mcp-writer".into())
-            .spawn(move || write_loop(out_rx, output))
-            .expect("spawn the writer thread");
         let fingerprint = fingerprint(host.tools());
         let definitions = host.definitions();
-        let workers_n = options.workers.max(1);
         let shared = Arc::new(Shared {
             host,
             options,
-            out: Mutex::new(out_tx),
+            out: Mutex::new(Output {
+                sink: Box::new(output),
+                broken: false,
+            }),
             in_flight: Mutex::new(HashMap::new()),
             initialized: AtomicBool::new(false),
             accepted: AtomicUsize::new(0),
             fingerprint,
             definitions,
         });
-        let (job_tx, job_rx) = mpsc::channel::<Job>();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        let workers = (0..workers_n)
-            .map(|i| {
-                let shared = shared.clone();
-                let rx = job_rx.clone();
-                thread::Builder::new()
-                    .name(format!("mcp-call-{i}"))
-                    .spawn(move || worker_loop(&shared, &rx))
-                    .expect("spawn a worker thread")
-            })
-            .collect();
-        Session {
-            shared,
-            jobs: Some(job_tx),
-            workers,
-            writer: Some(writer),
-        }
+        Session { shared }
     }
 
-    /// Lets the queued and running calls finish.
-    fn finish_calls(&mut self) {
-        drop(self.jobs.take());
-        for worker in self.workers.drain(..) {
-            let _ = worker.join();
-        }
+    fn flush(&self) {
+        let mut out = self.shared.out.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = out.sink.flush();
     }
 
-    /// Flushes the last messages and stops the writer.
-    fn close(mut self) {
-        self.finish_calls();
-        // The last sender goes with `shared`; the writer drains what is queued, then ends.
-        let writer = self.writer.take();
-        drop(self);
-        if let Some(writer) = writer {
-            let _ = writer.join();
+    /// Reads and handles messages until one is a call to run, or the input ends.
+    fn read_one(&self, reader: &mut dyn BufRead, line: &mut Vec<u8>) -> Read1 {
+        let max = self.shared.options.max_line_bytes;
+        loop {
+            match read_frame(reader, max, line) {
+                Ok(Frame::Line) => {
+                    if let Some(job) = self.handle_line(line) {
+                        return Read1::Call(job);
+                    }
+                }
+                Ok(Frame::TooLong(len)) => {
+                    tracing::warn!(bytes = len, "refused an oversized line");
+                    self.send_error(
+                        &Value::Null,
+                        &RpcError::new(
+                            INVALID_REQUEST,
+                            format!(
+                                "message too large: the line has more than {max} bytes; send one JSON-RPC message per line, at most {max} bytes"
+                            ),
+                        ),
+                    );
+                }
+                Ok(Frame::Eof) => return Read1::Eof,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Read1::Failed(e),
+            }
+            if line.capacity() > 1024 * 1024 {
+                *line = Vec::new();
+            }
         }
     }
 
@@ -528,7 +663,7 @@ impl Session {
         self.shared.send(error_message(id, error));
     }
 
-    fn handle_line(&self, line: &[u8]) {
+    fn handle_line(&self, line: &[u8]) -> Option<Job> {
         let text = match std::str::from_utf8(line) {
             Ok(t) => t,
             Err(e) => {
@@ -542,12 +677,12 @@ impl Session {
                         ),
                     ),
                 );
-                return;
+                return None;
             }
         };
         let text = text.trim();
         if text.is_empty() {
-            return;
+            return None;
         }
         let message: Value = match serde_json::from_str(text) {
             Ok(v) => v,
@@ -561,7 +696,7 @@ impl Session {
                         ),
                     ),
                 );
-                return;
+                return None;
             }
         };
         let object = match message {
@@ -574,7 +709,7 @@ impl Session {
                         "JSON-RPC batches are not part of MCP (2025-11-25, 2026-07-28); send each message on its own line",
                     ),
                 );
-                return;
+                return None;
             }
             _ => {
                 self.send_error(
@@ -584,13 +719,13 @@ impl Session {
                         "invalid request: a message is a JSON object with \"jsonrpc\": \"2.0\" and a \"method\"",
                     ),
                 );
-                return;
+                return None;
             }
         };
-        self.handle_object(object);
+        self.handle_object(object)
     }
 
-    fn handle_object(&self, mut msg: Map<String, Value>) {
+    fn handle_object(&self, mut msg: Map<String, Value>) -> Option<Job> {
         let id = msg.remove("id");
         // A usable id for error replies: only a string or a number is echoed.
         let reply_id = match &id {
@@ -605,7 +740,7 @@ impl Session {
                     "invalid request: \"jsonrpc\" must be \"2.0\"",
                 ),
             );
-            return;
+            return None;
         }
         let method = match msg.remove("method") {
             Some(Value::String(m)) => m,
@@ -617,7 +752,7 @@ impl Session {
                         "invalid request: \"method\" must be a string",
                     ),
                 );
-                return;
+                return None;
             }
             None => {
                 if msg.contains_key("result") || msg.contains_key("error") {
@@ -629,7 +764,7 @@ impl Session {
                         &RpcError::new(INVALID_REQUEST, "invalid request: \"method\" is missing"),
                     );
                 }
-                return;
+                return None;
             }
         };
         let params = msg.remove("params");
@@ -643,24 +778,30 @@ impl Session {
                     &RpcError::new(INVALID_PARAMS, "\"params\" must be a JSON object"),
                 );
             }
-            return;
+            return None;
         }
         let params = match params {
             Some(Value::Object(p)) => p,
             _ => Map::new(),
         };
         match id {
-            None => self.handle_notification(&method, &params),
+            None => {
+                self.handle_notification(&method, &params);
+                None
+            }
             Some(id @ (Value::String(_) | Value::Number(_))) => {
                 self.handle_request(id, &method, params)
             }
-            Some(_) => self.send_error(
-                &Value::Null,
-                &RpcError::new(
-                    INVALID_REQUEST,
-                    "invalid request: \"id\" must be a string or a number",
-                ),
-            ),
+            Some(_) => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        INVALID_REQUEST,
+                        "invalid request: \"id\" must be a string or a number",
+                    ),
+                );
+                None
+            }
         }
     }
 
@@ -678,7 +819,7 @@ impl Session {
         }
     }
 
-    fn handle_request(&self, id: Value, method: &str, params: Map<String, Value>) {
+    fn handle_request(&self, id: Value, method: &str, params: Map<String, Value>) -> Option<Job> {
         let result = match method {
             "initialize" => Ok(self.initialize(&params)),
             "ping" => Ok(json!({})),
@@ -690,11 +831,14 @@ impl Session {
                 .and_then(|era| self.shared.list_tools(&params, era)),
             "tools/call" => match self.era(&params, false) {
                 Ok(era) => {
-                    // Answered by a worker (or refused right here).
-                    if let Err(e) = self.accept_call(id.clone(), params, era) {
-                        self.send_error(&id, &e);
-                    }
-                    return;
+                    // Run by a pool thread (or refused right here).
+                    return match self.accept_call(id.clone(), params, era) {
+                        Ok(job) => Some(job),
+                        Err(e) => {
+                            self.send_error(&id, &e);
+                            None
+                        }
+                    };
                 }
                 Err(e) => Err(e),
             },
@@ -714,6 +858,7 @@ impl Session {
             Ok(result) => self.send(result_message(&id, self.shared.finish_result(result, era))),
             Err(e) => self.send_error(&id, &e),
         }
+        None
     }
 
     fn initialize(&self, params: &Map<String, Value>) -> Value {
@@ -785,7 +930,12 @@ impl Session {
         }
     }
 
-    fn accept_call(&self, id: Value, params: Map<String, Value>, era: Era) -> Result<(), RpcError> {
+    fn accept_call(
+        &self,
+        id: Value,
+        params: Map<String, Value>,
+        era: Era,
+    ) -> Result<Job, RpcError> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.clone(),
             Some(_) => {
@@ -862,33 +1012,31 @@ impl Session {
             );
         }
         self.shared.accepted.fetch_add(1, Ordering::SeqCst);
-        let job = Job {
+        Ok(Job {
             id,
             key,
             tool,
             args,
             era,
             cancel,
-        };
-        if let Some(jobs) = &self.jobs
-            && let Err(mpsc::SendError(job)) = jobs.send(job)
-        {
-            // Every worker is gone (cannot happen while the session lives); answer anyway.
-            self.shared.take_in_flight(&job.key);
-            return Err(RpcError::new(
-                INTERNAL_ERROR,
-                "no worker is left to run the call",
-            ));
-        }
-        Ok(())
+        })
     }
 }
 
 impl Shared {
     fn send(&self, message: Value) {
-        let line = message.to_string();
-        let out = self.out.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = out.send(line);
+        // serde_json escapes every control character: the message is one line.
+        let mut line = message.to_string();
+        line.push('\n');
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if out.broken {
+            return;
+        }
+        let written = out.sink.write_all(line.as_bytes());
+        if written.and_then(|()| out.sink.flush()).is_err() {
+            out.broken = true;
+            tracing::warn!("the output is closed; further messages are dropped");
+        }
     }
 
     fn server_info(&self) -> Value {
@@ -1024,35 +1172,6 @@ impl Shared {
     }
 }
 
-fn worker_loop(shared: &Shared, jobs: &Mutex<Receiver<Job>>) {
-    loop {
-        let job = {
-            let rx = jobs.lock().unwrap_or_else(|e| e.into_inner());
-            rx.recv()
-        };
-        match job {
-            Ok(job) => shared.run(job),
-            Err(_) => return,
-        }
-    }
-}
-
-fn write_loop<W: Write>(lines: Receiver<String>, mut output: W) {
-    while let Ok(line) = lines.recv() {
-        let mut ok = output.write_all(line.as_bytes()).is_ok() && output.write_all(b"\n").is_ok();
-        // Batch what is already queued before flushing.
-        while ok && let Ok(more) = lines.try_recv() {
-            ok = output.write_all(more.as_bytes()).is_ok() && output.write_all(b"\n").is_ok();
-        }
-        if !ok || output.flush().is_err() {
-            tracing::warn!("stdout closed; responses are dropped");
-            // Keep draining so senders never block or fail loudly.
-            while lines.recv().is_ok() {}
-            return;
-        }
-    }
-}
-
 fn result_message(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
@@ -1149,7 +1268,11 @@ enum Frame {
 
 /// Reads one line into `buf`, holding at most `max` bytes of it; a longer line is consumed
 /// to its end and reported as [`Frame::TooLong`] without being stored.
-fn read_frame<R: BufRead>(reader: &mut R, max: usize, buf: &mut Vec<u8>) -> io::Result<Frame> {
+fn read_frame<R: BufRead + ?Sized>(
+    reader: &mut R,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<Frame> {
     buf.clear();
     let mut skipped: Option<usize> = None;
     loop {
