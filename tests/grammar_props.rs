@@ -226,22 +226,37 @@ fn gen_part() -> impl Strategy<Value = GenPart> {
                 braces,
                 value
             }),
-        (
-            any::<bool>(),
-            prop::option::weighted(0.8, "[a-z]{1,5}(/[a-z][a-z.]{0,4}){0,2}")
-        )
-            .prop_map(|(braces, value)| GenPart::Slot {
-                path: true,
-                braces,
-                value
-            }),
+    ]
+}
+
+fn gen_path_slot() -> impl Strategy<Value = GenPart> {
+    (
+        any::<bool>(),
+        prop::option::weighted(0.8, "[a-z]{1,5}(/[a-z][a-z.]{0,4}){0,2}"),
+    )
+        .prop_map(|(braces, value)| GenPart::Slot {
+            path: true,
+            braces,
+            value,
+        })
+}
+
+/// A token: literal text and string slots mixed, or a path slot alone or as the attached
+/// value of an option (a path glued to other text is confined as a whole, so a generated
+/// `.<path>` would rightly be refused as `../x`).
+fn gen_token() -> impl Strategy<Value = Vec<GenPart>> {
+    prop_oneof![
+        3 => prop::collection::vec(gen_part(), 1..4),
+        1 => gen_path_slot().prop_map(|p| vec![p]),
+        1 => ("--[a-z]{1,5}=", gen_path_slot())
+            .prop_map(|(option, p)| vec![GenPart::Literal(option), p]),
     ]
 }
 
 fn gen_template() -> impl Strategy<Value = (String, Vec<Vec<GenPart>>, Vec<usize>)> {
     (
         prop::sample::select(vec!["ls", "wc", "cat", "head", "/usr/bin/stat"]),
-        prop::collection::vec(prop::collection::vec(gen_part(), 1..4), 0..6),
+        prop::collection::vec(gen_token(), 0..6),
         prop::collection::vec(1usize..4, 7),
     )
         .prop_map(|(binary, tokens, gaps)| (binary.to_owned(), tokens, gaps))

@@ -976,3 +976,97 @@ fn failures_to_start_time_out_or_cancel_are_errors() {
     assert!(out.is_error, "{}", out.text);
     assert!(out.exec.unwrap().cancelled);
 }
+
+// ---------------------------------------------------------------------------------------
+// A path slot sharing its token: the whole argument is the path the command opens
+
+fn glued_spec() -> CommandSpec {
+    CommandSpec::new(
+        "glued",
+        "A path with more text in its argument",
+        "cat <path><ext> <stem>.txt --file=<opt> -o<short>",
+        vec![
+            SlotSpec::new("path", SlotKind::Path, "File"),
+            SlotSpec::new("ext", SlotKind::String, "Suffix").with_default(json!("")),
+            SlotSpec::new("stem", SlotKind::Path, "Stem").with_default(json!("canary")),
+            SlotSpec::new("opt", SlotKind::Path, "Option value").with_default(json!("sub")),
+            SlotSpec::new("short", SlotKind::Path, "Short option value").with_default(json!(".")),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn text_glued_to_a_path_cannot_lead_it_outside() {
+    let ws = Workspace::new();
+    let root = ws.root();
+    let outside = ws
+        .outside
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    symlink(
+        ws.outside.path().join("secret"),
+        ws.dir.path().join("leak.txt"),
+    )
+    .unwrap();
+    let spec = glued_spec();
+    let e = refused(
+        &spec,
+        json!({"path": "sub", "ext": format!("/../../{outside}/secret")}),
+        &root,
+    );
+    assert_eq!(e.slot(), "path");
+    assert!(e.reason().contains("`..`"), "{e}");
+    let e = refused(&spec, json!({"path": "canary.txt", "stem": "leak"}), &root);
+    assert_eq!(e.slot(), "stem");
+    assert!(
+        e.reason()
+            .contains("`./leak.txt` leads outside the working directory"),
+        "{e}"
+    );
+    // A literal dot before the rendered `./` makes `../`.
+    let dotted = CommandSpec::new(
+        "dotted",
+        "A dot glued before a path",
+        "cat .<path>",
+        vec![SlotSpec::new("path", SlotKind::Path, "File")],
+    )
+    .unwrap();
+    let e = refused(&dotted, json!({"path": "canary.txt"}), &root);
+    assert!(e.reason().contains("`../canary.txt`, whose `..`"), "{e}");
+    // Plain neighbours pass: a suffix, an option's attached value.
+    assert_eq!(
+        accepted(&spec, json!({"path": "sub", "ext": "/canary.rs"}), &root),
+        [
+            "cat",
+            "./sub/canary.rs",
+            "./canary.txt",
+            "--file=./sub",
+            "-o."
+        ]
+    );
+}
+
+#[test]
+fn text_glued_to_a_path_is_a_real_escape() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let outside = ws
+        .outside
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    symlink(ws.outside.path().join("secret"), dir.join("leak.txt")).unwrap();
+    // What each slot alone would pass as: `./sub` and `./leak`.
+    let argv = vec![
+        "cat".to_owned(),
+        format!("./sub/../../{outside}/secret"),
+        "./leak.txt".to_owned(),
+    ];
+    assert_eq!(run_in(dir, &argv), "outside secret\noutside secret\n");
+}

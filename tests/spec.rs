@@ -499,3 +499,42 @@ fn caret_lines_point_at_the_slot_or_the_character() {
     let e = err("ls", vec![s("a", SlotKind::String)]);
     assert_eq!(e.caret_line("ls"), None);
 }
+
+#[test]
+fn the_policy_sees_each_slots_freedom() {
+    // A free string where sed takes its script is code entry; a patterned one is not.
+    let source = "sed <script> <file>";
+    let e = err(
+        source,
+        vec![s("script", SlotKind::String), s("file", SlotKind::Path)],
+    );
+    assert!(
+        matches!(&e, SpecError::Policy(PolicyError::CodeEntry { slot, .. }) if slot == "script"),
+        "{e:?}"
+    );
+    assert_eq!(e.span(), Some(4..12));
+    assert!(e.caret_line(source).unwrap().ends_with("    ^^^^^^^^"));
+    assert!(
+        build(
+            source,
+            vec![
+                s("script", SlotKind::String).with_pattern(r"^\d+(,\d+)?p$"),
+                s("file", SlotKind::Path)
+            ]
+        )
+        .is_ok()
+    );
+    let e = err("python3 -c <code>", vec![s("code", SlotKind::Path)]);
+    assert!(
+        matches!(e, SpecError::Policy(PolicyError::CodeEntry { .. })),
+        "{e:?}"
+    );
+    // Arguments after fixed code are ordinary slots.
+    assert!(
+        build(
+            "python3 -m json.tool <file>",
+            vec![s("file", SlotKind::Path)]
+        )
+        .is_ok()
+    );
+}

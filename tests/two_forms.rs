@@ -1,17 +1,19 @@
 //! The two forms give the same answers.
 //!
-//! 1. The fixture table (`tests/fixtures/forms.rs`) through the descriptor-side path:
-//!    `CommandSpec::new` refuses or accepts each row exactly as its ui twin does at compile
-//!    time.
-//! 2. Each built-in and its descriptor twin in `examples/tools/` give the same schema, the
-//!    same argv and the same errors on one table of argument sets.
+//! 1. The fixture table (`tests/fixtures/forms.rs`) through the descriptor side — both
+//!    `CommandSpec::new` and the descriptor loader on the row written as a `*.tool.json` —
+//!    refuses (613) or accepts each row exactly as its ui twin does at compile time.
+//! 2. Each built-in and its descriptor twin in `examples/tools/` (loaded by the descriptor
+//!    loader) give the same schema, the same argv and the same errors on one table of
+//!    argument sets.
 
 #[path = "fixtures/forms.rs"]
 mod forms;
 
 use forms::{FORMS, Verdict};
 use nanotool::builtins::{Find, Grep, SedPrint};
-use nanotool::{CommandSpec, CommandStruct, SlotKind, SlotSpec};
+use nanotool::descriptor::DescriptorLoader;
+use nanotool::{CODE_INVALID_DESCRIPTOR, CommandSpec, CommandStruct};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -19,95 +21,87 @@ use std::path::Path;
 fn descriptor_side_gives_each_fixture_its_ui_verdict() {
     let mut checked = 0;
     for form in FORMS {
-        let result = CommandSpec::new(
+        if let Verdict::CodeOnly(_) = form.verdict {
+            continue;
+        }
+        let spec = CommandSpec::new(
             form.tool_name,
             form.description,
             form.template,
             form.slot_specs(),
         );
+        let file = format!("{}.tool.json", form.name);
+        let json = serde_json::to_vec(&form.descriptor()).expect("descriptor JSON");
+        let loaded = DescriptorLoader::new().parse(Path::new(&file), &json);
+        let case = format!("{}/{}", form.class, form.name);
         match form.verdict {
             Verdict::Accepted => {
-                if let Err(e) = result {
-                    panic!(
-                        "{}/{}: the code form accepts it, the runtime says {e}",
-                        form.class, form.name
-                    );
+                if let Err(e) = &spec {
+                    panic!("{case}: the code form accepts it, CommandSpec::new says {e}");
                 }
+                if let Err(e) = &loaded {
+                    panic!("{case}: the code form accepts it, the loader says {e}");
+                }
+                assert_eq!(
+                    unordered(spec.unwrap().json_schema()),
+                    unordered(loaded.unwrap().json_schema()),
+                    "{case}: both descriptor-side paths give one schema"
+                );
             }
             Verdict::Refused => {
-                if result.is_ok() {
-                    panic!(
-                        "{}/{}: the code form refuses it, the runtime accepts it",
-                        form.class, form.name
-                    );
-                }
+                assert!(
+                    spec.is_err(),
+                    "{case}: the code form refuses it, CommandSpec::new accepts it"
+                );
+                let err = loaded.expect_err(&format!(
+                    "{case}: the code form refuses it, the loader accepts it"
+                ));
+                assert_eq!(err.code(), CODE_INVALID_DESCRIPTOR, "{case}");
+                assert!(err.to_string().contains(&file), "{case}: {err}");
             }
-            Verdict::CodeOnly(_) => continue,
+            Verdict::CodeOnly(_) => unreachable!(),
         }
         checked += 1;
     }
     assert!(checked >= 30, "only {checked} rows have a descriptor twin");
 }
 
-/// A descriptor twin, read as the loader would (`name`, `description`, `command`, `arguments`).
+/// A descriptor twin, loaded by the descriptor loader.
 fn twin(file: &str) -> CommandSpec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples/tools")
         .join(file);
-    let text = std::fs::read_to_string(&path).expect("descriptor twin");
-    let doc: Value = serde_json::from_str(&text).expect("descriptor twin is JSON");
-    let mut slots = Vec::new();
-    for (name, arg) in doc["arguments"].as_object().expect("arguments") {
-        let kind = match (arg["type"].as_str(), arg.get("enum")) {
-            (_, Some(values)) => SlotKind::Enum(
-                values
-                    .as_array()
-                    .expect("enum list")
-                    .iter()
-                    .map(|v| v.as_str().expect("enum value").to_owned())
-                    .collect(),
-            ),
-            (Some("string"), None) => SlotKind::String,
-            (Some("integer"), None) => SlotKind::Integer,
-            (Some("number"), None) => SlotKind::Number,
-            (Some("path"), None) => SlotKind::Path,
-            (other, _) => panic!("{file}: unknown type {other:?}"),
-        };
-        let mut spec = SlotSpec::new(
-            name,
-            kind,
-            arg["description"].as_str().expect("description"),
-        );
-        if arg.get("required") == Some(&Value::Bool(false)) {
-            spec = spec.optional();
-        }
-        if let Some(default) = arg.get("default") {
-            spec = spec.with_default(default.clone());
-        }
-        if let Some(pattern) = arg.get("pattern") {
-            spec = spec.with_pattern(pattern.as_str().expect("pattern"));
-        }
-        slots.push(spec);
-    }
-    // JSON objects carry no order: take the slots in template order, as the struct does.
-    let command = doc["command"].as_str().expect("command");
-    let position = |name: &str| command.find(&format!("<{name}>")).unwrap_or(usize::MAX);
-    slots.sort_by_key(|s| position(s.name()));
-    CommandSpec::new(
-        doc["name"].as_str().expect("name"),
-        doc["description"].as_str().expect("description"),
-        doc["command"].as_str().expect("command"),
-        slots,
-    )
-    .unwrap_or_else(|e| panic!("{file}: {e}"))
+    let tool = DescriptorLoader::new()
+        .load_file(&path)
+        .unwrap_or_else(|e| panic!("{e}"));
+    tool.spec().clone()
 }
 
-/// The schema with the name-dependent parts left as they are: both forms must agree on
-/// properties, required and additionalProperties exactly.
+/// Slot order is not part of a tool's meaning: the struct lists its fields in source order,
+/// a JSON object has no order (the loader reads its arguments in key order). `required` is a
+/// set in JSON Schema, so compare it as one.
+fn unordered(mut schema: Value) -> Value {
+    if let Some(required) = schema["required"].as_array_mut() {
+        required.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
+    schema
+}
+
+/// The words of a message, sorted: the one place slot order shows in an error is the list of
+/// arguments a tool takes (`this tool takes only `a`, `b``).
+fn words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', ';']).to_owned())
+        .collect();
+    words.sort();
+    words
+}
+
 fn same_schema(code: &CommandSpec, descriptor: &CommandSpec) {
     assert_eq!(
-        code.json_schema(),
-        descriptor.json_schema(),
+        unordered(code.json_schema()),
+        unordered(descriptor.json_schema()),
         "{} schema",
         code.name()
     );
@@ -131,8 +125,8 @@ fn same_calls(code: &CommandSpec, descriptor: &CommandSpec, calls: &[Value]) {
         match (&a, &b) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{} argv for {args}", code.name()),
             (Err(a), Err(b)) => assert_eq!(
-                (a.slot(), a.to_string()),
-                (b.slot(), b.to_string()),
+                (a.slot(), a.code(), words(&a.to_string())),
+                (b.slot(), b.code(), words(&b.to_string())),
                 "{} error for {args}",
                 code.name()
             ),

@@ -189,9 +189,9 @@ fn p() -> TokenStream {
     quote!(::nanotool::__private)
 }
 
-/// `panic!` inside a const needs a literal with its braces escaped.
+/// The message of a const assertion, as a string literal.
 fn const_panic(message: &str) -> Literal {
-    Literal::string(&message.replace('{', "{{").replace('}', "}}"))
+    Literal::string(message)
 }
 
 fn inherent(ident: &Ident) -> TokenStream {
@@ -201,6 +201,7 @@ fn inherent(ident: &Ident) -> TokenStream {
         impl #ident {
             /// This tool, to register with a `Toolbox` or call through the `Tool` trait.
             #[allow(dead_code)]
+            #[inline]
             pub fn tool() -> #p::TypedTool<Self> {
                 #p::TypedTool::new()
             }
@@ -208,6 +209,7 @@ fn inherent(ident: &Ident) -> TokenStream {
             /// Runs this call through `kernel`: the values go through the same validation
             /// and rendering as a JSON call (`CommandSpec::render`), then the kernel runs the argv.
             #[allow(dead_code)]
+            #[inline]
             pub fn run(
                 &self,
                 kernel: &#p::CommandExecKernel,
@@ -217,6 +219,7 @@ fn inherent(ident: &Ident) -> TokenStream {
 
             /// The argv this call renders to, with paths confined to `root`.
             #[allow(dead_code)]
+            #[inline]
             pub fn argv(
                 &self,
                 root: &::std::path::Path,
@@ -226,6 +229,7 @@ fn inherent(ident: &Ident) -> TokenStream {
 
             /// Validates JSON arguments (as the model sends them) and builds the typed call.
             #[allow(dead_code)]
+            #[inline]
             pub fn from_args(
                 args: &#p::Value,
                 root: &::std::path::Path,
@@ -235,6 +239,7 @@ fn inherent(ident: &Ident) -> TokenStream {
 
             /// The tool's command spec, built once from the template and the field types.
             #[allow(dead_code)]
+            #[inline]
             pub fn command_spec(
             ) -> ::core::result::Result<&'static #p::CommandSpec, &'static #p::SpecError> {
                 <Self as #p::CommandStruct>::command_tool().map(#p::CommandTool::spec)
@@ -268,12 +273,13 @@ fn fallback(ident: &Ident) -> TokenStream {
     }
 }
 
+/// The field's `DefaultDef`, and the const assertion that its kind fits the field's type.
 fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
     let p = p();
     let ty = &f.ty;
     let name = &f.name;
     let Some(default) = &f.attrs.default else {
-        return (TokenStream::new(), TokenStream::new());
+        return (quote!(#p::DefaultDef::None), TokenStream::new());
     };
     let (class_check, what, span) = match default {
         DefaultValue::Str(lit) => ("takes_string_default", "a string", lit.span()),
@@ -281,13 +287,10 @@ fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
         DefaultValue::Float(_, span) => ("takes_float_default", "a float", *span),
         DefaultValue::Expr(expr) => {
             let expr = expr.as_ref();
-            let apply = quote_spanned! {expr.span()=>
-                let spec = match <#ty as #p::SlotType>::to_json(&(#expr)) {
-                    ::core::option::Option::Some(value) => spec.with_default(value),
-                    ::core::option::Option::None => spec,
-                };
+            let typed = quote_spanned! {expr.span()=>
+                #p::DefaultDef::Typed(|| <#ty as #p::SlotType>::to_json(&(#expr)))
             };
-            return (apply, TokenStream::new());
+            return (typed, TokenStream::new());
         }
     };
     let check = format_ident!("{}", class_check);
@@ -295,30 +298,34 @@ fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
         "field `{name}`: the default is {what}, which does not fit this field's slot kind; write a default of the field's kind (a string for a `String`, `WorkPath` or enum value, an integer for an integer, a number for `f64`), or a value of the field's type such as `Mode::Long`"
     ));
     let assertion = quote_spanned! {span=>
-        #[allow(clippy::all)]
-        const _: () = if !<#ty as #p::SlotType>::CLASS.#check() {
-            ::core::panic!(#message)
-        };
+        const _: () = #p::require(<#ty as #p::SlotType>::CLASS.#check(), #message);
     };
     let value = match default {
-        DefaultValue::Str(lit) => quote!(#p::Value::from(#lit)),
+        DefaultValue::Str(lit) => quote!(#p::DefaultDef::Str(#lit)),
         DefaultValue::Int(v, _) => match i64::try_from(*v) {
             Ok(v) => {
                 let lit = Literal::i64_suffixed(v);
-                quote!(#p::Value::from(#lit))
+                quote!(#p::DefaultDef::Int(#lit))
             }
             Err(_) => {
                 let lit = Literal::u64_suffixed(u64::try_from(*v).unwrap_or(u64::MAX));
-                quote!(#p::Value::from(#lit))
+                quote!(#p::DefaultDef::UInt(#lit))
             }
         },
         DefaultValue::Float(v, _) => {
             let lit = Literal::f64_suffixed(*v);
-            quote!(#p::Value::from(#lit))
+            quote!(#p::DefaultDef::Float(#lit))
         }
         DefaultValue::Expr(_) => TokenStream::new(),
     };
-    (quote!(let spec = spec.with_default(#value);), assertion)
+    (value, assertion)
+}
+
+fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 fn generate(
@@ -343,52 +350,54 @@ fn generate(
                 entry.message
             ));
             assertions.extend(quote_spanned! {ty.span()=>
-                #[allow(clippy::all)]
-                const _: () = if !<#ty as #p::SlotType>::CONSTRAINED {
-                    ::core::panic!(#message)
-                };
+                const _: () = #p::require(<#ty as #p::SlotType>::CONSTRAINED, #message);
             });
         }
         let (default, default_check) = default_tokens(f);
         assertions.extend(default_check);
-        let mut builders = TokenStream::new();
         if let Some(pattern) = &f.attrs.pattern {
             let message = const_panic(&format!(
                 "field `{name}`: `pattern` applies to a `String` slot only; remove it, or make the field a `String` (an integer or enum is already constrained, a path is checked by confinement)"
             ));
             assertions.extend(quote_spanned! {pattern.span()=>
-                #[allow(clippy::all)]
-                const _: () = if !<#ty as #p::SlotType>::CLASS.takes_pattern() {
-                    ::core::panic!(#message)
-                };
+                const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_pattern(), #message);
             });
-            builders.extend(quote!(let spec = spec.with_pattern(#pattern);));
         }
-        for (bound, key, method) in [
-            (&f.attrs.minimum, "minimum", quote!(with_minimum)),
-            (&f.attrs.maximum, "maximum", quote!(with_maximum)),
-        ] {
+        for (bound, key) in [(&f.attrs.minimum, "minimum"), (&f.attrs.maximum, "maximum")] {
             if let Some(bound) = bound {
                 let message = const_panic(&format!(
                     "field `{name}`: `{key}` applies to an integer or number slot only; remove it, or give the field an integer type or `f64`"
                 ));
                 assertions.extend(quote_spanned! {bound.span=>
-                    #[allow(clippy::all)]
-                    const _: () = if !<#ty as #p::SlotType>::CLASS.takes_bounds() {
-                        ::core::panic!(#message)
-                    };
+                    const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_bounds(), #message);
                 });
-                let value = Literal::f64_suffixed(bound.value);
-                builders.extend(quote!(let spec = spec.#method(#value);));
             }
         }
         let new_spec = quote_spanned! {ty.span()=> <#ty as #p::SlotType>::slot_spec };
-        specs.push(quote! {{
-            let spec = #new_spec(#name, #doc);
-            #default
-            #builders
-            spec
-        }});
+        let pattern = option_tokens(f.attrs.pattern.as_ref());
+        let minimum = option_tokens(
+            f.attrs
+                .minimum
+                .as_ref()
+                .map(|b| Literal::f64_suffixed(b.value)),
+        );
+        let maximum = option_tokens(
+            f.attrs
+                .maximum
+                .as_ref()
+                .map(|b| Literal::f64_suffixed(b.value)),
+        );
+        specs.push(quote! {
+            #p::SlotDef {
+                name: #name,
+                description: #doc,
+                spec: #new_spec,
+                default: #default,
+                pattern: #pattern,
+                minimum: #minimum,
+                maximum: #maximum,
+            }
+        });
     }
     let idents: Vec<&Ident> = fields.iter().map(|f| &f.ident).collect();
     let names: Vec<&String> = fields.iter().map(|f| &f.name).collect();
@@ -421,18 +430,11 @@ fn generate(
             fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| {
-                    #p::CommandSpec::new(
-                        <Self as #p::CommandStruct>::NAME,
-                        <Self as #p::CommandStruct>::DESCRIPTION,
-                        <Self as #p::CommandStruct>::TEMPLATE,
-                        ::std::vec![#(#specs),*],
-                    )
-                    .map(#p::CommandTool::new)
-                })
-                .as_ref()
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*]))
+                    .as_ref()
             }
 
+            #[inline]
             fn to_args(&self) -> #p::Value {
                 #[allow(unused_mut)]
                 let mut args = #p::Map::new();
@@ -446,6 +448,7 @@ fn generate(
                 #p::Value::Object(args)
             }
 
+            #[inline]
             fn from_validated(
                 _spec: &#p::CommandSpec,
                 _args: &#p::Value,

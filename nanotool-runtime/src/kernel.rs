@@ -500,8 +500,11 @@ impl CommandExecKernel {
         );
 
         // Kill the whole group while the leader is unreaped (its pid, hence the pgid, stays
-        // ours), then reap it, then drain what is left.
-        sys::kill_group(pid);
+        // ours), then reap it, then drain what is left. If someone else reaped it, the pgid
+        // may already name another group: then it is not ours to kill.
+        if sys::still_ours(pid) {
+            sys::kill_group(pid);
+        }
         let status = child.wait();
         if let Some(fd) = &pipe {
             drain(fd, &mut capture, &mut buf, Instant::now() + DRAIN_GRACE);
@@ -529,7 +532,9 @@ impl CommandExecKernel {
             Err(e) => {
                 // Only possible if someone else reaped our child; report it, do not abort.
                 result.exit_code = EXIT_CANNOT_EXECUTE;
-                result.start_error = Some(format!("`{name}`: lost track of the process: {e}"));
+                result.start_error = Some(format!(
+                    "`{name}`: the exit status is lost (something else reaped the process): {e}"
+                ));
             }
         }
         match stop {
@@ -599,7 +604,14 @@ fn wait_loop(
             let mut eof = false;
             for _ in 0..READS_PER_WAKE {
                 match sys::read(fd, buf) {
-                    ReadOutcome::Data(n) => capture.push(&buf[..n]),
+                    ReadOutcome::Data(n) => {
+                        capture.push(&buf[..n]);
+                        if n < buf.len() {
+                            // The pipe is (almost surely) empty: poll rather than pay for an
+                            // EAGAIN read.
+                            break;
+                        }
+                    }
                     ReadOutcome::WouldBlock => break,
                     ReadOutcome::Eof => {
                         eof = true;

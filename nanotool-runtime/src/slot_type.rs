@@ -390,6 +390,9 @@ impl<T: CommandStruct> fmt::Debug for TypedTool<T> {
     }
 }
 
+// The generic items below are one-line shims over non-generic functions, so a crate with a
+// hundred tools compiles each body once, not once per tool.
+
 impl<T: CommandStruct> Tool for TypedTool<T> {
     fn name(&self) -> &str {
         T::NAME
@@ -400,12 +403,7 @@ impl<T: CommandStruct> Tool for TypedTool<T> {
     }
 
     fn input_schema(&self) -> Value {
-        match T::command_tool() {
-            Ok(tool) => tool.input_schema(),
-            Err(_) => serde_json::json!({
-                "type": "object", "properties": {}, "required": [], "additionalProperties": false
-            }),
-        }
+        schema_of(T::command_tool())
     }
 
     fn spec(&self) -> Option<&CommandSpec> {
@@ -413,36 +411,70 @@ impl<T: CommandStruct> Tool for TypedTool<T> {
     }
 
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        match T::command_tool() {
-            Ok(tool) => tool.call(args, ctx),
-            Err(err) => ToolOutput {
-                text: format!("tool `{}` cannot run: {err}", T::NAME),
-                is_error: true,
-                code: None,
-                exec: None,
-            },
-        }
+        call_of(T::NAME, T::command_tool(), args, ctx)
     }
 }
 
-fn spec_of<T: CommandStruct>() -> Result<&'static CommandSpec, SlotError> {
-    T::command_tool()
-        .map(CommandTool::spec)
-        .map_err(|err| invalid_tool(T::NAME, err))
+type Built = Result<&'static CommandTool, &'static SpecError>;
+
+fn schema_of(tool: Built) -> Value {
+    match tool {
+        Ok(tool) => tool.input_schema(),
+        Err(_) => serde_json::json!({
+            "type": "object", "properties": {}, "required": [], "additionalProperties": false
+        }),
+    }
 }
 
-/// The error a typed call returns when the tool itself is invalid (a [`SlotType`] impl
-/// whose spec the runtime refuses).
-fn invalid_tool(name: &str, err: &SpecError) -> SlotError {
-    SlotError::new(
-        name,
-        format!("the tool `{name}` itself is invalid ({err}); fix its definition"),
-    )
+fn call_of(name: &str, tool: Built, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+    match tool {
+        Ok(tool) => tool.call(args, ctx),
+        Err(err) => ToolOutput {
+            text: format!("tool `{name}` cannot run: {err}"),
+            is_error: true,
+            code: None,
+            exec: None,
+        },
+    }
+}
+
+fn spec_of(name: &str, tool: Built) -> Result<&'static CommandSpec, SlotError> {
+    tool.map(CommandTool::spec).map_err(|err| {
+        SlotError::new(
+            name,
+            format!("the tool `{name}` itself is invalid ({err}); fix its definition"),
+        )
+    })
+}
+
+fn render_of(name: &str, tool: Built, args: &Value, root: &Path) -> Result<Argv, SlotError> {
+    spec_of(name, tool)?.render(args, root)
+}
+
+fn run_of(
+    name: &str,
+    tool: Built,
+    args: &Value,
+    kernel: &CommandExecKernel,
+) -> Result<ExecResult, SlotError> {
+    let argv = render_of(name, tool, args, kernel.cwd())?;
+    Ok(kernel.run(argv.as_slice()))
+}
+
+fn validate_of(
+    name: &str,
+    tool: Built,
+    args: &Value,
+    root: &Path,
+) -> Result<&'static CommandSpec, SlotError> {
+    let spec = spec_of(name, tool)?;
+    spec.render(args, root)?;
+    Ok(spec)
 }
 
 /// Renders a typed call to argv, through the same [`CommandSpec::render`] as a JSON call.
 pub fn typed_argv<T: CommandStruct>(value: &T, root: &Path) -> Result<Argv, SlotError> {
-    spec_of::<T>()?.render(&value.to_args(), root)
+    render_of(T::NAME, T::command_tool(), &value.to_args(), root)
 }
 
 /// Runs a typed call through `kernel`: typed values → JSON → [`CommandSpec::render`] → run.
@@ -450,13 +482,96 @@ pub fn typed_run<T: CommandStruct>(
     value: &T,
     kernel: &CommandExecKernel,
 ) -> Result<ExecResult, SlotError> {
-    let argv = typed_argv(value, kernel.cwd())?;
-    Ok(kernel.run(argv.as_slice()))
+    run_of(T::NAME, T::command_tool(), &value.to_args(), kernel)
 }
 
 /// Validates JSON arguments with [`CommandSpec::render`], then builds the typed value.
 pub fn typed_from_args<T: CommandStruct>(args: &Value, root: &Path) -> Result<T, SlotError> {
-    let spec = spec_of::<T>()?;
-    spec.render(args, root)?;
+    let spec = validate_of(T::NAME, T::command_tool(), args, root)?;
     T::from_validated(spec, args)
+}
+
+/// A default as the macro wrote it down (used by generated code).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum DefaultDef {
+    /// No default.
+    None,
+    /// A string literal.
+    Str(&'static str),
+    /// An integer literal.
+    Int(i64),
+    /// An integer literal above `i64::MAX`.
+    UInt(u64),
+    /// A float literal.
+    Float(f64),
+    /// A typed expression (`Mode::Long`), converted through [`SlotType::to_json`].
+    Typed(fn() -> Option<Value>),
+}
+
+/// One field as the macro wrote it down (used by generated code).
+#[doc(hidden)]
+pub struct SlotDef {
+    /// The slot's name.
+    pub name: &'static str,
+    /// The field's doc comment.
+    pub description: &'static str,
+    /// `<FieldType as SlotType>::slot_spec`.
+    pub spec: fn(&str, &str) -> SlotSpec,
+    /// `#[slot(default = ...)]`.
+    pub default: DefaultDef,
+    /// `#[slot(pattern = ...)]`.
+    pub pattern: Option<&'static str>,
+    /// `#[slot(minimum = ...)]`.
+    pub minimum: Option<f64>,
+    /// `#[slot(maximum = ...)]`.
+    pub maximum: Option<f64>,
+}
+
+/// Builds a macro tool through [`CommandSpec::new`], the same constructor descriptors use
+/// (used by generated code; one body for every tool).
+#[doc(hidden)]
+pub fn build_tool(
+    name: &str,
+    description: &str,
+    template: &str,
+    slots: &[SlotDef],
+) -> Result<CommandTool, SpecError> {
+    let specs = slots
+        .iter()
+        .map(|def| {
+            let mut spec = (def.spec)(def.name, def.description);
+            let default = match def.default {
+                DefaultDef::None => None,
+                DefaultDef::Str(s) => Some(Value::from(s)),
+                DefaultDef::Int(i) => Some(Value::from(i)),
+                DefaultDef::UInt(u) => Some(Value::from(u)),
+                DefaultDef::Float(f) => Some(Value::from(f)),
+                DefaultDef::Typed(f) => f(),
+            };
+            if let Some(default) = default {
+                spec = spec.with_default(default);
+            }
+            if let Some(pattern) = def.pattern {
+                spec = spec.with_pattern(pattern);
+            }
+            if let Some(minimum) = def.minimum {
+                spec = spec.with_minimum(minimum);
+            }
+            if let Some(maximum) = def.maximum {
+                spec = spec.with_maximum(maximum);
+            }
+            spec
+        })
+        .collect();
+    CommandSpec::new(name, description, template, specs).map(CommandTool::new)
+}
+
+/// A compile-time assertion: fails the build with `message` when `ok` is false (used by
+/// generated code, in `const` items, for what the macro cannot see: field types).
+#[doc(hidden)]
+pub const fn require(ok: bool, message: &'static str) {
+    if !ok {
+        panic!("{}", message)
+    }
 }

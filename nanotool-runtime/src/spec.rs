@@ -521,7 +521,11 @@ impl CommandSpec {
     /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
     /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
     /// (the template's literal text or an enum value) does not begin, a path beginning with
-    /// `-`, path confinement. The first failure is returned. An absent optional slot without
+    /// `-`, path confinement (of each path value, and of the whole argument when a path
+    /// slot shares its token with other text: `<path>.txt` and `<path><ext>` name the file
+    /// the command opens, so that argument may hold no `..` and must resolve inside the
+    /// working directory too; an option prefix such as `--file=` or `-o` is not part of the
+    /// path). The first failure is returned. An absent optional slot without
     /// a default drops its whole token; every literal part is kept as written. Arguments that
     /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
     pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
@@ -698,12 +702,44 @@ impl CommandSpec {
             finals.push((spec.name(), text));
         }
 
-        Ok(Argv(self.template.render(|name| {
+        let value = |name: &str| -> Option<&str> {
             finals
                 .iter()
                 .find(|(n, _)| *n == name)
                 .and_then(|(_, t)| t.as_deref())
-        })))
+        };
+
+        // A path slot that shares its token (`<path>.txt`, `<path><ext>`, `logs/<path>`): the
+        // command opens the whole argument, so the whole argument is confined too.
+        for token in self.template.args() {
+            if token.parts().len() < 2 {
+                continue;
+            }
+            let Some(spec) = token
+                .slots()
+                .filter_map(|s| self.slot(s.name()))
+                .find(|s| s.kind() == &SlotKind::Path)
+            else {
+                continue;
+            };
+            let Some(text) = token.render(value) else {
+                continue;
+            };
+            let path = strip_option(token.literal_prefix(), &text);
+            if Path::new(path)
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+            {
+                return Err(spec.error(format!(
+                    "the argument would be `{}`, whose `..` could lead outside the working \
+                     directory; write the whole path in this argument without `..`",
+                    crate::slot::shown(&text)
+                )));
+            }
+            spec.confine_path(path, root)?;
+        }
+
+        Ok(Argv(self.template.render(value)))
     }
 
     /// A call that would pass the type checks, for error messages.
@@ -750,4 +786,16 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// The path part of a rendered token: the token without the option that the template's
+/// literal prefix begins (`--file=./x` → `./x`, `-o./x` → `./x`).
+fn strip_option<'t>(literal_prefix: &str, text: &'t str) -> &'t str {
+    if !literal_prefix.starts_with('-') {
+        return text;
+    }
+    match literal_prefix.find('=') {
+        Some(eq) => &text[eq + 1..],
+        None => &text[literal_prefix.len()..],
+    }
 }

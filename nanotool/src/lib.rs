@@ -7,17 +7,17 @@
 extern crate self as nanotool;
 
 pub mod builtins;
+pub mod mcp;
 
 pub use nanotool_macros::{SlotEnum, command_tool};
 pub use nanotool_runtime::*;
-
-pub mod mcp;
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
 #[doc(hidden)]
 pub mod __private {
     pub use nanotool_runtime::slot_type::{
-        CommandStruct, SlotClass, SlotType, TypedTool, typed_argv, typed_from_args, typed_run,
+        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, TypedTool, build_tool, require,
+        typed_argv, typed_from_args, typed_run,
     };
     pub use nanotool_runtime::{
         Argv, CommandExecKernel, CommandSpec, CommandTool, ExecResult, SlotError, SlotKind,

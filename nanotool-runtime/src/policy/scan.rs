@@ -7,14 +7,22 @@ use super::{is_denied, name_forms};
 use crate::template::{Part, Template};
 use std::ops::Range;
 
-/// Labels for hits that are not options.
-pub(crate) const PROGRAM: &str = "program operand";
-pub(crate) const OPERAND: &str = "operand";
-pub(crate) const SUBCOMMAND: &str = "subcommand";
-pub(crate) const COMMAND: &str = "command";
-pub(crate) const OPTION_NAME: &str = "option name";
-pub(crate) const OPTION_VALUE: &str = "option value";
-pub(crate) const PLUS_COMMAND: &str = "+command";
+/// The `option` of a site that is a program operand (`python3 <script>`, `sed <script> f`).
+pub const PROGRAM: &str = "program operand";
+/// The `option` of a site that is an operand read as code (`make <target>`, `m4 <file>`).
+pub const OPERAND: &str = "operand";
+/// The `option` of a site that chooses the subcommand (`git <sub>`, `deno <x>`).
+pub const SUBCOMMAND: &str = "subcommand";
+/// The `option` of a site that is the binary of a command a launcher runs
+/// (`timeout 5 <cmd>`, `find . -exec <cmd> +`): only literal text may stand there.
+pub const COMMAND: &str = "command";
+/// The `option` of a site that chooses the option itself (`python3 -<flags>`, `git --<x>`).
+pub const OPTION_NAME: &str = "option name";
+/// The `option` of a site after an option a slot chooses, which may be that option's value.
+pub const OPTION_VALUE: &str = "option value";
+/// The `option` of a site in a `+command` (`less +<x>`), or an operand that could begin
+/// with `+` (`less <file>`).
+pub const PLUS_COMMAND: &str = "+command";
 
 /// One character of a token, or a slot standing there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +117,11 @@ pub(crate) enum HitKind {
     Effect,
     /// A launcher would run a denied binary.
     Denied,
+    /// Launchers nested deeper than [`MAX_DEPTH`]: the innermost command is not read.
+    TooDeep,
+    /// A launcher runs this (literal, allowed) command: fine in a template, where the author
+    /// fixed it; ExecTool refuses it, since its allowlist vouches only for the first binary.
+    Launch,
 }
 
 /// A place where code goes, found by the scanner.
@@ -144,8 +157,8 @@ struct Cx<'e> {
     depth: usize,
 }
 
-/// How deep launchers may nest (`timeout 5 nice -n 1 ...`); deeper commands are not read.
-const MAX_DEPTH: usize = 8;
+/// How deep launchers may nest (`timeout 5 nice -n 1 ...`); a deeper command is refused.
+pub(crate) const MAX_DEPTH: usize = 8;
 
 pub(crate) struct Scanner<'a> {
     extra: &'a [String],
@@ -208,8 +221,29 @@ impl<'a> Scanner<'a> {
                 span: first.span.clone(),
                 exec_ok: false,
             }),
-            Some(_) if depth < MAX_DEPTH => self.command(words, depth + 1),
-            Some(_) => {}
+            Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
+                kind: HitKind::TooDeep,
+                binary: launcher.to_owned(),
+                option: COMMAND,
+                why: "",
+                slots: Vec::new(),
+                written: binary.to_owned(),
+                span: first.span.clone(),
+                exec_ok: false,
+            }),
+            Some(binary) => {
+                self.command(words, depth + 1);
+                self.hits.push(Hit {
+                    kind: HitKind::Launch,
+                    binary: launcher.to_owned(),
+                    option: COMMAND,
+                    why: "the command it runs, outside ExecTool's allowlist",
+                    slots: Vec::new(),
+                    written: binary.to_owned(),
+                    span: first.span.clone(),
+                    exec_ok: false,
+                });
+            }
         }
     }
 
@@ -237,6 +271,13 @@ impl<'a> Scanner<'a> {
             span: None,
             exec_ok: false,
         });
+    }
+
+    fn push_code_operand(&mut self, cx: &Cx, why: &'static str, word: &Word) {
+        self.push_program(cx, why, word);
+        if let Some(hit) = self.hits.last_mut() {
+            hit.option = OPERAND;
+        }
     }
 
     fn push_program(&mut self, cx: &Cx, why: &'static str, word: &Word) {
@@ -321,6 +362,21 @@ impl<'a> Scanner<'a> {
             }
             // An operand; `certain` is false when it may be the value of the option before.
             let certain = !std::mem::take(&mut ambiguous);
+            if !ended
+                && cx.entry.plus_code
+                && word.lit_prefix().is_empty()
+                && !word.slots.is_empty()
+            {
+                // DESIGN §3 keeps a value from beginning with `-`, not with `+`.
+                self.push(
+                    cx,
+                    HitKind::Code,
+                    PLUS_COMMAND,
+                    "an operand that may begin with `+`, which makes it a command the program runs at start",
+                    word.slots.clone(),
+                    std::slice::from_ref(word),
+                );
+            }
             match *operands {
                 Operands::Data => {}
                 Operands::Program(why) => {
@@ -337,24 +393,10 @@ impl<'a> Scanner<'a> {
                         }
                     }
                 }
-                Operands::AllCode(why) => self.push(
-                    cx,
-                    HitKind::Code,
-                    OPERAND,
-                    why,
-                    word.slots.clone(),
-                    std::slice::from_ref(word),
-                ),
+                Operands::AllCode(why) => self.push_code_operand(cx, why, word),
                 Operands::CodeAfter { skip, why } => {
                     if operands_seen >= skip || !certain {
-                        self.push(
-                            cx,
-                            HitKind::Code,
-                            OPERAND,
-                            why,
-                            word.slots.clone(),
-                            std::slice::from_ref(word),
-                        );
+                        self.push_code_operand(cx, why, word);
                     }
                 }
                 Operands::Command { skip } => {
@@ -367,8 +409,20 @@ impl<'a> Scanner<'a> {
                         return;
                     }
                 }
-                Operands::Subcommands { subs, other, why } => {
+                Operands::Subcommands {
+                    subs,
+                    other,
+                    why,
+                    slot_is_data,
+                } => {
+                    let rest = &words[i + 1..];
                     let Some(name) = word.literal() else {
+                        if slot_is_data {
+                            if let Some(sub) = other {
+                                self.args(cx, sub.options, &sub.operands, permute, rest);
+                            }
+                            return;
+                        }
                         self.push(
                             cx,
                             HitKind::Code,
@@ -377,9 +431,15 @@ impl<'a> Scanner<'a> {
                             word.slots.clone(),
                             std::slice::from_ref(word),
                         );
+                        // Whichever subcommand it is, its options are judged.
+                        let every: Vec<&[Opt]> = subs
+                            .iter()
+                            .chain(other)
+                            .flat_map(|sub| sub.options.iter().copied())
+                            .collect();
+                        self.args(cx, &every, &Operands::Data, permute, rest);
                         return;
                     };
-                    let rest = &words[i + 1..];
                     match subs.iter().find(|sub| sub.names.contains(&name)).or(other) {
                         Some(sub) => self.args(cx, sub.options, &sub.operands, permute, rest),
                         None => self.push_program(cx, why, word),
@@ -470,6 +530,7 @@ impl<'a> Scanner<'a> {
 
         // A bundle of short flags: `-Ic`, `-le`, `-cCODE`, `-W ignore`.
         let mut last_unknown = false;
+        let mut pending: Option<&Opt> = None;
         let mut k = 1;
         while k < items.len() {
             match items[k] {
@@ -498,12 +559,47 @@ impl<'a> Scanner<'a> {
                         last_unknown = false;
                         k += 1;
                     }
+                    Some(opt) if opt.arity == Arity::Digits => {
+                        last_unknown = false;
+                        k += 1;
+                        let is = |k: usize, f: fn(char) -> bool| matches!(items.get(k), Some(Item::Ch(c)) if f(*c));
+                        if opt.name == "-0" && is(k, |c| c == 'x') {
+                            k += 1;
+                            while is(k, |c| c.is_ascii_hexdigit()) {
+                                k += 1;
+                            }
+                        }
+                        while is(k, |c| ('0'..='7').contains(&c)) {
+                            k += 1;
+                        }
+                    }
+                    Some(opt)
+                        if !cx.entry.attached_values
+                            && matches!(opt.arity, Arity::Next | Arity::Command) =>
+                    {
+                        // `node -pe CODE`: the bundle is flags; the value comes next.
+                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        pending = Some(opt);
+                        last_unknown = false;
+                        k += 1;
+                    }
                     Some(opt) => {
                         let rest = &items[k + 1..];
                         return self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
                     }
                 },
             }
+        }
+        if let Some(opt) = pending {
+            // Drop the flag-only hit just recorded for it: the value comes with it now.
+            if self
+                .hits
+                .last()
+                .is_some_and(|h| h.option == opt.name && h.slots.is_empty())
+            {
+                self.hits.pop();
+            }
+            return self.apply(cx, opt, None, words, i);
         }
         Step {
             consumed: 1,
@@ -565,9 +661,9 @@ impl<'a> Scanner<'a> {
     ) -> bool {
         match opt.role {
             Role::Plain => false,
-            Role::Code => {
+            Role::Code | Role::Load => {
                 self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
-                true
+                opt.role == Role::Code
             }
             Role::Effect => {
                 self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
@@ -587,7 +683,7 @@ impl<'a> Scanner<'a> {
     ) -> Step {
         let word = &words[i];
         match opt.arity {
-            Arity::Flag | Arity::Attached => {
+            Arity::Flag | Arity::Attached | Arity::Digits => {
                 let slots = attached.map(|a| word.slots_in(a)).unwrap_or_default();
                 let code = self.role_hit(cx, opt, slots, std::slice::from_ref(word));
                 Step {
@@ -678,6 +774,26 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
     if let Some(opt) = all_opts(opts).find(|opt| opt.name == name) {
         return Some(opt);
     }
+    if abbreviations
+        && let Some(single) = name.strip_prefix('-')
+        && single.starts_with('-')
+        && !single.starts_with("--")
+        && all_opts(opts).any(|opt| opt.name.len() > 2 && !opt.name.starts_with("--"))
+    {
+        // `getopt_long_only` binaries (`gdb --args`) take a word with one dash or two.
+        if let Some(opt) = lookup_word(opts, single, true) {
+            return Some(opt);
+        }
+    }
+    // Families listed by a `*` pattern: `--experimental-*`, `-X*` (never a code-entry
+    // option: those are listed by name, and the exact names above win).
+    if let Some(opt) = all_opts(opts).find(|opt| {
+        opt.name
+            .strip_suffix('*')
+            .is_some_and(|family| name.starts_with(family))
+    }) {
+        return Some(opt);
+    }
     if !abbreviations || name.chars().count() < 3 {
         return None;
     }
@@ -687,15 +803,23 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
             opt.name.len() > name.len()
                 && opt.name.starts_with(name)
                 && dashes(opt.name) == dashes(name)
-                && !opt.name.ends_with(':')
+                && !opt.name.ends_with([':', '*'])
         })
         .collect();
     let danger = |opt: &&Opt| match opt.role {
-        Role::Code => 2,
+        Role::Code | Role::Load => 2,
         Role::Effect => 1,
         Role::Plain => 0,
     };
-    match candidates.iter().copied().max_by_key(danger) {
+    // The first listed of the most dangerous candidates.
+    let best = candidates
+        .iter()
+        .copied()
+        .fold(None, |best: Option<&Opt>, opt| match best {
+            Some(b) if danger(&b) >= danger(&opt) => Some(b),
+            _ => Some(opt),
+        });
+    match best {
         Some(opt) if opt.role != Role::Plain => Some(opt),
         Some(opt) if candidates.len() == 1 => Some(opt),
         _ => None,
@@ -723,4 +847,77 @@ fn attached_word<'o>(
             && len > opt.name.chars().count()
             && prefix.starts_with(opt.name)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTS: &[Opt] = &[
+        Opt {
+            name: "--eval",
+            arity: Arity::Next,
+            role: Role::Code,
+            why: "code",
+        },
+        Opt {
+            name: "--env-file",
+            arity: Arity::Next,
+            role: Role::Load,
+            why: "env",
+        },
+        Opt {
+            name: "--encoding",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+        Opt {
+            name: "--title",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+    ];
+
+    #[test]
+    fn abbreviations_lean_to_the_dangerous_option() {
+        let find = |name: &str| lookup_word(&[OPTS], name, true).map(|o| o.name);
+        assert_eq!(find("--eval"), Some("--eval"));
+        assert_eq!(find("--ev"), Some("--eval"));
+        // Ambiguous between `--eval`, `--env-file` and `--encoding`: taken as code.
+        assert_eq!(find("--e"), Some("--eval"));
+        assert_eq!(find("--enc"), Some("--encoding"));
+        assert_eq!(find("--ti"), Some("--title"));
+        assert_eq!(find("--"), None);
+        assert_eq!(find("--x"), None);
+        assert_eq!(lookup_word(&[OPTS], "--ev", false).map(|o| o.name), None);
+    }
+
+    #[test]
+    fn words_keep_slot_positions() {
+        let t = Template::parse("x -c<code>p").unwrap();
+        let words = Word::from_template(&t);
+        assert_eq!(words[1].lit_prefix(), "-c");
+        assert_eq!(words[1].slots, [("code".to_string(), 4..10)]);
+        assert_eq!(words[1].literal(), None);
+        assert_eq!(words[0].literal(), Some("x"));
+    }
+
+    #[test]
+    fn launchers_nest_only_so_deep() {
+        let mut argv: Vec<String> = Vec::new();
+        for _ in 0..(MAX_DEPTH + 4) {
+            argv.extend(["nice".to_string()]);
+        }
+        argv.push("rm".into());
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::TooDeep));
+        argv.drain(..(MAX_DEPTH + 4 - 3));
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::Denied));
+        assert!(scanner.hits.iter().all(|h| h.kind != HitKind::TooDeep));
+    }
 }

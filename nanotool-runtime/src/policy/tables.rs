@@ -1,7 +1,10 @@
-//! The policy's data: the deny list and the binaries that stand for the same danger.
+//! The policy's data: the deny list, the binaries that stand for the same danger, and the
+//! code-entry table.
 //!
-//! Everything here is a table, documented entry by entry; the logic that reads the tables
-//! lives in the parent module.
+//! Everything here is a table, documented entry by entry (each code-entry option carries a
+//! `why`, the text a refusal shows); the logic that reads the tables lives in the parent
+//! module. To teach the policy a binary, add an [`Entry`] to [`CODE_ENTRY`], listing every
+//! option that takes a separate value (an unlisted option is read as a flag).
 
 /// Binaries no template may run, whatever the host says (DESIGN §4), exactly as DESIGN lists
 /// them. `mkfs*` is the one prefix rule: `mkfs`, `mkfs.ext4`, `mkfs.vfat`, ... are all denied.
@@ -56,6 +59,13 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("tmux", "sh"),
     ("screen", "sh"),
     ("parallel", "xargs"),
+    ("pee", "sh"),
+    // Like `env`: run a command with an environment read from files or flags (`LD_PRELOAD`).
+    ("envdir", "env"),
+    ("chpst", "env"),
+    ("setuidgid", "su"),
+    // Multi-call binaries: `toybox sh`, like `busybox sh`.
+    ("toybox", "busybox"),
     // Privilege and namespace tools: run a command (a shell when none is given) as another
     // user, group, root directory or namespace.
     ("sudoedit", "sudo"),
@@ -115,6 +125,9 @@ pub enum Arity {
     Next,
     /// An optional value, attached only (`-i.bak`, `--in-place=.bak`, `-Oless`).
     Attached,
+    /// An optional number, attached only, after which the bundle goes on: perl's `-l[octal]`
+    /// and `-0[octal]` / `-0x[hex]` (`-lne` is `-l -n -e`).
+    Digits,
     /// The following tokens, up to a literal `;` or `+` (or the end), are a command the binary
     /// runs (`find -exec`, `gdb --args`).
     Command,
@@ -126,9 +139,14 @@ pub enum Role {
     /// Nothing the policy cares about (listed so that its value is not mistaken for an
     /// operand, or so that it is not mistaken for a prefix of a code-entry option).
     Plain,
-    /// Its value is code the binary runs: program text, a file or module of code, a command
-    /// line, a setting that loads code. A template must fix it; ExecTool refuses the option.
+    /// Its value is the code the binary runs: program text, a file of code, a command line.
+    /// It gives the program, so the first operand is no longer the program (`python3 -c CODE
+    /// ARGS`). A template must fix it; ExecTool refuses the option.
     Code,
+    /// Its value is code loaded *beside* the program: a module, a library, a preload, a
+    /// setting that loads code (`perl -MFoo SCRIPT`, `node -r mod SCRIPT`, `lua -e X SCRIPT`).
+    /// Like [`Role::Code`], except that the program operand still follows.
+    Load,
     /// It writes files or runs a program named in a configuration (`sort -o`, `find
     /// -delete`, `git --ext-diff`). Fine when a template fixes it; ExecTool refuses it.
     Effect,
@@ -138,7 +156,8 @@ pub enum Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Opt {
     /// The option as written, dashes included: `-c`, `--eval`, `-exec`; a name ending in `:`
-    /// (`-javaagent:`) takes the rest of the token as its value.
+    /// (`-javaagent:`) takes the rest of the token as its value; a name ending in `*`
+    /// (`--experimental-*`, `-X*`) stands for a family of plain options.
     pub name: &'static str,
     /// How it takes its value.
     pub arity: Arity,
@@ -180,6 +199,10 @@ pub enum Operands {
         other: Option<&'static Sub>,
         /// What the subcommand decides, for a slot standing there.
         why: &'static str,
+        /// A slot standing there is data (`git config --get <key>`): what follows it is read
+        /// as `other`. When `false`, such a slot is a site, and what follows is read with
+        /// every subcommand's options.
+        slot_is_data: bool,
     },
 }
 
@@ -214,12 +237,18 @@ pub struct Entry {
     /// When `false`, a token after an unknown option may be its value *or* an operand, and is
     /// judged as both.
     pub complete: bool,
-    /// `+CMD` tokens are commands the binary runs at start (`less +!cmd`, `vim +cmd`).
+    /// `+CMD` tokens are commands the binary runs at start (`less +!cmd`, `vim +cmd`), so an
+    /// operand that begins with a slot is a site too (it could begin with `+`).
     pub plus_code: bool,
     /// A first argument without a dash is a bundle of option letters whose values follow in
     /// order (`tar xIf zstd a.tar`).
     pub old_bundle: bool,
-    /// In ExecTool, a literal program operand that passes this check is allowed (`sed -n 5p`).
+    /// Short options take an attached value (`-cCODE`). When `false` (node), a bundle is
+    /// flags only and the value of its last value-taking letter is the next token
+    /// (`node -pe CODE`).
+    pub attached_values: bool,
+    /// In ExecTool, a literal program (or code) operand that passes this check is allowed
+    /// (`sed -n 5p`, `make test`).
     pub exec_program_ok: Option<fn(&str) -> bool>,
 }
 
@@ -233,6 +262,7 @@ const BASE: Entry = Entry {
     complete: true,
     plus_code: false,
     old_bundle: false,
+    attached_values: true,
     exec_program_ok: None,
 };
 
@@ -241,6 +271,22 @@ const fn code(name: &'static str, why: &'static str) -> Opt {
         name,
         arity: Arity::Next,
         role: Role::Code,
+        why,
+    }
+}
+const fn load(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Load,
+        why,
+    }
+}
+const fn load_att(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Attached,
+        role: Role::Load,
         why,
     }
 }
@@ -284,6 +330,14 @@ const fn att(name: &'static str) -> Opt {
         why: "",
     }
 }
+const fn digits(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Digits,
+        role: Role::Plain,
+        why: "",
+    }
+}
 const fn flag(name: &'static str) -> Opt {
     Opt {
         name,
@@ -317,16 +371,16 @@ const NODE_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-p", CODE),
     code("--print", CODE),
-    code("-r", PRELOAD),
-    code("--require", PRELOAD),
-    code("--import", PRELOAD),
-    code("--loader", PRELOAD),
-    code("--experimental-loader", PRELOAD),
-    code(
+    load("-r", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("--loader", PRELOAD),
+    load("--experimental-loader", PRELOAD),
+    load(
         "--env-file",
         "an env file, whose NODE_OPTIONS can preload code",
     ),
-    code(
+    load(
         "--env-file-if-exists",
         "an env file, whose NODE_OPTIONS can preload code",
     ),
@@ -343,19 +397,33 @@ const NODE_OPTS: &[Opt] = &[
     val("--test-name-pattern"),
     val("--test-reporter"),
     val("--test-reporter-destination"),
+    flag("--no-warnings"),
+    flag("--enable-source-maps"),
+    flag("--trace-warnings"),
+    flag("--trace-uncaught"),
+    flag("--no-deprecation"),
+    flag("--throw-deprecation"),
+    flag("--pending-deprecation"),
+    flag("--preserve-symlinks"),
+    flag("--test"),
+    flag("--watch"),
+    flag("--check"),
+    flag("--interactive"),
+    flag("--experimental-*"),
+    flag("--no-experimental-*"),
 ];
 const DENO_RUN_OPTS: &[Opt] = &[
-    code(
+    load(
         "-c",
         "a configuration file, whose import map can redirect code",
     ),
-    code(
+    load(
         "--config",
         "a configuration file, whose import map can redirect code",
     ),
-    code("--import-map", "an import map, which can redirect code"),
-    code("--preload", PRELOAD),
-    code("--require", PRELOAD),
+    load("--import-map", "an import map, which can redirect code"),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
     code("--eval", CODE),
     code("--eval-file", CODE_FILE),
     eff("--inspect", Arity::Attached, DEBUGGER),
@@ -366,6 +434,22 @@ const DENO_RUN_OPTS: &[Opt] = &[
     val("--cert"),
     val("--ext"),
     val("--env-file"),
+    flag("-A"),
+    flag("--allow-all"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("--no-check"),
+    flag("--no-prompt"),
+    flag("--no-remote"),
+    flag("--no-npm"),
+    flag("--cached-only"),
+    att("-r"),
+    att("--reload"),
+    att("--watch"),
+    att("--check"),
+    att("--allow-*"),
+    att("--deny-*"),
+    flag("--unstable*"),
 ];
 const DENO_SUBS: &[Sub] = &[
     Sub {
@@ -421,17 +505,24 @@ const BUN_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-p", CODE),
     code("--print", CODE),
-    code("-r", PRELOAD),
-    code("--preload", PRELOAD),
-    code("--require", PRELOAD),
-    code("--import", PRELOAD),
-    code("-c", "a bunfig file, which can preload code"),
-    code("--config", "a bunfig file, which can preload code"),
-    code("--env-file", "an env file, whose settings can preload code"),
+    load("-r", PRELOAD),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("-c", "a bunfig file, which can preload code"),
+    load("--config", "a bunfig file, which can preload code"),
+    load("--env-file", "an env file, whose settings can preload code"),
     eff("--inspect", Arity::Attached, DEBUGGER),
     eff("--inspect-brk", Arity::Attached, DEBUGGER),
     eff("--inspect-wait", Arity::Attached, DEBUGGER),
     val("--cwd"),
+    flag("--watch"),
+    flag("--hot"),
+    flag("--smol"),
+    flag("--bun"),
+    flag("-b"),
+    flag("--silent"),
+    flag("--no-install"),
 ];
 const BUN_SUBS: &[Sub] = &[
     Sub {
@@ -470,29 +561,29 @@ const PACKAGE_RUNNER: &str = "the package that is downloaded and run";
 const PERL_OPTS: &[Opt] = &[
     code("-e", CODE),
     code("-E", CODE),
-    code(
+    load(
         "-M",
         "a module perl loads (`-MFoo=...` becomes `use Foo ...;` code)",
     ),
-    code(
+    load(
         "-m",
         "a module perl loads (`-mFoo` becomes `use Foo ();` code)",
     ),
-    code_att("-F", "a split pattern perl compiles into the program"),
-    code_att("-d", "a debugger module perl loads (`-d:Module`)"),
+    load_att("-F", "a split pattern perl compiles into the program"),
+    load_att("-d", "a debugger module perl loads (`-d:Module`)"),
     eff("-i", Arity::Attached, "it edits the files in place"),
     val("-I"),
     att("-x"),
-    att("-l"),
-    att("-0"),
+    digits("-l"),
+    digits("-0"),
     att("-C"),
     att("-D"),
     att("-V"),
 ];
 const RUBY_OPTS: &[Opt] = &[
     code("-e", CODE),
-    code("-r", MODULE),
-    code(
+    load("-r", MODULE),
+    load(
         "--crash-report",
         "a crash report template; `|cmd` pipes to a command",
     ),
@@ -502,7 +593,7 @@ const RUBY_OPTS: &[Opt] = &[
     val("-E"),
     att("-F"),
     att("-x"),
-    att("-0"),
+    digits("-0"),
     att("-K"),
     att("-T"),
     att("-W"),
@@ -527,24 +618,24 @@ const PHP_OPTS: &[Opt] = &[
     code("--process-file", CODE_FILE),
     code("-f", CODE_FILE),
     code("--file", CODE_FILE),
-    code(
+    load(
         "-d",
         "an ini setting, such as `auto_prepend_file`, which loads code",
     ),
-    code(
+    load(
         "--define",
         "an ini setting, such as `auto_prepend_file`, which loads code",
     ),
-    code(
+    load(
         "-c",
         "a php.ini file or folder, whose settings can load code",
     ),
-    code(
+    load(
         "--php-ini",
         "a php.ini file or folder, whose settings can load code",
     ),
-    code("-z", "a Zend extension php loads"),
-    code("--zend-extension", "a Zend extension php loads"),
+    load("-z", "a Zend extension php loads"),
+    load("--zend-extension", "a Zend extension php loads"),
     eff(
         "-S",
         Arity::Next,
@@ -559,9 +650,9 @@ const PHP_OPTS: &[Opt] = &[
     val("--docroot"),
 ];
 const LUA_OPTS: &[Opt] = &[
-    code("-e", CODE),
-    code("-l", MODULE),
-    code("-j", "a JIT control module luajit loads (`-jv`)"),
+    load("-e", CODE),
+    load("-l", MODULE),
+    load("-j", "a JIT control module luajit loads (`-jv`)"),
     eff("-b", Arity::Next, "it writes bytecode to a file"),
     att("-O"),
 ];
@@ -572,13 +663,13 @@ const AWK_OPTS: &[Opt] = &[
     code("--file", CODE_FILE),
     code("-e", CODE),
     code("--source", CODE),
-    code("-i", CODE_FILE),
-    code("--include", CODE_FILE),
-    code("-l", "a shared-library extension gawk loads"),
-    code("--load", "a shared-library extension gawk loads"),
+    load("-i", CODE_FILE),
+    load("--include", CODE_FILE),
+    load("-l", "a shared-library extension gawk loads"),
+    load("--load", "a shared-library extension gawk loads"),
     code("-E", CODE_FILE),
     code("--exec", CODE_FILE),
-    code(
+    load(
         "-W",
         "an implementation option (gawk `-W source=`, mawk `-W exec` take code)",
     ),
@@ -628,6 +719,11 @@ pub fn is_sed_print_script(script: &str) -> bool {
     }
 }
 
+/// A make operand ExecTool lets through: a target, not a `VAR=value` assignment.
+pub fn is_not_assignment(operand: &str) -> bool {
+    !operand.contains('=')
+}
+
 // --- Other interpreters ----------------------------------------------------------------------
 const R_OPTS: &[Opt] = &[
     code("-e", CODE),
@@ -636,7 +732,7 @@ const R_OPTS: &[Opt] = &[
     val("--default-packages"),
 ];
 const EXPECT_OPTS: &[Opt] = &[
-    code("-c", CODE),
+    load("-c", CODE),
     code("-f", CODE_FILE),
     code("-b", CODE_FILE),
     val("-D"),
@@ -648,10 +744,10 @@ const JULIA_OPTS: &[Opt] = &[
     code("--eval", CODE),
     code("-E", CODE),
     code("--print", CODE),
-    code("-L", CODE_FILE),
-    code("--load", CODE_FILE),
-    code("-J", "a system image (compiled code) julia loads"),
-    code("--sysimage", "a system image (compiled code) julia loads"),
+    load("-L", CODE_FILE),
+    load("--load", CODE_FILE),
+    load("-J", "a system image (compiled code) julia loads"),
+    load("--sysimage", "a system image (compiled code) julia loads"),
     val("-p"),
     val("--procs"),
     val("-t"),
@@ -661,18 +757,22 @@ const JULIA_OPTS: &[Opt] = &[
     att("-O"),
     att("-g"),
     att("--project"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("-i"),
+    flag("--interactive"),
 ];
 const JAVA_OPTS: &[Opt] = &[
-    code("-cp", "a class path java loads classes from"),
-    code("-classpath", "a class path java loads classes from"),
-    code("--class-path", "a class path java loads classes from"),
-    code("-p", "a module path java loads modules from"),
-    code("--module-path", "a module path java loads modules from"),
+    load("-cp", "a class path java loads classes from"),
+    load("-classpath", "a class path java loads classes from"),
+    load("--class-path", "a class path java loads classes from"),
+    load("-p", "a module path java loads modules from"),
+    load("--module-path", "a module path java loads modules from"),
     code("-m", "the module java runs"),
     code("--module", "the module java runs"),
-    code("-javaagent:", "an agent jar java loads"),
-    code("-agentlib:", "a native agent java loads"),
-    code("-agentpath:", "a native agent java loads"),
+    load("-javaagent:", "an agent jar java loads"),
+    load("-agentlib:", "a native agent java loads"),
+    load("-agentpath:", "a native agent java loads"),
     flag("-jar"),
     val("--add-modules"),
     val("--add-opens"),
@@ -682,6 +782,20 @@ const JAVA_OPTS: &[Opt] = &[
     val("--upgrade-module-path"),
     val("--enable-native-access"),
     val("--source"),
+    flag("-ea"),
+    flag("-da"),
+    flag("-esa"),
+    flag("-dsa"),
+    flag("-enableassertions"),
+    flag("-disableassertions"),
+    flag("-server"),
+    flag("-client"),
+    flag("-verbose"),
+    flag("-showversion"),
+    flag("-version"),
+    att("-X*"),
+    att("-D*"),
+    att("-verbose:*"),
 ];
 const JAVA_PROGRAM: &str = "the class, jar or source file java runs (its first operand)";
 const DC_OPTS: &[Opt] = &[
@@ -1016,6 +1130,7 @@ const FIND_OPTS: &[Opt] = &[
 ];
 const GIT_CONFIG_WHY: &str =
     "a configuration setting (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
+const GIT_CONFIG_VALUE: &str = "a configuration value written for later git commands (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
 const GIT_GLOBAL_OPTS: &[Opt] = &[
     code("-c", GIT_CONFIG_WHY),
     code("--config-env", GIT_CONFIG_WHY),
@@ -1155,6 +1270,48 @@ const GIT_SUBS: &[Sub] = &[
         operands: Operands::Data,
     },
     Sub {
+        names: &["config"],
+        options: &[
+            &[
+                val("-f"),
+                val("--file"),
+                val("--blob"),
+                val("--type"),
+                val("--default"),
+                val("--comment"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Subcommands {
+            subs: &[
+                Sub {
+                    names: &["get", "list"],
+                    options: &[],
+                    operands: Operands::Data,
+                },
+                Sub {
+                    names: &["set"],
+                    options: &[],
+                    operands: Operands::CodeAfter {
+                        skip: 1,
+                        why: GIT_CONFIG_VALUE,
+                    },
+                },
+            ],
+            // `git config <key> [<value>]`: the first operand was the key.
+            other: Some(&Sub {
+                names: &[],
+                options: &[],
+                operands: Operands::CodeAfter {
+                    skip: 0,
+                    why: GIT_CONFIG_VALUE,
+                },
+            }),
+            why: "",
+            slot_is_data: true,
+        },
+    },
+    Sub {
         names: &["bisect"],
         options: &[GIT_COMMON_OPTS],
         operands: Operands::Subcommands {
@@ -1169,6 +1326,7 @@ const GIT_SUBS: &[Sub] = &[
                 operands: Operands::Data,
             }),
             why: "the bisect step (`run` runs a command)",
+            slot_is_data: false,
         },
     },
     Sub {
@@ -1186,6 +1344,7 @@ const GIT_SUBS: &[Sub] = &[
                 operands: Operands::Data,
             }),
             why: "the submodule step (`foreach` runs a shell command)",
+            slot_is_data: false,
         },
     },
 ];
@@ -1464,19 +1623,19 @@ const TIME_OPTS: &[Opt] = &[
     val("--format"),
 ];
 const STRACE_OPTS: &[Opt] = &[
-    code(
+    load(
         "-o",
         "the trace output; `|cmd` or `!cmd` pipes it to a command",
     ),
-    code(
+    load(
         "--output",
         "the trace output; `|cmd` or `!cmd` pipes it to a command",
     ),
-    code(
+    load(
         "-E",
         "an environment variable for the traced command (`LD_PRELOAD` loads code)",
     ),
-    code(
+    load(
         "--env",
         "an environment variable for the traced command (`LD_PRELOAD` loads code)",
     ),
@@ -1509,9 +1668,9 @@ const LTRACE_OPTS: &[Opt] = &[
     val("-x"),
 ];
 const FAKEROOT_OPTS: &[Opt] = &[
-    code("-l", "a wrapper library fakeroot preloads"),
-    code("--lib", "a wrapper library fakeroot preloads"),
-    code("--faked", "the daemon binary fakeroot runs"),
+    load("-l", "a wrapper library fakeroot preloads"),
+    load("--lib", "a wrapper library fakeroot preloads"),
+    load("--faked", "the daemon binary fakeroot runs"),
     val("-s"),
     val("-i"),
 ];
@@ -1544,6 +1703,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[NODE_OPTS],
         operands: Operands::Program(SCRIPT),
         complete: false,
+        attached_values: false,
         ..BASE
     },
     Entry {
@@ -1553,6 +1713,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             subs: DENO_SUBS,
             other: None,
             why: "the deno subcommand, or the script deno runs",
+            slot_is_data: false,
         },
         complete: false,
         ..BASE
@@ -1564,6 +1725,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             subs: BUN_SUBS,
             other: None,
             why: "the bun subcommand, or the script bun runs",
+            slot_is_data: false,
         },
         complete: false,
         ..BASE
@@ -1759,11 +1921,14 @@ pub const CODE_ENTRY: &[Entry] = &[
     },
     Entry {
         names: &["git"],
-        options: &[GIT_GLOBAL_OPTS],
+        // The subcommands' remote-command options are judged before the subcommand too
+        // (`git --upload-pack=x fetch`): git refuses them there, and so does the policy.
+        options: &[GIT_GLOBAL_OPTS, GIT_COMMON_OPTS],
         operands: Operands::Subcommands {
             subs: GIT_SUBS,
             other: Some(&GIT_OTHER),
             why: "the git subcommand (an alias can be `!cmd`)",
+            slot_is_data: false,
         },
         ..BASE
     },
@@ -1807,6 +1972,7 @@ pub const CODE_ENTRY: &[Entry] = &[
     Entry {
         names: &["make", "gmake"],
         options: &[MAKE_OPTS],
+        exec_program_ok: Some(is_not_assignment),
         operands: Operands::AllCode(
             "a make operand, which may be a variable assignment (`SHELL=...`) that changes the commands make runs",
         ),
@@ -1902,6 +2068,9 @@ pub const CODE_ENTRY: &[Entry] = &[
             "torsocks",
             "proxychains",
             "proxychains4",
+            "ifne",
+            "chronic",
+            "lckdo",
         ],
         operands: Operands::Command { skip: 0 },
         ..BASE
@@ -1918,4 +2087,107 @@ pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
             })
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_entry_options(entry: &Entry) -> Vec<&'static Opt> {
+        fn subs_of(operands: &Operands) -> Vec<&'static Sub> {
+            match *operands {
+                Operands::Subcommands { subs, other, .. } => {
+                    let mut all: Vec<&'static Sub> = subs.iter().chain(other).collect();
+                    for sub in all.clone() {
+                        all.extend(subs_of(&sub.operands));
+                    }
+                    all
+                }
+                _ => Vec::new(),
+            }
+        }
+        let mut opts: Vec<&'static Opt> = entry.options.iter().flat_map(|l| l.iter()).collect();
+        for sub in subs_of(&entry.operands) {
+            opts.extend(sub.options.iter().flat_map(|l| l.iter()));
+        }
+        opts
+    }
+
+    #[test]
+    fn entry_names_are_lowercase_and_not_denied() {
+        // Binaries are matched by their lowercase name forms.
+        for entry in CODE_ENTRY {
+            for name in entry.names {
+                assert_eq!(*name, name.to_ascii_lowercase(), "{name}");
+                assert!(
+                    !crate::policy::is_denied(name, &[]),
+                    "{name} is denied anyway"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_option_is_spelled_as_an_option_and_says_why() {
+        for entry in CODE_ENTRY {
+            for opt in all_entry_options(entry) {
+                assert!(opt.name.starts_with('-') && opt.name.len() >= 2, "{opt:?}");
+                if opt.role != Role::Plain {
+                    assert!(!opt.why.is_empty(), "{opt:?} must say why");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_option_is_listed_twice_in_one_list() {
+        // The first listing wins a lookup, so a repeat would silently shadow the second.
+        for entry in CODE_ENTRY {
+            for list in entry.options {
+                for (i, a) in list.iter().enumerate() {
+                    assert!(
+                        list[i + 1..].iter().all(|b| b.name != a.name),
+                        "{} listed twice for {:?}",
+                        a.name,
+                        entry.names
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_denied_equivalent_names_a_listed_entry() {
+        for (name, stands_for) in DENIED_EQUIVALENTS {
+            assert!(
+                DENIED_BINARIES.contains(stands_for),
+                "{name} → {stands_for}"
+            );
+            assert!(!DENIED_BINARIES.contains(name), "{name} is listed already");
+        }
+    }
+
+    #[test]
+    fn sed_print_scripts() {
+        for ok in ["1p", "12p", "1,5p", "10,200p"] {
+            assert!(is_sed_print_script(ok), "{ok}");
+        }
+        for bad in [
+            "p", "1", "1,p", ",5p", "1,5", "1e/x", "1w/x", "1,2,3p", "1pp", "$p", "1~2p",
+        ] {
+            assert!(!is_sed_print_script(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn binaries_find_their_entry_by_any_name_form() {
+        let entry = |b: &str| entry_for(&crate::policy::name_forms(b)).map(|e| e.names[0]);
+        assert_eq!(entry("/usr/bin/python3.12"), Some("python*"));
+        assert_eq!(entry("pypy3"), Some("python*"));
+        assert_eq!(entry("Rscript"), Some("rscript"));
+        assert_eq!(entry("luajit-2.1"), Some("lua"));
+        assert_eq!(entry("gawk"), Some("awk"));
+        assert_eq!(entry("grep"), None);
+        assert_eq!(entry("jq"), None);
+    }
 }
