@@ -403,6 +403,15 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
                     .join(", ")
             ),
         };
+        if json {
+            print_json(&json!({
+                "tool": name,
+                "is_error": true,
+                "error": "unknown tool",
+                "closest": closest,
+                "tools": names,
+            }))?;
+        }
         return Err(Failure::refused(format!(
             "unknown tool `{name}`; {hint}tools: {} (see `nanotool list`)",
             names.join(", ")

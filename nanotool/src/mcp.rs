@@ -137,7 +137,8 @@ pub struct ServerOptions {
     /// Tools per `tools/list` page (default 100).
     pub page_size: usize,
     /// The `ttlMs` cache hint on `tools/list` and `server/discover` (default 60 000: the tool
-    /// set of a process never changes, the hint only bounds how stale a cache may get).
+    /// set of a process never changes, the hint only bounds how stale a cache may get). The
+    /// scope is always `private`: the tools come from one user's work folder.
     pub ttl_ms: u64,
     /// `serverInfo.name` (default `nanotool`).
     pub name: String,
@@ -1066,7 +1067,7 @@ impl Shared {
             "supportedVersions": MODERN_VERSIONS,
             "capabilities": {"tools": {}},
             "ttlMs": self.options.ttl_ms,
-            "cacheScope": "public",
+            "cacheScope": "private",
         });
         if let Some(instructions) = &self.options.instructions {
             result["instructions"] = Value::from(instructions.as_str());
@@ -1091,7 +1092,7 @@ impl Shared {
         }
         if era == Era::Modern {
             result["ttlMs"] = Value::from(self.options.ttl_ms);
-            result["cacheScope"] = Value::from("public");
+            result["cacheScope"] = Value::from("private");
         }
         Ok(result)
     }
