@@ -586,6 +586,12 @@ fn serve(common: &Common) -> Result<u8, Failure> {
     make_non_dumpable();
     let signals = SignalWatch::start();
     let tools = toolbox.tools().len();
+    let cwd = toolbox.kernel().cwd().to_path_buf();
+    if cwd == Path::new("/") {
+        tracing::warn!(
+            "the working directory is `/`: path arguments may name any file on the system; pass --cwd DIR (MCP clients often start servers in `/`)"
+        );
+    }
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = &signals {
         let server = server.clone();
@@ -608,7 +614,7 @@ fn serve(common: &Common) -> Result<u8, Failure> {
     }
     tracing::info!(
         tools,
-        cwd = %common.cwd.display(),
+        cwd = %cwd.display(),
         "serving MCP over stdio (2025-11-25 initialize, 2026-07-28 server/discover)"
     );
     let stdin = io::stdin();
