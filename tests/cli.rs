@@ -497,3 +497,16 @@ fn allow_exec_enables_the_exec_tool() {
     ]);
     run.expect(2);
 }
+
+#[test]
+fn serve_refuses_to_start_without_its_work_folder_and_exits_0_on_eof() {
+    let p = Project::new();
+    let run = p.run(&["serve", "--work", "missing-work"]);
+    run.expect(1);
+    assert!(run.stdout().is_empty(), "stdout: {}", run.stdout());
+    assert!(run.stderr().contains("missing-work"), "{}", run.stderr());
+    // With its stdin at EOF at once (no client), serve exits cleanly and prints nothing.
+    let run = p.run(&["serve"]);
+    run.expect(0);
+    assert!(run.stdout().is_empty(), "stdout: {}", run.stdout());
+}
