@@ -226,22 +226,37 @@ fn gen_part() -> impl Strategy<Value = GenPart> {
                 braces,
                 value
             }),
-        (
-            any::<bool>(),
-            prop::option::weighted(0.8, "[a-z]{1,5}(/[a-z][a-z.]{0,4}){0,2}")
-        )
-            .prop_map(|(braces, value)| GenPart::Slot {
-                path: true,
-                braces,
-                value
-            }),
+    ]
+}
+
+fn gen_path_slot() -> impl Strategy<Value = GenPart> {
+    (
+        any::<bool>(),
+        prop::option::weighted(0.8, "[a-z]{1,5}(/[a-z][a-z.]{0,4}){0,2}"),
+    )
+        .prop_map(|(braces, value)| GenPart::Slot {
+            path: true,
+            braces,
+            value,
+        })
+}
+
+/// A token: literal text and string slots mixed, or a path slot alone or as the attached
+/// value of an option (a path glued to other text is confined as a whole, so a generated
+/// `.<path>` would rightly be refused as `../x`).
+fn gen_token() -> impl Strategy<Value = Vec<GenPart>> {
+    prop_oneof![
+        3 => prop::collection::vec(gen_part(), 1..4),
+        1 => gen_path_slot().prop_map(|p| vec![p]),
+        1 => ("--[a-z]{1,5}=", gen_path_slot())
+            .prop_map(|(option, p)| vec![GenPart::Literal(option), p]),
     ]
 }
 
 fn gen_template() -> impl Strategy<Value = (String, Vec<Vec<GenPart>>, Vec<usize>)> {
     (
         prop::sample::select(vec!["ls", "wc", "cat", "head", "/usr/bin/stat"]),
-        prop::collection::vec(prop::collection::vec(gen_part(), 1..4), 0..6),
+        prop::collection::vec(gen_token(), 0..6),
         prop::collection::vec(1usize..4, 7),
     )
         .prop_map(|(binary, tokens, gaps)| (binary.to_owned(), tokens, gaps))
@@ -352,5 +367,51 @@ proptest! {
         prop_assert_eq!(argv.len(), template.tokens().len() - dropped);
         prop_assert_eq!(argv.len(), expected.len());
         prop_assert_eq!(argv.as_slice(), expected.as_slice());
+    }
+
+    #[test]
+    fn accepted_argv_never_carries_an_injected_option(
+        (shape, values) in (
+            prop::collection::vec((0u8..4, any::<bool>()), 1..5),
+            prop::collection::vec("[-a-z./ \u{202E}\u{a0};]{0,6}", 5),
+        ),
+    ) {
+        // Tokens made of slots only (kinds: 0 string, 1 path, 2 integer, 3 string again), some
+        // of two slots glued together; values from a nasty alphabet.
+        let mut source = "ls".to_owned();
+        let mut specs = Vec::new();
+        let mut args = Map::new();
+        let mut kinds = Vec::new();
+        for (i, (kind, glued)) in shape.iter().enumerate() {
+            let name = format!("s{i}");
+            source.push_str(if *glued && i > 0 { "" } else { " " });
+            source.push_str(&format!("<{name}>"));
+            let (k, v) = match kind {
+                1 => (SlotKind::Path, json!(values[i])),
+                2 => (SlotKind::Integer, json!(values[i].len() as i64 - 3)),
+                _ => (SlotKind::String, json!(values[i])),
+            };
+            kinds.push(k.clone());
+            specs.push(SlotSpec::new(name.clone(), k, "A slot"));
+            args.insert(name, v);
+        }
+        let spec = CommandSpec::new("t", "A tool", &source, specs).unwrap();
+        let template = Template::parse(&source).unwrap();
+        if let Ok(argv) = spec.render(&Value::Object(args), &root()) {
+            prop_assert_eq!(argv.len(), template.tokens().len());
+            for (element, token) in argv[1..].iter().zip(template.args()) {
+                prop_assert!(!element.starts_with('-'), "{:?} -> {:?}", source, argv);
+                prop_assert!(
+                    !element.chars().any(|c| c.is_whitespace() || c == ';' || c == '\u{202E}'),
+                    "{:?}", argv
+                );
+                let first = token.slots().next().unwrap();
+                let index: usize = first.name()[1..].parse().unwrap();
+                if kinds[index] == SlotKind::Path && token.slots().count() == 1 {
+                    prop_assert!(element == "." || element.starts_with("./"), "{:?}", element);
+                    prop_assert!(!element.split('/').any(|c| c == ".."), "{:?}", element);
+                }
+            }
+        }
     }
 }

@@ -161,6 +161,29 @@ fn a_file_that_is_not_executable_is_126() {
 }
 
 #[test]
+fn a_nul_byte_in_an_argument_is_a_start_error_not_a_panic() {
+    let _g = serial();
+    let r = default_kernel().run(&argv(&["echo", "a\0b"]));
+    assert_eq!(r.exit_code, 126);
+    assert!(r.start_error.unwrap().contains("argument 1"));
+}
+
+#[test]
+fn a_timeout_too_large_for_the_clock_means_no_timeout() {
+    let _g = serial();
+    let k = CommandExecKernel::new(KernelSettings {
+        timeout: Duration::MAX,
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = k.run(&sh("echo fine"));
+    assert_eq!(
+        (r.exit_code, r.output.as_str(), r.timed_out),
+        (0, "fine\n", false)
+    );
+}
+
+#[test]
 fn a_signal_is_128_plus_n_with_a_note() {
     let _g = serial();
     let r = default_kernel().run(&sh("kill -SEGV $$"));
@@ -225,11 +248,18 @@ fn a_setsid_escaper_does_not_hang_the_call() {
 #[test]
 fn a_setsid_escaper_flooding_the_pipe_does_not_hang_the_call() {
     let _g = serial();
-    let r = within_watchdog("setsid yes", || {
-        default_kernel().run(&sh("setsid yes & echo $!"))
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel_in(dir.path());
+    let r = within_watchdog("setsid yes", move || {
+        k.run(&sh("setsid yes & echo $! > escaper.pid"))
     });
     assert_eq!(r.exit_code, 0);
-    let escaper = pid_in(&r.output.replace("y\n", ""));
+    // Its pid went to a file: in the output it would sit among omitted bytes.
+    let escaper: i32 = std::fs::read_to_string(dir.path().join("escaper.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     unsafe { libc::kill(escaper, libc::SIGKILL) };
 }
 
@@ -237,7 +267,8 @@ fn a_setsid_escaper_flooding_the_pipe_does_not_hang_the_call() {
 fn a_timeout_is_124_and_kills_the_whole_group() {
     let _g = serial();
     let k = CommandExecKernel::new(KernelSettings {
-        timeout: Duration::from_millis(300),
+        // Long enough for sh to start its background member even on a loaded machine.
+        timeout: Duration::from_millis(1500),
         ..KernelSettings::default()
     })
     .unwrap();
@@ -458,6 +489,7 @@ fn the_environment_is_reduced_to_the_allowlist() {
 
 #[test]
 fn an_invalid_env_entry_is_a_clear_error() {
+    let _g = serial();
     let err = CommandExecKernel::new(KernelSettings {
         env: vec![("A=B".into(), "x".into())],
         ..KernelSettings::default()
@@ -525,6 +557,7 @@ fn argv0_is_kept_as_written() {
 
 #[test]
 fn a_missing_or_non_directory_cwd_is_a_clear_error() {
+    let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope");
     let err = CommandExecKernel::new(KernelSettings {
@@ -555,6 +588,7 @@ const PROBE_ENV: &str = "NANOTOOL_KERNEL_UNREADABLE_CWD";
 /// `an_unreadable_cwd_is_a_clear_error` as an unprivileged user (root reads everything).
 #[test]
 fn unreadable_cwd_probe() {
+    let _g = serial();
     let Ok(dir) = std::env::var(PROBE_ENV) else {
         // Run directly: check what needs no privilege change.
         assert!(
@@ -664,4 +698,65 @@ fn the_text_has_the_design_shape() {
         r.text(),
         "exit: 0\n11 bytes omitted\noutput: 01234\n[... 11 bytes omitted ...]\nghij\n"
     );
+}
+
+const SIGCHLD_PROBE_ENV: &str = "NANOTOOL_KERNEL_SIGCHLD_IGNORED";
+
+/// Runs a command in a host that ignores `SIGCHLD` (children reaped behind the kernel's back);
+/// run by `a_host_ignoring_sigchld_gets_an_answer_not_a_panic` in a process of its own.
+#[test]
+fn sigchld_ignored_probe() {
+    let _g = serial();
+    if std::env::var(SIGCHLD_PROBE_ENV).is_err() {
+        // Run directly: the same command in a normal host.
+        assert_eq!(default_kernel().run(&sh("echo hi")).output, "hi\n");
+        return;
+    }
+    // SAFETY: this process exists only to run this probe.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+    // The child may be reaped before its pidfd is opened: a race, so run it many times.
+    let results = within_watchdog("runs with SIGCHLD ignored", || {
+        let k = default_kernel();
+        (0..50).map(|_| k.run(&sh("echo hi"))).collect::<Vec<_>>()
+    });
+    for r in results {
+        println!(
+            "PROBE_RESULT: output={:?} start_error={:?}",
+            r.output, r.start_error
+        );
+    }
+}
+
+#[test]
+fn a_host_ignoring_sigchld_gets_an_answer_not_a_panic() {
+    let _g = serial();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "sigchld_ignored_probe",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SIGCHLD_PROBE_ENV, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "probe failed: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_once("PROBE_RESULT: ").map(|(_, r)| r))
+        .collect();
+    assert_eq!(lines.len(), 50, "{stdout}");
+    for line in lines {
+        // The output still comes back; the lost exit status is said, not invented.
+        assert!(
+            line.starts_with("output=\"hi\\n\" start_error=Some("),
+            "{line}"
+        );
+        assert!(line.contains("exit status"), "{line}");
+    }
 }

@@ -77,16 +77,19 @@ fn first_pid(output: &str) -> Option<i32> {
     output.lines().next()?.trim().parse().ok()
 }
 
-fn run_one(
-    kernel: &CommandExecKernel,
-    kind: Kind,
-    canceller: &mpsc::Sender<CancelHandle>,
-) -> ExecResult {
+/// The kernels every thread shares: one with the default timeout, one that times out fast.
+struct Kernels {
+    normal: CommandExecKernel,
+    short: CommandExecKernel,
+}
+
+fn run_one(kernels: &Kernels, kind: Kind, canceller: &mpsc::Sender<CancelHandle>) -> ExecResult {
+    let kernel = &kernels.normal;
     match kind {
         Kind::True => kernel.run(&["true".to_string()]),
         Kind::Exit3 => kernel.run(&sh("echo $$; echo err >&2; exit 3")),
         Kind::Grandchild => kernel.run(&sh("echo $$; sleep 100 & echo $!")),
-        Kind::Timeout => kernel.run(&sh("echo $$; sleep 5 & sleep 5")),
+        Kind::Timeout => kernels.short.run(&sh("echo $$; sleep 5 & sleep 5")),
         Kind::Cancel => {
             let handle = CancelHandle::new();
             canceller.send(handle.clone()).unwrap();
@@ -115,15 +118,17 @@ fn check_answer(kind: Kind, r: &ExecResult) {
 
 #[test]
 fn a_thousand_mixed_calls_over_eight_threads_leave_nothing_behind() {
-    let kernel = Arc::new(
-        CommandExecKernel::new(KernelSettings {
+    // Only the timeout calls get the short timeout: a loaded machine must not turn a normal
+    // call into a timeout.
+    let kernels = Arc::new(Kernels {
+        normal: CommandExecKernel::new(KernelSettings::default()).unwrap(),
+        short: CommandExecKernel::new(KernelSettings {
             timeout: Duration::from_millis(200),
             ..KernelSettings::default()
         })
         .unwrap(),
-    );
-    // Warm up each thread's one-time allocations outside the fd count.
-    kernel.run(&["true".to_string()]);
+    });
+    kernels.normal.run(&["true".to_string()]);
     let fds_before = std::fs::read_dir("/proc/self/fd").unwrap().count();
 
     // One thread fires every cancel a little after its run was handed over.
@@ -138,13 +143,13 @@ fn a_thousand_mixed_calls_over_eight_threads_leave_nothing_behind() {
     let (done_tx, done_rx) = mpsc::channel::<(Kind, ExecResult)>();
     let workers: Vec<_> = (0..THREADS)
         .map(|t| {
-            let kernel = Arc::clone(&kernel);
+            let kernels = Arc::clone(&kernels);
             let cancel_tx = cancel_tx.clone();
             let done_tx = done_tx.clone();
             std::thread::spawn(move || {
                 for i in (t..CALLS).step_by(THREADS) {
                     let kind = KINDS[i % KINDS.len()];
-                    let r = run_one(&kernel, kind, &cancel_tx);
+                    let r = run_one(&kernels, kind, &cancel_tx);
                     done_tx.send((kind, r)).unwrap();
                 }
             })

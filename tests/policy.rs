@@ -2,8 +2,8 @@
 //! ExecTool's layer 4.
 
 use nanotool_runtime::policy::{
-    DENIED_BINARIES, DENIED_EQUIVALENTS, PolicyError, SlotFreedom, check_exec_argv, check_template,
-    is_denied,
+    DENIED_BINARIES, DENIED_EQUIVALENTS, PolicyError, SlotFreedom, check_exec_argv,
+    check_exec_argv_with, check_template, code_entry_sites, is_denied,
 };
 use nanotool_runtime::template::Template;
 
@@ -122,4 +122,961 @@ fn host_extra_deny_is_matched_the_same_way() {
         assert!(err.to_string().contains("host"), "{err}");
     }
     assert_eq!(check("grep x", &extra), Ok(()));
+}
+
+// ------------------------------------------------------------------------------------------
+// check_template, by table
+// ------------------------------------------------------------------------------------------
+
+/// What the policy must answer for a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Accepted.
+    Pass,
+    /// Refused: this slot stands in this option or operand.
+    Code(&'static str, &'static str),
+    /// Refused: a launcher in the template would run this denied binary.
+    DeniedCommand(&'static str),
+}
+use Verdict::{Code, DeniedCommand, Pass};
+
+use nanotool_runtime::policy::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PROGRAM, SUBCOMMAND};
+
+/// (template, slots that are constrained (all others free), verdict)
+const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
+    // Plain tools just work, with free slots.
+    ("wc -l <file>", &[], Pass),
+    ("git log -n <count>", &[], Pass),
+    ("grep -rn <pattern> <path>", &[], Pass),
+    ("find <path> -name <pattern>", &[], Pass),
+    ("ls <mode> .", &[], Pass),
+    ("ls -<flags> .", &[], Pass),
+    ("cat <file>", &[], Pass),
+    ("head -n <n> <file>", &[], Pass),
+    ("jq <filter> <file>", &[], Pass),
+    ("rg -n <pattern> <path>", &[], Pass),
+    ("rg --pre-glob <glob> <pattern>", &[], Pass),
+    ("git log --format=<fmt> -n 3", &[], Pass),
+    ("git -C <dir> log --oneline", &[], Pass),
+    ("git log --ext-diff <rev>", &[], Pass),
+    ("git show <rev>", &[], Pass),
+    ("sort -o <out> <file>", &[], Pass),
+    ("sort -k <key> <file>", &[], Pass),
+    ("find <path> -delete", &[], Pass),
+    ("find <path> -executable -name <pattern>", &[], Pass),
+    ("tar -czf <archive> <dir>", &[], Pass),
+    ("tar xzf <archive>", &[], Pass),
+    ("tar -C <dir> -xf <archive>", &[], Pass),
+    ("rsync -a <src> <dst>", &[], Pass),
+    ("zip -r <archive> <dir>", &[], Pass),
+    ("man <page>", &[], Pass),
+    ("less -- <file>", &[], Pass),
+    ("less notes.txt", &[], Pass),
+    ("make -C <dir> test", &[], Pass),
+    ("node --version", &[], Pass),
+    ("deno fmt <file>", &[], Pass),
+    ("deno run main.ts <arg>", &[], Pass),
+    ("bun test <filter>", &[], Pass),
+    ("timeout 5 grep -rn <pattern> .", &[], Pass),
+    ("timeout <secs> make test", &[], Pass),
+    ("nice -n <n> make test", &[], Pass),
+    ("sqlite3 <db> .tables", &[], Pass),
+    // Literal code is the author's: fine.
+    ("python3 -c print(1)", &[], Pass),
+    ("python3 -m json.tool <file>", &[], Pass),
+    ("python3 -mjson.tool <file>", &[], Pass),
+    ("python3 scripts/report.py <month>", &[], Pass),
+    ("python3 -u scripts/report.py <month>", &[], Pass),
+    ("python3 -W ignore scripts/report.py <month>", &[], Pass),
+    (
+        "python3 -X dev -Wignore scripts/report.py <month>",
+        &[],
+        Pass,
+    ),
+    ("python3 -- scripts/report.py <month>", &[], Pass),
+    ("perl -ne print <file>", &[], Pass),
+    ("perl -Mstrict -e print <file>", &[], Pass),
+    ("awk -F <sep> -f prog.awk <file>", &[], Pass),
+    ("awk -v <assign> -f prog.awk <file>", &[], Pass),
+    ("sed -n 1p <file>", &[], Pass),
+    ("sed -n -e 1p <file>", &[], Pass),
+    ("sed -i -e s/a/b/ <file>", &[], Pass),
+    ("node app.js <arg>", &[], Pass),
+    ("node --no-warnings app.js <arg>", &[], Pass),
+    ("node --experimental-vm-modules app.js <arg>", &[], Pass),
+    ("node --max-old-space-size=4096 app.js <arg>", &[], Pass),
+    ("deno run -A main.ts <arg>", &[], Pass),
+    ("deno run --allow-read main.ts <arg>", &[], Pass),
+    ("java -Xmx1g -ea -Dk=v Main <arg>", &[], Pass),
+    ("java -Xmx1g -jar app.jar <arg>", &[], Pass),
+    ("node -r ./setup.js app.js <arg>", &[], Pass),
+    ("git -c color.ui=never log <rev>", &[], Pass),
+    // Constrained slots may stand where code goes: the author vouches.
+    ("sed -n <range>p <path>", &["range"], Pass),
+    ("sed -n <start>,<end>p <file>", &["start", "end"], Pass),
+    ("python3 -c <code>", &["code"], Pass),
+    ("awk <prog> <file>", &["prog"], Pass),
+    ("git <sub> --oneline", &["sub"], Pass),
+    ("make <target>", &["target"], Pass),
+    ("python3 -<flag> <script>", &["flag", "script"], Pass),
+    // Interpreters: code-entry options, bundles, attached values, abbreviations.
+    ("python3 -c <code>", &[], Code("code", "-c")),
+    ("python3 -c<code>", &[], Code("code", "-c")),
+    ("python3 -Ic <x>", &[], Code("x", "-c")),
+    ("python3 -I -c <x>", &[], Code("x", "-c")),
+    ("python3 -W ignore -c <x>", &[], Code("x", "-c")),
+    ("python3 -X dev -c <x>", &[], Code("x", "-c")),
+    ("python3 -m <module>", &[], Code("module", "-m")),
+    ("python3 -m<module> <arg>", &[], Code("module", "-m")),
+    ("python3 <script>", &[], Code("script", PROGRAM)),
+    ("python3 <script> <arg>", &["arg"], Code("script", PROGRAM)),
+    ("python3 -u <script>", &[], Code("script", PROGRAM)),
+    ("python3 -Wignore <script>", &[], Code("script", PROGRAM)),
+    ("python3 -- <script>", &[], Code("script", PROGRAM)),
+    ("/usr/bin/python3.12 -c <code>", &[], Code("code", "-c")),
+    ("pypy3 <script>", &[], Code("script", PROGRAM)),
+    (
+        "python3 -<flags> script.py",
+        &[],
+        Code("flags", OPTION_NAME),
+    ),
+    (
+        "python3 -I<flags> script.py",
+        &[],
+        Code("flags", OPTION_NAME),
+    ),
+    // An option chosen by a slot may take the next token as its value, or the program.
+    (
+        "python3 -<flag> <code>",
+        &["flag"],
+        Code("code", OPTION_VALUE),
+    ),
+    (
+        "python3 -<flag> script.py <arg>",
+        &["flag"],
+        Code("arg", PROGRAM),
+    ),
+    ("node -p <x>", &[], Code("x", "-p")),
+    ("node -e <x>", &[], Code("x", "-e")),
+    ("node -pe <x>", &[], Code("x", "-e")),
+    ("node --eval=<x>", &[], Code("x", "--eval")),
+    ("node --eval <x>", &[], Code("x", "--eval")),
+    ("node --ev <x>", &[], Code("x", "--eval")),
+    ("node --ev=<x>", &[], Code("x", "--eval")),
+    ("node --print <x>", &[], Code("x", "--print")),
+    ("node <script>", &[], Code("script", PROGRAM)),
+    ("node -r <module> app.js", &[], Code("module", "-r")),
+    ("node -r ./setup.js <script>", &[], Code("script", PROGRAM)),
+    ("node --no-warnings <script>", &[], Code("script", PROGRAM)),
+    (
+        "node --experimental-loader <x> app.js",
+        &[],
+        Code("x", "--experimental-loader"),
+    ),
+    // An option the table does not know may take the next token: both are judged.
+    (
+        "node --unknown-flag app.js <arg>",
+        &[],
+        Code("arg", PROGRAM),
+    ),
+    ("nodejs <script>", &[], Code("script", PROGRAM)),
+    ("node --<opt>=1 app.js", &[], Code("opt", OPTION_NAME)),
+    ("perl -le <x>", &[], Code("x", "-e")),
+    ("perl -e <x>", &[], Code("x", "-e")),
+    ("perl -E<x>", &[], Code("x", "-E")),
+    ("perl -Mstrict -e <x>", &[], Code("x", "-e")),
+    ("perl -M<module> -e 1", &[], Code("module", "-M")),
+    ("perl -Mstrict <script>", &[], Code("script", PROGRAM)),
+    ("perl <script>", &[], Code("script", PROGRAM)),
+    ("perl -pie <x>", &[], Code("x", PROGRAM)),
+    ("ruby -e <x>", &[], Code("x", "-e")),
+    ("ruby -r<lib> app.rb", &[], Code("lib", "-r")),
+    ("ruby <script>", &[], Code("script", PROGRAM)),
+    ("php -r <x>", &[], Code("x", "-r")),
+    ("php -d <ini> app.php", &[], Code("ini", "-d")),
+    (
+        "php -d memory_limit=1G <script>",
+        &[],
+        Code("script", PROGRAM),
+    ),
+    ("lua -e <x>", &[], Code("x", "-e")),
+    ("lua -e x=1 <script>", &[], Code("script", PROGRAM)),
+    ("luajit-2.1 <script>", &[], Code("script", PROGRAM)),
+    ("awk <prog> <file>", &[], Code("prog", PROGRAM)),
+    ("awk -F : <prog> <file>", &[], Code("prog", PROGRAM)),
+    ("awk -f <prog> <file>", &[], Code("prog", "-f")),
+    ("gawk --source=<x> <file>", &[], Code("x", "--source")),
+    ("gawk --so <x> <file>", &[], Code("x", "--source")),
+    ("gawk -i lib.awk <prog> <file>", &[], Code("prog", PROGRAM)),
+    ("mawk -W exec <prog>", &[], Code("prog", PROGRAM)),
+    ("nawk <prog>", &[], Code("prog", PROGRAM)),
+    ("sed <script> <file>", &[], Code("script", PROGRAM)),
+    ("sed -n <range>p <path>", &[], Code("range", PROGRAM)),
+    (
+        "sed -n <start>,<end>p <file>",
+        &["end"],
+        Code("start", PROGRAM),
+    ),
+    ("sed -e <x> <file>", &[], Code("x", "-e")),
+    ("sed -ne <x> <file>", &[], Code("x", "-e")),
+    (
+        "sed --expression=<x> <file>",
+        &[],
+        Code("x", "--expression"),
+    ),
+    ("sed --ex <x> <file>", &[], Code("x", "--expression")),
+    ("sed --e=<x> <file>", &[], Code("x", "--expression")),
+    ("sed -f <x> <file>", &[], Code("x", "-f")),
+    ("sed <file> -e <x>", &[], Code("x", "-e")),
+    ("sed -i <script> <file>", &[], Code("script", PROGRAM)),
+    ("sed -n 1p <file> -<flag>", &[], Code("flag", OPTION_NAME)),
+    ("deno eval <x>", &[], Code("x", PROGRAM)),
+    ("deno run <script>", &[], Code("script", PROGRAM)),
+    ("deno run -A <script>", &[], Code("script", PROGRAM)),
+    ("deno <script>", &[], Code("script", SUBCOMMAND)),
+    ("deno task <task>", &[], Code("task", OPERAND)),
+    ("deno <sub> x", &[], Code("sub", SUBCOMMAND)),
+    ("bun -e <x>", &[], Code("x", "-e")),
+    ("bun run <script>", &[], Code("script", PROGRAM)),
+    ("bun <script>", &[], Code("script", SUBCOMMAND)),
+    ("bun x <pkg>", &[], Code("pkg", PROGRAM)),
+    ("npx <pkg>", &[], Code("pkg", PROGRAM)),
+    ("Rscript -e <x>", &[], Code("x", "-e")),
+    ("Rscript <script>", &[], Code("script", PROGRAM)),
+    ("osascript -e <x>", &[], Code("x", "-e")),
+    ("tclsh <script>", &[], Code("script", PROGRAM)),
+    ("expect -c <x>", &[], Code("x", "-c")),
+    ("julia -e <x>", &[], Code("x", "-e")),
+    ("java -jar <jar>", &[], Code("jar", PROGRAM)),
+    ("java -cp <cp> Main", &[], Code("cp", "-cp")),
+    (
+        "java -javaagent:<agent> -jar app.jar",
+        &[],
+        Code("agent", "-javaagent:"),
+    ),
+    ("dc -e <x>", &[], Code("x", "-e")),
+    ("m4 <file>", &[], Code("file", OPERAND)),
+    ("sqlite3 db.sqlite <sql>", &[], Code("sql", OPERAND)),
+    ("sqlite3 -cmd <x> db.sqlite", &[], Code("x", "-cmd")),
+    ("psql -c <sql>", &[], Code("sql", "-c")),
+    ("gdb -batch -ex <x> ./prog", &[], Code("x", "-ex")),
+    ("gdb -batch --ex=<x> ./prog", &[], Code("x", "-ex")),
+    ("gdb --args <cmd>", &[], Code("cmd", COMMAND)),
+    ("vim -c <x> notes.txt", &[], Code("x", "-c")),
+    ("vim +<x> notes.txt", &[], Code("x", "+command")),
+    ("less +<x> notes.txt", &[], Code("x", "+command")),
+    // A value may not begin with `-`, but it may begin with `+` (`less +!cmd`).
+    ("less <file>", &[], Code("file", "+command")),
+    ("vim <file>", &[], Code("file", "+command")),
+    ("less <file>", &["file"], Pass),
+    ("man -P <pager> ls", &[], Code("pager", "-P")),
+    ("make <target>", &[], Code("target", OPERAND)),
+    ("make -f <makefile>", &[], Code("makefile", "-f")),
+    ("make --eval=<x> all", &[], Code("x", "--eval")),
+    ("cmake -P <script>", &[], Code("script", "-P")),
+    ("emacs --batch --eval <x>", &[], Code("x", "--eval")),
+    // Launchers.
+    ("git -c <cfg> log", &[], Code("cfg", "-c")),
+    ("git -c<cfg> log", &[], Code("cfg", "-c")),
+    ("git --config-env=<x> log", &[], Code("x", "--config-env")),
+    ("git --exec-path=<dir> log", &[], Code("dir", "--exec-path")),
+    ("git <sub> --oneline", &[], Code("sub", SUBCOMMAND)),
+    ("git --<opt> log", &[], Code("opt", OPTION_NAME)),
+    ("git rebase -x <cmd> main", &[], Code("cmd", "-x")),
+    ("git rebase --exec=<cmd> main", &[], Code("cmd", "--exec")),
+    ("git grep -O<pager> foo", &[], Code("pager", "-O")),
+    (
+        "git fetch --upload-pack=<x> origin",
+        &[],
+        Code("x", "--upload-pack"),
+    ),
+    (
+        "git fetch --upl <x> origin",
+        &[],
+        Code("x", "--upload-pack"),
+    ),
+    (
+        "git push --receive-pack <x> origin",
+        &[],
+        Code("x", "--receive-pack"),
+    ),
+    ("git clone -u <x> repo", &[], Code("x", "-u")),
+    (
+        "git clone --config <cfg> repo",
+        &[],
+        Code("cfg", "--config"),
+    ),
+    ("git difftool -x <cmd>", &[], Code("cmd", "-x")),
+    ("git bisect run <cmd>", &[], Code("cmd", COMMAND)),
+    ("git bisect run make <target>", &[], Code("target", OPERAND)),
+    ("git submodule foreach <cmd>", &[], Code("cmd", OPERAND)),
+    (
+        "git filter-branch --tree-filter <cmd> HEAD",
+        &[],
+        Code("cmd", "--tree-filter"),
+    ),
+    ("find <path> -exec <cmd> +", &[], Code("cmd", COMMAND)),
+    (
+        "find <path> -execdir <cmd> +",
+        &["cmd"],
+        Code("cmd", COMMAND),
+    ),
+    ("find . -exec python3 -c <x> +", &[], Code("x", "-c")),
+    (
+        "tar --to-command=<x> -xf a.tar",
+        &[],
+        Code("x", "--to-command"),
+    ),
+    (
+        "tar --to-command <x> -xf a.tar",
+        &[],
+        Code("x", "--to-command"),
+    ),
+    ("tar -I <x> -cf a.tar .", &[], Code("x", "-I")),
+    ("tar -cI<x> -f a.tar .", &[], Code("x", "-I")),
+    ("tar xIf <x> a.tar", &[], Code("x", "-I")),
+    ("tar <ops> a.tar", &[], Code("ops", OPTION_NAME)),
+    (
+        "tar --use <x> -cf a.tar .",
+        &[],
+        Code("x", "--use-compress-program"),
+    ),
+    (
+        "tar --checkpoint-action=exec=<x> -cf a.tar .",
+        &[],
+        Code("x", "--checkpoint-action"),
+    ),
+    ("rsync -e <x> a b", &[], Code("x", "-e")),
+    ("rsync -avze <x> a b", &[], Code("x", "-e")),
+    ("rsync --rsync-path=<x> a b", &[], Code("x", "--rsync-path")),
+    (
+        "sort --compress-program=<x> f",
+        &[],
+        Code("x", "--compress-program"),
+    ),
+    (
+        "sort --compress <x> f",
+        &[],
+        Code("x", "--compress-program"),
+    ),
+    ("rg --pre <x> pattern", &[], Code("x", "--pre")),
+    ("rg --pre=<x> pattern", &[], Code("x", "--pre")),
+    (
+        "rg --hostname-bin <x> pattern",
+        &[],
+        Code("x", "--hostname-bin"),
+    ),
+    ("zip -TT <x> a.zip f", &[], Code("x", "-TT")),
+    ("zip -TT<x> a.zip f", &[], Code("x", "-TT")),
+    (
+        "zip --unzip-command=<x> a.zip f",
+        &[],
+        Code("x", "--unzip-command"),
+    ),
+    ("tcpdump -z <x> -w out", &[], Code("x", "-z")),
+    // Wrappers: their command is fixed, and checked in turn.
+    ("timeout 5 <cmd>", &[], Code("cmd", COMMAND)),
+    ("timeout 5 <cmd>", &["cmd"], Code("cmd", COMMAND)),
+    ("timeout 5 rm -rf x", &[], DeniedCommand("rm")),
+    ("timeout -s KILL 5 /bin/rm x", &[], DeniedCommand("/bin/rm")),
+    ("timeout -s KILL 5 python3 -c <x>", &[], Code("x", "-c")),
+    (
+        "timeout --signal=KILL <secs> python3 <script>",
+        &[],
+        Code("script", PROGRAM),
+    ),
+    ("nice -n 5 bash -c x", &[], DeniedCommand("bash")),
+    ("nice -5 sh", &[], DeniedCommand("sh")),
+    ("stdbuf -oL <cmd>", &[], Code("cmd", COMMAND)),
+    (
+        "ionice -c 3 nice -n 19 python3 <script>",
+        &[],
+        Code("script", PROGRAM),
+    ),
+    ("flock lock -c <x>", &[], Code("x", "-c")),
+    ("flock lock sudo x", &[], DeniedCommand("sudo")),
+    ("strace -o <x> ls", &[], Code("x", "-o")),
+    ("strace -f <cmd>", &[], Code("cmd", COMMAND)),
+    ("time -o out <cmd>", &[], Code("cmd", COMMAND)),
+    ("find . -exec rm +", &[], DeniedCommand("rm")),
+    ("chronic python3 <script>", &[], Code("script", PROGRAM)),
+    ("valgrind --leak-check=full ./prog <arg>", &[], Pass),
+    (
+        "valgrind --leak-check=full <prog>",
+        &[],
+        Code("prog", COMMAND),
+    ),
+    ("git bisect run curl x", &[], DeniedCommand("curl")),
+    // git config writes settings later git commands run.
+    ("git config --get <key>", &[], Pass),
+    ("git config get <key>", &[], Pass),
+    ("git config <key>", &[], Pass),
+    ("git config user.name <name>", &["name"], Pass),
+    ("git config user.name <name>", &[], Code("name", OPERAND)),
+    ("git config <key> <value>", &[], Code("value", OPERAND)),
+    ("git config set <key> <value>", &[], Code("value", OPERAND)),
+    // A subcommand chosen by a slot: every subcommand's options are judged after it.
+    ("git <sub> -c <cfg> repo", &["sub"], Code("cfg", "-c")),
+    // perl's digit flags end where the digits do.
+    ("perl -lane print <file>", &[], Pass),
+    ("perl -0777 -ne print <file>", &[], Pass),
+    ("perl -l0 <script>", &[], Code("script", PROGRAM)),
+    ("perl -lan <script>", &[], Code("script", PROGRAM)),
+];
+
+fn verdict(template: &str, constrained: &[&str]) -> Result<(), PolicyError> {
+    let t = Template::parse(template).unwrap_or_else(|e| panic!("{template}: {e}"));
+    let freedom = |slot: &str| {
+        if constrained.contains(&slot) {
+            SlotFreedom::Constrained
+        } else {
+            SlotFreedom::Free
+        }
+    };
+    check_template(&t, &freedom, &[])
+}
+
+#[test]
+fn templates_by_table() {
+    let mut failures = Vec::new();
+    for &(template, constrained, expected) in TEMPLATES {
+        let got = verdict(template, constrained);
+        let ok = match (&got, expected) {
+            (Ok(()), Pass) => true,
+            (
+                Err(PolicyError::CodeEntry {
+                    slot, option, span, ..
+                }),
+                Code(want_slot, want_option),
+            ) => {
+                // The span is the slot's placeholder in the template source.
+                let placeholder = &template[span.clone()];
+                slot == want_slot
+                    && *option == want_option
+                    && placeholder[1..placeholder.len() - 1] == **slot
+            }
+            (Err(PolicyError::DeniedCommand { binary, span, .. }), DeniedCommand(want)) => {
+                binary == want && span.clone().is_some_and(|s| &template[s] == want)
+            }
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!(
+                "{template:?} {constrained:?}: want {expected:?}, got {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// check_exec_argv (ExecTool layer 4), by table
+// ------------------------------------------------------------------------------------------
+
+/// What layer 4 must answer for a free-text argv (split on spaces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exec {
+    /// Allowed.
+    Allow,
+    /// Refused: this option or operand (as written) of this binary.
+    Refuse(&'static str, &'static str),
+    /// Refused: this binary is denied.
+    Denied(&'static str),
+    /// Refused: a launcher would run this denied binary.
+    DeniedInner(&'static str),
+}
+use Exec::{Allow, Denied, DeniedInner, Refuse};
+
+const EXEC: &[(&str, Exec)] = &[
+    // git
+    ("git log -n 3", Allow),
+    ("git status --short", Allow),
+    ("git diff --stat HEAD~1", Allow),
+    ("git log --format=%H -n 3", Allow),
+    // Unknown options are flags: a value that looks like a writer option is judged as one.
+    ("git log --grep --output", Refuse("git", "--output")),
+    ("git -C sub log", Allow),
+    ("git -c x=y log", Refuse("git", "-c x=y")),
+    ("git -cx=y log", Refuse("git", "-cx=y")),
+    ("git -c alias.x=!sh x", Refuse("git", "-c alias.x=!sh")),
+    (
+        "git --config-env=a=B log",
+        Refuse("git", "--config-env=a=B"),
+    ),
+    (
+        "git --exec-path=/tmp log",
+        Refuse("git", "--exec-path=/tmp"),
+    ),
+    ("git --exec-path", Refuse("git", "--exec-path")),
+    ("git log --output=f", Refuse("git", "--output=f")),
+    ("git log --out=f", Refuse("git", "--out=f")),
+    ("git log -p --output f", Refuse("git", "--output f")),
+    ("git diff --ext-diff", Refuse("git", "--ext-diff")),
+    ("git grep -O foo", Refuse("git", "-O")),
+    ("git grep -Ovim foo", Refuse("git", "-Ovim")),
+    (
+        "git grep --open-files-in-pager=vim foo",
+        Refuse("git", "--open-files-in-pager=vim"),
+    ),
+    (
+        "git fetch --upload-pack=x origin",
+        Refuse("git", "--upload-pack=x"),
+    ),
+    (
+        "git push --receive-pack x origin",
+        Refuse("git", "--receive-pack x"),
+    ),
+    ("git rebase -x make main", Refuse("git", "-x make")),
+    ("git format-patch -o out HEAD~1", Refuse("git", "-o out")),
+    ("git bisect run make", Refuse("git", "make")),
+    ("git config --list", Allow),
+    ("git config --get user.name", Allow),
+    ("git config get user.name", Allow),
+    ("git config core.pager", Allow),
+    ("git config core.pager less", Refuse("git", "less")),
+    ("git config alias.x !sh", Refuse("git", "!sh")),
+    ("git config set core.fsmonitor x", Refuse("git", "x")),
+    // find
+    ("find . -name x", Allow),
+    ("find . -type f -name *.rs -newer Cargo.toml", Allow),
+    ("find . -name -delete", Allow),
+    ("find . -executable", Allow),
+    ("find . -delete", Refuse("find", "-delete")),
+    ("find . -name x -delete", Refuse("find", "-delete")),
+    ("find . -exec cat {} ;", Refuse("find", "-exec")),
+    ("find . -execdir cat {} +", Refuse("find", "-execdir")),
+    ("find . -ok cat {} ;", Refuse("find", "-ok")),
+    ("find . -okdir cat {} ;", Refuse("find", "-okdir")),
+    ("find . -fprint out", Refuse("find", "-fprint out")),
+    ("find . -fprint0 out", Refuse("find", "-fprint0 out")),
+    ("find . -fprintf out %p", Refuse("find", "-fprintf out")),
+    ("find . -fls out", Refuse("find", "-fls out")),
+    ("find . -exec rm {} ;", Refuse("find", "-exec")),
+    // sed: only `sed -n N[,M]p [files]`
+    ("sed -n 1,5p f", Allow),
+    ("sed -n 5p f g", Allow),
+    ("sed -n 12p", Allow),
+    ("sed --quiet 1,2p f", Allow),
+    ("sed -n 1e/x", Refuse("sed", "1e/x")),
+    ("sed 1w/x f", Refuse("sed", "1w/x")),
+    ("sed -n 1,5w/tmp/x f", Refuse("sed", "1,5w/tmp/x")),
+    ("sed s/a/b/e f", Refuse("sed", "s/a/b/e")),
+    ("sed -n 1r/etc/passwd f", Refuse("sed", "1r/etc/passwd")),
+    ("sed -n p f", Refuse("sed", "p")),
+    ("sed -n 1,p f", Refuse("sed", "1,p")),
+    ("sed -i s/a/b/ f", Refuse("sed", "-i")),
+    ("sed --in-place=.bak 1p f", Refuse("sed", "--in-place=.bak")),
+    ("sed -e 1p f", Refuse("sed", "-e 1p")),
+    ("sed -ne 1p f", Refuse("sed", "-ne 1p")),
+    ("sed --expression=1p f", Refuse("sed", "--expression=1p")),
+    ("sed --ex 1p f", Refuse("sed", "--ex 1p")),
+    ("sed -f script f", Refuse("sed", "-f script")),
+    ("sed -n 1p f -e 1e/bin/sh", Refuse("sed", "-e 1e/bin/sh")),
+    // interpreters
+    ("python3 --version", Allow),
+    ("python3 -V", Allow),
+    ("node --version", Allow),
+    ("perl -v", Allow),
+    ("awk --version", Allow),
+    ("python3 -m json.tool f", Refuse("python3", "-m json.tool")),
+    ("python3 -mjson.tool f", Refuse("python3", "-mjson.tool")),
+    ("python3 -c print(1)", Refuse("python3", "-c print(1)")),
+    ("python3 -cprint(1)", Refuse("python3", "-cprint(1)")),
+    ("python3 -Ic x", Refuse("python3", "-Ic x")),
+    ("python3 -I -c x", Refuse("python3", "-c x")),
+    ("python3 script.py", Refuse("python3", "script.py")),
+    ("python3 -u script.py", Refuse("python3", "script.py")),
+    (
+        "python3 -W ignore script.py",
+        Refuse("python3", "script.py"),
+    ),
+    ("/usr/bin/python3.12 -", Refuse("python3.12", "-")),
+    ("node -e x", Refuse("node", "-e x")),
+    ("node -pe x", Refuse("node", "-pe")),
+    ("node --ev x", Refuse("node", "--ev x")),
+    ("node --eval=x", Refuse("node", "--eval=x")),
+    ("node app.js", Refuse("node", "app.js")),
+    ("node --inspect app.js", Refuse("node", "--inspect")),
+    ("perl -le print", Refuse("perl", "-le print")),
+    ("perl -e1", Refuse("perl", "-e1")),
+    ("perl -0777 -ne print f", Refuse("perl", "-ne print")),
+    ("perl script.pl", Refuse("perl", "script.pl")),
+    ("ruby -e x", Refuse("ruby", "-e x")),
+    ("php -r x", Refuse("php", "-r x")),
+    ("lua -e x", Refuse("lua", "-e x")),
+    ("awk {print} f", Refuse("awk", "{print}")),
+    ("awk -F: {print} f", Refuse("awk", "{print}")),
+    ("awk -f p f", Refuse("awk", "-f p")),
+    ("gawk --source=x f", Refuse("gawk", "--source=x")),
+    ("deno eval x", Refuse("deno", "x")),
+    ("bun x cowsay", Refuse("bun", "cowsay")),
+    ("npx cowsay", Refuse("npx", "cowsay")),
+    // rg, tar, sort, rsync, zip, make
+    ("rg foo src", Allow),
+    ("rg -n -e --pre foo", Allow),
+    ("rg --pre-glob *.pdf foo", Allow),
+    ("rg --pre cat x", Refuse("rg", "--pre cat")),
+    ("rg --pre=cat x", Refuse("rg", "--pre=cat")),
+    ("rg --pr cat x", Refuse("rg", "--pr cat")),
+    ("rg --hostname-bin=x y", Refuse("rg", "--hostname-bin=x")),
+    ("tar -tzf a.tar.gz", Allow),
+    ("tar tzf a.tar.gz", Allow),
+    (
+        "tar --to-command=sh -xf a",
+        Refuse("tar", "--to-command=sh"),
+    ),
+    ("tar -I zstd -cf a .", Refuse("tar", "-I zstd")),
+    ("tar -cIzstd -f a .", Refuse("tar", "-cIzstd")),
+    ("tar xIf zstd a.tar", Refuse("tar", "xIf zstd")),
+    (
+        "tar --use-compress-program=zstd -cf a .",
+        Refuse("tar", "--use-compress-program=zstd"),
+    ),
+    (
+        "tar --checkpoint-action=exec=sh -cf a .",
+        Refuse("tar", "--checkpoint-action=exec=sh"),
+    ),
+    ("sort -n f", Allow),
+    ("sort -o out f", Refuse("sort", "-o out")),
+    ("sort -ro out f", Refuse("sort", "-ro out")),
+    ("sort --output=out f", Refuse("sort", "--output=out")),
+    (
+        "sort --compress-program=gzip f",
+        Refuse("sort", "--compress-program=gzip"),
+    ),
+    ("rsync -a src dst", Allow),
+    ("rsync -e ssh a b", Refuse("rsync", "-e ssh")),
+    ("zip -TT x a.zip f", Refuse("zip", "-TT x")),
+    ("make", Allow),
+    ("make test", Allow),
+    ("make -j4 test", Allow),
+    ("make SHELL=/tmp/x test", Refuse("make", "SHELL=/tmp/x")),
+    ("make -f x", Refuse("make", "-f x")),
+    // wrappers and plain tools
+    // A launcher's command escapes the allowlist, which vouches for the first binary only.
+    ("timeout 5 grep x f", Refuse("timeout", "grep")),
+    ("nice -n 5 git log", Refuse("nice", "git")),
+    ("find . -exec cat {} +", Refuse("find", "-exec")),
+    ("ls -la", Allow),
+    ("wc -l f", Allow),
+    ("grep -rn -e --pre .", Allow),
+    ("timeout 5 python3 -c x", Refuse("python3", "-c x")),
+    ("nice git -c x=y log", Refuse("git", "-c x=y")),
+    ("timeout 5 rm x", DeniedInner("rm")),
+    ("nice bash", DeniedInner("bash")),
+    ("ionice -c 3 ./curl x", DeniedInner("./curl")),
+    // denied binaries
+    ("xargs rm", Denied("xargs")),
+    ("env python3 x", Denied("env")),
+    ("/bin/sh -c x", Denied("/bin/sh")),
+    ("setsid sleep 100", Denied("setsid")),
+];
+
+fn argv(line: &str) -> Vec<String> {
+    line.split(' ').map(String::from).collect()
+}
+
+#[test]
+fn exec_argv_by_table() {
+    let mut failures = Vec::new();
+    for &(line, expected) in EXEC {
+        let got = check_exec_argv(&argv(line));
+        let ok = match (&got, expected) {
+            (Ok(()), Allow) => true,
+            (
+                Err(PolicyError::ExecOption {
+                    binary,
+                    option,
+                    why,
+                }),
+                Refuse(b, o),
+            ) => binary == b && option == o && !why.is_empty(),
+            (Err(PolicyError::DeniedBinary { binary }), Denied(b)) => binary == b,
+            (Err(PolicyError::DeniedCommand { binary, span, .. }), DeniedInner(b)) => {
+                binary == b && span.is_none()
+            }
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("{line:?}: want {expected:?}, got {got:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn an_empty_argv_is_refused() {
+    assert_eq!(check_exec_argv(&[]), Err(PolicyError::EmptyCommand));
+}
+
+// ------------------------------------------------------------------------------------------
+// Sites, messages, spans
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn code_entry_sites_name_slot_binary_option_and_span() {
+    let t = Template::parse("timeout 5 python3 -W ignore -c <code> <arg>").unwrap();
+    let sites = code_entry_sites(&t);
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    let site = &sites[0];
+    assert_eq!(site.slot, "code");
+    assert_eq!(site.binary, "python3");
+    assert_eq!(site.option, "-c");
+    assert_eq!(&t.source()[site.span.clone()], "<code>");
+    assert_eq!(site.shown, "python3 -c <code>");
+    assert!(!site.literal_only);
+
+    let t = Template::parse("sed -n {range}p {path}").unwrap();
+    let sites = code_entry_sites(&t);
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    assert_eq!(
+        (sites[0].slot.as_str(), sites[0].option),
+        ("range", PROGRAM)
+    );
+    assert_eq!(&t.source()[sites[0].span.clone()], "{range}");
+    assert_eq!(sites[0].shown, "sed {range}p");
+
+    let t = Template::parse("timeout 5 <cmd> x").unwrap();
+    let sites = code_entry_sites(&t);
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    assert!(sites[0].literal_only);
+    assert_eq!(sites[0].binary, "timeout");
+
+    for plain in [
+        "wc -l <file>",
+        "git log -n <count>",
+        "grep -rn <pattern> <path>",
+    ] {
+        assert!(
+            code_entry_sites(&Template::parse(plain).unwrap()).is_empty(),
+            "{plain}"
+        );
+    }
+}
+
+#[test]
+fn messages_say_what_to_write_instead() {
+    let err = verdict("python3 -c <code>", &[]).unwrap_err();
+    assert_eq!(err.span(), Some(11..17));
+    let text = err.to_string();
+    assert!(
+        text.starts_with("`python3 -c <code>`: slot `code` is "),
+        "{text}"
+    );
+    for part in ["fix the code in the template", "enum", "`pattern`"] {
+        assert!(text.contains(part), "{text}");
+    }
+
+    let err = verdict("timeout 5 <cmd>", &["cmd"]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("write the command as literal text"),
+        "{err}"
+    );
+
+    let err = verdict("timeout 5 rm x", &[]).unwrap_err();
+    assert_eq!(err.span(), Some(10..12));
+    let text = err.to_string();
+    assert!(text.contains("`timeout` would run `rm`"), "{text}");
+    assert!(text.contains("deletes"), "{text}");
+
+    let err = check("ash x", &[]).unwrap_err();
+    assert!(err.to_string().contains("denied as `sh`"), "{err}");
+    assert_eq!(err.span(), None);
+
+    let err = check_exec_argv(&argv("python3 -c print(1)")).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("`python3 -c print(1)`: `-c` takes the code"),
+        "{text}"
+    );
+    assert!(
+        text.contains("use a command tool whose template fixes it"),
+        "{text}"
+    );
+
+    let err = check_exec_argv(&argv("sed 1w/x f")).unwrap_err();
+    assert!(
+        err.to_string().contains("`1w/x` would be the sed script"),
+        "{err}"
+    );
+}
+
+#[test]
+fn launchers_nested_too_deep_are_refused() {
+    let src = format!("{}rm x", "nice ".repeat(20));
+    let t = Template::parse(&src).unwrap();
+    let err = check_template(&t, &all_free, &[]).unwrap_err();
+    assert!(matches!(err, PolicyError::TooDeep { .. }), "{err:?}");
+    assert!(err.span().is_some());
+    assert!(matches!(
+        check_exec_argv(&argv(&src)),
+        Err(PolicyError::TooDeep { span: None, .. })
+    ));
+    let t = Template::parse("nice nice nice timeout 5 grep x .").unwrap();
+    assert_eq!(check_template(&t, &all_free, &[]), Ok(()));
+}
+
+#[test]
+fn host_extra_deny_reaches_launched_commands() {
+    let extra = vec!["git".to_string()];
+    let t = Template::parse("timeout 5 git log").unwrap();
+    assert!(matches!(
+        check_template(&t, &all_free, &extra),
+        Err(PolicyError::DeniedCommand { ref binary, .. }) if binary == "git"
+    ));
+    assert_eq!(check_template(&t, &all_free, &[]), Ok(()));
+    assert!(matches!(
+        check_exec_argv_with(&argv("nice git log"), &extra),
+        Err(PolicyError::DeniedCommand { ref binary, .. }) if binary == "git"
+    ));
+    assert!(matches!(
+        check_exec_argv_with(&argv("git log"), &extra),
+        Err(PolicyError::DeniedBinary { .. })
+    ));
+}
+
+// ------------------------------------------------------------------------------------------
+// Never a panic
+// ------------------------------------------------------------------------------------------
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Tokens that drive the scanner into its corners: table binaries, code-entry options in
+    /// every spelling, separators, slots.
+    const VOCABULARY: &[&str] = &[
+        "python3",
+        "node",
+        "perl",
+        "sed",
+        "awk",
+        "git",
+        "find",
+        "tar",
+        "timeout",
+        "nice",
+        "rm",
+        "deno",
+        "bun",
+        "gdb",
+        "java",
+        "zip",
+        "sqlite3",
+        "make",
+        "less",
+        "vim",
+        "flock",
+        "-c",
+        "-Ic",
+        "-e",
+        "-le",
+        "-pe",
+        "-0777",
+        "-W",
+        "-m",
+        "--",
+        "-",
+        "+",
+        ";",
+        "--eval",
+        "--ev",
+        "--e",
+        "--eval=",
+        "-exec",
+        "-TT",
+        "-javaagent:",
+        "--args",
+        "run",
+        "eval",
+        "bisect",
+        "x",
+        "xIf",
+        "-n",
+        "1p",
+        "1,5p",
+        "=",
+        "-<a>",
+        "--<b>",
+        "<c>",
+        "-c<d>",
+        "<e>p",
+        "+<f>",
+        "--eval=<g>",
+        "-javaagent:<h>",
+        "-TT<i>",
+    ];
+
+    fn freedom_of(seed: u64) -> impl Fn(&str) -> SlotFreedom {
+        move |slot: &str| {
+            let h = slot
+                .bytes()
+                .fold(seed, |h, b| h.wrapping_mul(31).wrapping_add(b.into()));
+            if h % 2 == 0 {
+                SlotFreedom::Free
+            } else {
+                SlotFreedom::Constrained
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn check_template_on_arbitrary_text(src in ".{0,80}", seed in any::<u64>()) {
+            if let Ok(t) = Template::parse(&src) {
+                let _ = check_template(&t, &freedom_of(seed), &["x".to_string()]);
+                let _ = code_entry_sites(&t);
+            }
+        }
+
+        #[test]
+        fn check_template_on_vocabulary(
+            words in proptest::collection::vec(proptest::sample::select(VOCABULARY), 1..12),
+            seed in any::<u64>(),
+        ) {
+            // Rename slots so each appears once, as the grammar wants.
+            let mut n = 0;
+            let src: Vec<String> = words.iter().map(|w| {
+                let mut out = String::new();
+                for c in w.chars() {
+                    out.push(c);
+                    if c == '<' {
+                        n += 1;
+                        out.push_str(&format!("s{n}_"));
+                    }
+                }
+                out
+            }).collect();
+            if let Ok(t) = Template::parse(&src.join(" ")) {
+                let _ = check_template(&t, &freedom_of(seed), &[]);
+                for site in code_entry_sites(&t) {
+                    prop_assert!(t.source().get(site.span.clone()).is_some());
+                }
+            }
+        }
+
+        #[test]
+        fn check_exec_argv_on_arbitrary_argv(args in proptest::collection::vec(".{0,12}", 0..8)) {
+            let _ = check_exec_argv(&args);
+        }
+
+        #[test]
+        fn check_exec_argv_on_vocabulary(
+            words in proptest::collection::vec(proptest::sample::select(VOCABULARY), 1..12),
+        ) {
+            let args: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+            let _ = check_exec_argv(&args);
+        }
+    }
 }

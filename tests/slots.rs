@@ -757,6 +757,11 @@ fn unknown_arguments_and_non_objects_are_refused() {
         e.reason(),
         "unknown argument: this tool takes only `n`, `pattern`, `path`"
     );
+    let e = refused(&grep_max_spec(), json!({"patern": "x"}), root);
+    assert_eq!(e.slot(), "patern");
+    assert!(e.reason().ends_with("; did you mean `pattern`?"), "{e}");
+    let e = refused(&grep_max_spec(), json!({"Path": ".", "pattern": "x"}), root);
+    assert!(e.reason().ends_with("; did you mean `path`?"), "{e}");
     for args in [json!(null), json!("x"), json!(["x"]), json!(1)] {
         let e = refused(&grep_max_spec(), args.clone(), root);
         assert_eq!(e.slot(), "", "{args}");
@@ -881,4 +886,187 @@ fn refusals_reach_the_model_as_614_text_without_running() {
         "error 614: argument `n`: expected an integer, got the string `\"2\"`; write a JSON \
          number without quotes, such as `2`"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Real runs through the kernel
+
+fn kernel_in(ws: &Workspace, timeout: std::time::Duration) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.dir.path().to_path_buf(),
+        timeout,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn call_with(
+    tool: &CommandTool,
+    kernel: &CommandExecKernel,
+    cancel: Option<&nanotool_runtime::CancelHandle>,
+    args: Value,
+) -> nanotool_runtime::ToolOutput {
+    tool.call(&args, &ToolContext { kernel, cancel })
+}
+
+#[test]
+fn an_accepted_call_runs_in_the_working_directory() {
+    let ws = Workspace::new();
+    let kernel = kernel_in(&ws, std::time::Duration::from_secs(30));
+    let grep = CommandTool::new(grep_spec());
+    let out = call_with(&grep, &kernel, None, json!({"pattern": "hunter"}));
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(out.code, None);
+    assert_eq!(out.text, "exit: 0\noutput: ./secret.txt:1:KEY=hunter2\n");
+    assert_eq!(out.exec.as_ref().unwrap().exit_code, 0);
+    // No match is grep's exit 1: a normal result, not an error.
+    let out = call_with(&grep, &kernel, None, json!({"pattern": "absent-text"}));
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(out.exec.unwrap().exit_code, 1);
+    // A file named like an option is a file once rendered `./-delete`.
+    fs::write(ws.dir.path().join("-delete"), "dash file\n").unwrap();
+    let find = CommandTool::new(find_spec());
+    let out = call_with(
+        &find,
+        &kernel,
+        None,
+        json!({"path": "./-delete", "pattern": "*"}),
+    );
+    assert_eq!(out.text, "exit: 0\noutput: ./-delete\n");
+    assert!(ws.canaries_intact());
+}
+
+#[test]
+fn failures_to_start_time_out_or_cancel_are_errors() {
+    let ws = Workspace::new();
+    let missing = CommandTool::new(
+        CommandSpec::new(
+            "missing",
+            "A binary that is not installed",
+            "nanotool-no-such-binary <x>",
+            vec![SlotSpec::new("x", SlotKind::String, "Anything")],
+        )
+        .unwrap(),
+    );
+    let kernel = kernel_in(&ws, std::time::Duration::from_secs(30));
+    let out = call_with(&missing, &kernel, None, json!({"x": "y"}));
+    assert!(out.is_error, "{}", out.text);
+    assert_eq!(out.code, None);
+    let exec = out.exec.as_ref().unwrap();
+    assert!(exec.start_error.is_some());
+    assert_eq!(out.text, exec.text());
+
+    let sleep = CommandTool::new(
+        CommandSpec::new(
+            "sleep",
+            "Wait",
+            "sleep <secs>",
+            vec![SlotSpec::new("secs", SlotKind::Integer, "Seconds")],
+        )
+        .unwrap(),
+    );
+    let short = kernel_in(&ws, std::time::Duration::from_millis(300));
+    let out = call_with(&sleep, &short, None, json!({"secs": 30}));
+    assert!(out.is_error, "{}", out.text);
+    assert!(out.exec.unwrap().timed_out);
+
+    let cancel = nanotool_runtime::CancelHandle::new();
+    cancel.cancel();
+    let out = call_with(&sleep, &kernel, Some(&cancel), json!({"secs": 30}));
+    assert!(out.is_error, "{}", out.text);
+    assert!(out.exec.unwrap().cancelled);
+}
+
+// ---------------------------------------------------------------------------------------
+// A path slot sharing its token: the whole argument is the path the command opens
+
+fn glued_spec() -> CommandSpec {
+    CommandSpec::new(
+        "glued",
+        "A path with more text in its argument",
+        "cat <path><ext> <stem>.txt --file=<opt> -o<short>",
+        vec![
+            SlotSpec::new("path", SlotKind::Path, "File"),
+            SlotSpec::new("ext", SlotKind::String, "Suffix").with_default(json!("")),
+            SlotSpec::new("stem", SlotKind::Path, "Stem").with_default(json!("canary")),
+            SlotSpec::new("opt", SlotKind::Path, "Option value").with_default(json!("sub")),
+            SlotSpec::new("short", SlotKind::Path, "Short option value").with_default(json!(".")),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn text_glued_to_a_path_cannot_lead_it_outside() {
+    let ws = Workspace::new();
+    let root = ws.root();
+    let outside = ws
+        .outside
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    symlink(
+        ws.outside.path().join("secret"),
+        ws.dir.path().join("leak.txt"),
+    )
+    .unwrap();
+    let spec = glued_spec();
+    let e = refused(
+        &spec,
+        json!({"path": "sub", "ext": format!("/../../{outside}/secret")}),
+        &root,
+    );
+    assert_eq!(e.slot(), "path");
+    assert!(e.reason().contains("`..`"), "{e}");
+    let e = refused(&spec, json!({"path": "canary.txt", "stem": "leak"}), &root);
+    assert_eq!(e.slot(), "stem");
+    assert!(
+        e.reason()
+            .contains("`./leak.txt` leads outside the working directory"),
+        "{e}"
+    );
+    // A literal dot before the rendered `./` makes `../`.
+    let dotted = CommandSpec::new(
+        "dotted",
+        "A dot glued before a path",
+        "cat .<path>",
+        vec![SlotSpec::new("path", SlotKind::Path, "File")],
+    )
+    .unwrap();
+    let e = refused(&dotted, json!({"path": "canary.txt"}), &root);
+    assert!(e.reason().contains("`../canary.txt`, whose `..`"), "{e}");
+    // Plain neighbours pass: a suffix, an option's attached value.
+    assert_eq!(
+        accepted(&spec, json!({"path": "sub", "ext": "/canary.rs"}), &root),
+        [
+            "cat",
+            "./sub/canary.rs",
+            "./canary.txt",
+            "--file=./sub",
+            "-o."
+        ]
+    );
+}
+
+#[test]
+fn text_glued_to_a_path_is_a_real_escape() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let outside = ws
+        .outside
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    symlink(ws.outside.path().join("secret"), dir.join("leak.txt")).unwrap();
+    // What each slot alone would pass as: `./sub` and `./leak`.
+    let argv = vec![
+        "cat".to_owned(),
+        format!("./sub/../../{outside}/secret"),
+        "./leak.txt".to_owned(),
+    ];
+    assert_eq!(run_in(dir, &argv), "outside secret\noutside secret\n");
 }

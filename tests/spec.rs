@@ -8,6 +8,7 @@ fn s(name: &str, kind: SlotKind) -> SlotSpec {
     SlotSpec::new(name, kind, format!("The {name}"))
 }
 
+#[allow(clippy::result_large_err)] // one spec per test
 fn build(template: &str, slots: Vec<SlotSpec>) -> Result<CommandSpec, SpecError> {
     CommandSpec::new("t", "A tool", template, slots)
 }
@@ -460,4 +461,80 @@ fn getters_return_what_was_built() {
     assert_eq!(path.default(), Some(&json!(".")));
     assert!(spec.slot("pattern").unwrap().is_required());
     assert!(spec.slot("nope").is_none());
+}
+
+#[test]
+fn freedom_follows_what_a_slot_can_carry() {
+    use nanotool_runtime::policy::SlotFreedom::{Constrained, Free};
+    let cases = [
+        (s("x", SlotKind::String), Free),
+        (s("x", SlotKind::Path), Free),
+        (s("x", SlotKind::String).with_pattern(r"^\d+$"), Constrained),
+        (s("x", SlotKind::Integer), Constrained),
+        (s("x", SlotKind::Number), Constrained),
+        (s("x", SlotKind::Enum(vec!["a".into()])), Constrained),
+    ];
+    for (slot, freedom) in cases {
+        assert_eq!(slot.freedom(), freedom, "{slot:?}");
+    }
+}
+
+#[test]
+fn caret_lines_point_at_the_slot_or_the_character() {
+    let source = "sed -n <range>p <path>";
+    let e = err(
+        source,
+        vec![
+            s("range", SlotKind::String).with_pattern("("),
+            s("path", SlotKind::Path),
+        ],
+    );
+    assert_eq!(
+        e.caret_line(source).unwrap(),
+        "  sed -n <range>p <path>\n         ^^^^^^^"
+    );
+    let source = "grep a|b";
+    let e = err(source, vec![]);
+    assert_eq!(e.caret_line(source).unwrap(), "  grep a|b\n        ^");
+    let e = err("ls", vec![s("a", SlotKind::String)]);
+    assert_eq!(e.caret_line("ls"), None);
+}
+
+#[test]
+fn the_policy_sees_each_slots_freedom() {
+    // A free string where sed takes its script is code entry; a patterned one is not.
+    let source = "sed <script> <file>";
+    let e = err(
+        source,
+        vec![s("script", SlotKind::String), s("file", SlotKind::Path)],
+    );
+    assert!(
+        matches!(&e, SpecError::Policy(PolicyError::CodeEntry { slot, .. }) if slot == "script"),
+        "{e:?}"
+    );
+    assert_eq!(e.span(), Some(4..12));
+    assert!(e.caret_line(source).unwrap().ends_with("    ^^^^^^^^"));
+    assert!(
+        build(
+            source,
+            vec![
+                s("script", SlotKind::String).with_pattern(r"^\d+(,\d+)?p$"),
+                s("file", SlotKind::Path)
+            ]
+        )
+        .is_ok()
+    );
+    let e = err("python3 -c <code>", vec![s("code", SlotKind::Path)]);
+    assert!(
+        matches!(e, SpecError::Policy(PolicyError::CodeEntry { .. })),
+        "{e:?}"
+    );
+    // Arguments after fixed code are ordinary slots.
+    assert!(
+        build(
+            "python3 -m json.tool <file>",
+            vec![s("file", SlotKind::Path)]
+        )
+        .is_ok()
+    );
 }

@@ -1,11 +1,136 @@
 //! # nanotool-macros
 //!
-//! `#[command_tool("TEMPLATE")]`: the code form of a nanotool command tool. STUB.
+//! The code form of a nanotool command tool: `#[command_tool("TEMPLATE")]` on a struct whose
+//! fields are the slots, and `#[derive(SlotEnum)]` for enum slots. Use them through the
+//! `nanotool` crate (`nanotool::command_tool`, `nanotool::SlotEnum`); the generated code
+//! names only `::nanotool::__private`, so `nanotool` is the one dependency a user needs.
+//!
+//! The macro is a thin compile-time client of `nanotool-runtime`: it parses the template with
+//! the runtime's own parser and applies the runtime's own policy, so the code form and the
+//! descriptor form cannot drift. What it cannot see — the field types — it hands to the
+//! runtime's `SlotType` trait as const assertions.
+//!
+//! | module | what lives there |
+//! |---|---|
+//! | `attr` | the macro's arguments, `#[slot(...)]` settings, doc comments |
+//! | `check` | the checks: template, policy, slot ↔ field, tool name, pattern regexes |
+//! | `expand` | the generated code, and the stub emitted beside errors |
+//! | `slot_enum` | `#[derive(SlotEnum)]` |
+//! | `ctxt` | the error collector: one build shows every mistake |
+//! | `case` | `snake_case` tool names, `kebab-case` enum values |
+#![deny(missing_docs)]
+
 use proc_macro::TokenStream;
 
+mod attr;
+mod case;
+mod check;
+mod ctxt;
+mod expand;
+mod slot_enum;
+
 /// Turns a struct into a command tool whose template is checked at compile time.
+///
+/// ```
+/// use nanotool::{command_tool, SlotEnum, WorkPath};
+///
+/// /// How `ls` lists.
+/// #[derive(SlotEnum)]
+/// pub enum Listing {
+///     /// One name per line.
+///     #[slot(value = "-1")]
+///     OnePerLine,
+///     /// Long format.
+///     #[slot(value = "-l")]
+///     Long,
+/// }
+///
+/// /// Count the lines of files in the workspace.
+/// #[command_tool("grep -c --max-count=<limit> <pattern> <file>", name = "count_lines")]
+/// pub struct CountLines {
+///     /// Text to count
+///     pub pattern: String,
+///     /// The file to read
+///     #[slot(default = "README.md")]
+///     pub file: WorkPath,
+///     /// Stop after this many matches
+///     #[slot(minimum = 1, maximum = 1000)]
+///     pub limit: Option<u32>,
+/// }
+///
+/// /// List a directory.
+/// #[command_tool("ls <mode> <dir>")]
+/// pub struct List {
+///     /// Listing format
+///     pub mode: Listing,
+///     /// Directory to list
+///     #[slot(default = ".")]
+///     pub dir: WorkPath,
+/// }
+///
+/// use nanotool::Tool;
+/// let tool = CountLines::tool();
+/// assert_eq!(tool.name(), "count_lines");
+/// assert_eq!(List::tool().name(), "list");
+/// let call = CountLines { pattern: "x".into(), file: WorkPath::from("a.txt"), limit: None };
+/// let argv = call.argv(std::path::Path::new(".")).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-c", "x", "./a.txt"]);
+/// ```
+///
+/// # What it checks at compile time
+///
+/// - the template, with the runtime's parser: no shell metacharacter, control or invisible
+///   character; balanced placeholders; the binary a literal (the error shows the template
+///   with a caret under the offending character);
+/// - the policy, with the runtime's `check_template`: no denied binary (`rm`, `sh`,
+///   `busybox`, … also as `/bin/rm` or `./rm`); no slot that can carry code where the binary
+///   takes code (`python3 -c <code>`, `awk <prog> <file>`, `sed <script> <file>`). A slot
+///   there must have a type that cannot carry code (integer, `f64`, a `SlotEnum`) or a
+///   `#[slot(pattern = "...")]`;
+/// - every placeholder has a field and every field a placeholder;
+/// - the struct's doc comment (the tool's description) and every field's (the slot's);
+/// - the tool name (`snake_case` of the struct, or `name = "..."`) against
+///   `^[A-Za-z0-9_-]{1,64}$`;
+/// - `#[slot(...)]` settings: `default = ...`, `pattern = "..."` (compiled with `regex`),
+///   `minimum = N`, `maximum = N`; unknown and repeated settings are errors;
+/// - every field type implements `SlotType` (`String`, integers, `f32`/`f64`, `WorkPath`,
+///   `SlotEnum` enums, `Option<T>`).
+///
+/// # What it generates
+///
+/// `impl CommandStruct` (name, description, template, the `CommandTool` built once in a
+/// `OnceLock` through the runtime's `CommandSpec::new`) and inherent methods: `tool()` (a
+/// `Tool` to register), `run(&kernel)`, `argv(root)`, `from_args(&json, root)` and
+/// `command_spec()`. A typed call and a JSON call both go through `CommandSpec::render`.
 #[proc_macro_attribute]
 pub fn command_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let _ = attr;
-    item
+    expand::command_tool(attr.into(), item.into()).into()
+}
+
+/// Makes a unit-only enum an `enum` slot type.
+///
+/// A variant's value is `#[slot(value = "...")]`, or else its name in kebab-case
+/// (`LongFormat` → `long-format`). Values are skeleton text, checked here: one argv element,
+/// no metacharacter, no placeholder; they may begin with `-` (`-l`).
+///
+/// ```
+/// use nanotool::SlotEnum;
+/// use nanotool::slot_type::SlotType;
+///
+/// #[derive(SlotEnum, Debug, PartialEq)]
+/// enum Order {
+///     #[slot(value = "-r")]
+///     Reverse,
+///     NameFirst,
+/// }
+///
+/// assert_eq!(
+///     Order::kind(),
+///     nanotool::SlotKind::Enum(vec!["-r".into(), "name-first".into()])
+/// );
+/// assert_eq!(Order::from_json(&"-r".into()), Ok(Order::Reverse));
+/// ```
+#[proc_macro_derive(SlotEnum, attributes(slot))]
+pub fn slot_enum(item: TokenStream) -> TokenStream {
+    slot_enum::derive(item.into()).into()
 }

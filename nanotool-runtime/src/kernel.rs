@@ -145,6 +145,8 @@ pub struct CommandExecKernel {
     path_dirs: Vec<PathBuf>,
     /// The child's `PATH` as one string, for messages.
     path_text: String,
+    /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
+    use_pidfd: bool,
 }
 
 /// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
@@ -338,6 +340,7 @@ impl CommandExecKernel {
             env,
             path_dirs,
             path_text: path_value.to_string_lossy().into_owned(),
+            use_pidfd: true,
         })
     }
 
@@ -411,6 +414,15 @@ impl CommandExecKernel {
                 started,
             );
         };
+        if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} contains a NUL byte, which no process can receive; remove it"
+                ),
+                started,
+            );
+        }
         let program = match self.resolve(name) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
@@ -454,28 +466,29 @@ impl CommandExecKernel {
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
-                let code = if e.kind() == io::ErrorKind::NotFound {
-                    EXIT_NOT_FOUND
+                let (code, what) = if e.kind() == io::ErrorKind::NotFound {
+                    (EXIT_NOT_FOUND, "not found")
                 } else {
-                    EXIT_CANNOT_EXECUTE
+                    (EXIT_CANNOT_EXECUTE, "cannot be executed")
                 };
                 return ExecResult::start_failed(
                     code,
-                    format!("`{name}` ({}): {e}", program.display()),
+                    format!("`{name}` ({}) {what}: {e}", program.display()),
                     started,
                 );
             }
         };
         let pid = child.id() as libc::pid_t;
         // The child is not reaped until `wait` below, so its pid cannot have been reused.
-        let pidfd = sys::pidfd_open(pid).ok();
+        let pidfd = self.use_pidfd.then(|| sys::pidfd_open(pid).ok()).flatten();
 
         let mut buf = READ_BUFFER
             .take()
             .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
         let mut capture = Capture::new(self.settings.max_output);
         let mut pipe = Some(read_end);
-        let deadline = started + self.settings.timeout;
+        // A timeout too large to add to the clock means no timeout.
+        let deadline = started.checked_add(self.settings.timeout);
         let stop = wait_loop(
             pid,
             pidfd.as_ref(),
@@ -487,8 +500,11 @@ impl CommandExecKernel {
         );
 
         // Kill the whole group while the leader is unreaped (its pid, hence the pgid, stays
-        // ours), then reap it, then drain what is left.
-        sys::kill_group(pid);
+        // ours), then reap it, then drain what is left. If someone else reaped it, the pgid
+        // may already name another group: then it is not ours to kill.
+        if sys::still_ours(pid) {
+            sys::kill_group(pid);
+        }
         let status = child.wait();
         if let Some(fd) = &pipe {
             drain(fd, &mut capture, &mut buf, Instant::now() + DRAIN_GRACE);
@@ -516,7 +532,9 @@ impl CommandExecKernel {
             Err(e) => {
                 // Only possible if someone else reaped our child; report it, do not abort.
                 result.exit_code = EXIT_CANNOT_EXECUTE;
-                result.start_error = Some(format!("`{name}`: lost track of the process: {e}"));
+                result.start_error = Some(format!(
+                    "`{name}`: the exit status is lost (something else reaped the process): {e}"
+                ));
             }
         }
         match stop {
@@ -544,7 +562,7 @@ fn wait_loop(
     pipe: &mut Option<OwnedFd>,
     capture: &mut Capture,
     buf: &mut [u8],
-    deadline: Instant,
+    deadline: Option<Instant>,
 ) -> Stop {
     let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
     let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
@@ -556,16 +574,19 @@ fn wait_loop(
         if pidfd.is_none() && sys::has_exited(pid) {
             return Stop::Exited;
         }
-        let now = Instant::now();
-        if now >= deadline {
-            return Stop::TimedOut;
+        let mut wait = None;
+        if let Some(deadline) = deadline {
+            let now = Instant::now();
+            if now >= deadline {
+                return Stop::TimedOut;
+            }
+            wait = Some(deadline - now);
         }
-        let mut wait = deadline - now;
         if needs_tick {
-            wait = wait.min(FALLBACK_TICK);
+            wait = Some(wait.map_or(FALLBACK_TICK, |w| w.min(FALLBACK_TICK)));
         }
         let mut fds = [pollfd(pipe.as_ref()), pollfd(pidfd), pollfd(cancel_fd)];
-        match sys::ppoll(&mut fds, Some(wait)) {
+        match sys::ppoll(&mut fds, wait) {
             Ok(0) => continue,
             Ok(_) => {}
             Err(_) => {
@@ -583,7 +604,14 @@ fn wait_loop(
             let mut eof = false;
             for _ in 0..READS_PER_WAKE {
                 match sys::read(fd, buf) {
-                    ReadOutcome::Data(n) => capture.push(&buf[..n]),
+                    ReadOutcome::Data(n) => {
+                        capture.push(&buf[..n]);
+                        if n < buf.len() {
+                            // The pipe is (almost surely) empty: poll rather than pay for an
+                            // EAGAIN read.
+                            break;
+                        }
+                    }
                     ReadOutcome::WouldBlock => break,
                     ReadOutcome::Eof => {
                         eof = true;
@@ -678,4 +706,95 @@ fn child_env(
         env.insert(name.into(), value.into());
     }
     Ok(env.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Vec<String> {
+        ["sh", "-c", script].iter().map(|s| s.to_string()).collect()
+    }
+
+    fn kernel(timeout: Duration, use_pidfd: bool) -> CommandExecKernel {
+        let mut k = CommandExecKernel::new(KernelSettings {
+            timeout,
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        k.use_pidfd = use_pidfd;
+        k
+    }
+
+    #[test]
+    fn without_a_pidfd_exit_and_output_still_come_back() {
+        let k = kernel(Duration::from_secs(30), false);
+        let r = k.run(&sh("echo a; sleep 0.05; echo b >&2; exit 4"));
+        assert_eq!((r.exit_code, r.output.as_str()), (4, "a\nb\n"));
+        // A background grandchild holding the pipe does not keep the call.
+        let r = k.run(&sh("sleep 100 & echo started"));
+        assert_eq!((r.exit_code, r.output.as_str()), (0, "started\n"));
+    }
+
+    #[test]
+    fn without_a_pidfd_the_timeout_still_fires() {
+        let r = kernel(Duration::from_millis(100), false).run(&sh("sleep 100"));
+        assert!(r.timed_out);
+        assert_eq!(r.exit_code, EXIT_TIMEOUT);
+    }
+
+    #[test]
+    fn a_handle_without_an_eventfd_still_cancels() {
+        let handle = CancelHandle {
+            inner: Arc::new(CancelInner {
+                fired: AtomicBool::new(false),
+                event: None,
+            }),
+        };
+        let firing = handle.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            firing.cancel();
+        });
+        let r = kernel(Duration::from_secs(30), true).run_cancellable(&sh("sleep 100"), &handle);
+        t.join().unwrap();
+        assert!(r.cancelled);
+        assert_eq!(r.exit_code, EXIT_CANCELLED);
+    }
+
+    #[test]
+    fn seconds_read_as_people_write_them() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30");
+        assert_eq!(seconds(Duration::from_millis(200)), "0.2");
+        assert_eq!(seconds(Duration::from_millis(1540)), "1.5");
+    }
+
+    #[test]
+    fn the_env_allowlist_is_exact() {
+        let host = [
+            ("PATH", "/bin"),
+            ("HOME", "/root"),
+            ("LC_ALL", "C"),
+            ("LANGUAGE", "en"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+            ("TERM", "xterm"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = child_env(host.into_iter(), &[("PAGER".into(), "less".into())]).unwrap();
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.display(), v.display()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "HOME=/root",
+                "LC_ALL=C",
+                "NO_COLOR=1",
+                "PAGER=less",
+                "PATH=/bin",
+                "TERM=dumb"
+            ]
+        );
+    }
 }

@@ -127,7 +127,9 @@ impl SlotSpec {
 
     /// A regex the whole value must match (string slots only). It is anchored whatever the
     /// author wrote: `\d+` accepts `12` but not `12x`. Compiled once, here; an invalid regex
-    /// is reported when the [`crate::CommandSpec`] is built.
+    /// is reported when the [`crate::CommandSpec`] is built. The syntax is the `regex`
+    /// crate's: classes such as `\d` and `\w` are Unicode-aware (`\d` also matches `١`);
+    /// write `[0-9]` where only ASCII digits will do.
     pub fn with_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
         // The pattern is compiled alone first: only a balanced regex may be wrapped, or

@@ -248,7 +248,7 @@ impl SpecError {
     pub fn span(&self) -> Option<Range<usize>> {
         match self {
             SpecError::Template(e) => Some(e.span()),
-            SpecError::Policy(e) => policy_span(e),
+            SpecError::Policy(e) => e.span(),
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
             | SpecError::SpecWithoutSlot { .. } => None,
@@ -265,15 +265,39 @@ impl SpecError {
         }
     }
 
+    /// Two lines showing where in `source` (the template as written) this error is: the
+    /// template, and a caret under [`SpecError::span`]; `None` when the error has no span.
+    /// The macro and the descriptor loader put it under their message, as the template
+    /// grammar's own errors do.
+    ///
+    /// ```
+    /// # use nanotool_runtime::{CommandSpec, SlotKind, SlotSpec};
+    /// let source = "grep -rn <pattern> <path>";
+    /// let slots = vec![SlotSpec::new("pattern", SlotKind::String, "Regex")];
+    /// let err = CommandSpec::new("grep", "Search", source, slots).unwrap_err();
+    /// assert_eq!(
+    ///     err.caret_line(source).unwrap(),
+    ///     "  grep -rn <pattern> <path>\n                     ^^^^^^"
+    /// );
+    /// ```
+    pub fn caret_line(&self, source: &str) -> Option<String> {
+        if let SpecError::Template(e) = self {
+            return Some(e.caret_line());
+        }
+        let span = self.span()?;
+        let start = source.get(..span.start)?.chars().count();
+        let width = source.get(span)?.chars().count().max(1);
+        Some(format!(
+            "  {source}\n  {}{}",
+            " ".repeat(start),
+            "^".repeat(width)
+        ))
+    }
+
     /// Always [`crate::CODE_INVALID_DESCRIPTOR`] (613): a tool definition is invalid.
     pub fn code(&self) -> u16 {
         crate::error::CODE_INVALID_DESCRIPTOR
     }
-}
-
-fn policy_span(e: &PolicyError) -> Option<Range<usize>> {
-    let _ = e;
-    None
 }
 
 /// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
@@ -288,6 +312,9 @@ impl CommandSpec {
     /// Builds a spec: parses the template, matches slots to specs, validates the name, the
     /// descriptions, enum values, patterns, ranges and defaults, then checks the policy
     /// (deny list and code-entry table) with each slot's [`SlotSpec::freedom`].
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -377,6 +404,9 @@ impl CommandSpec {
 
     /// A default that would start a token with `-` where the template does not would be
     /// refused on every call that leaves it out: refuse it now.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     fn check_default_tokens(&self) -> Result<(), SpecError> {
         for token in self.template.args() {
             if token.literal_prefix().starts_with('-') {
@@ -411,6 +441,9 @@ impl CommandSpec {
 
     /// Checks the template against the deny list plus the host's `extra` binaries (and the
     /// code-entry table), as [`CommandSpec::new`] does with no extra.
+    // A spec is built once per tool, at load or compile time: the error's size (it carries a
+    // whole `PolicyError`) costs nothing worth boxing for.
+    #[allow(clippy::result_large_err)]
     pub fn check_denied(&self, extra: &[String]) -> Result<(), SpecError> {
         let freedom = |name: &str| {
             self.slot(name)
@@ -488,7 +521,11 @@ impl CommandSpec {
     /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
     /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
     /// (the template's literal text or an enum value) does not begin, a path beginning with
-    /// `-`, path confinement. The first failure is returned. An absent optional slot without
+    /// `-`, path confinement (of each path value, and of the whole argument when a path
+    /// slot shares its token with other text: `<path>.txt` and `<path><ext>` name the file
+    /// the command opens, so that argument may hold no `..` and must resolve inside the
+    /// working directory too; an option prefix such as `--file=` or `-o` is not part of the
+    /// path). The first failure is returned. An absent optional slot without
     /// a default drops its whole token; every literal part is kept as written. Arguments that
     /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
     pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
@@ -518,13 +555,21 @@ impl CommandSpec {
             let reason = if self.slots.is_empty() {
                 "unknown argument: this tool takes no arguments; send `{}`".to_owned()
             } else {
+                let near = self
+                    .slots
+                    .iter()
+                    .map(SlotSpec::name)
+                    .filter(|name| !object.contains_key(*name))
+                    .find(|name| edit_distance(name, key) <= 2);
                 format!(
-                    "unknown argument: this tool takes only {}",
+                    "unknown argument: this tool takes only {}{}",
                     self.slots
                         .iter()
                         .map(|s| format!("`{}`", s.name()))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
+                    near.map(|n| format!("; did you mean `{n}`?"))
+                        .unwrap_or_default()
                 )
             };
             return Err(SlotError::new(crate::slot::shown(key), reason));
@@ -657,12 +702,44 @@ impl CommandSpec {
             finals.push((spec.name(), text));
         }
 
-        Ok(Argv(self.template.render(|name| {
+        let value = |name: &str| -> Option<&str> {
             finals
                 .iter()
                 .find(|(n, _)| *n == name)
                 .and_then(|(_, t)| t.as_deref())
-        })))
+        };
+
+        // A path slot that shares its token (`<path>.txt`, `<path><ext>`, `logs/<path>`): the
+        // command opens the whole argument, so the whole argument is confined too.
+        for token in self.template.args() {
+            if token.parts().len() < 2 {
+                continue;
+            }
+            let Some(spec) = token
+                .slots()
+                .filter_map(|s| self.slot(s.name()))
+                .find(|s| s.kind() == &SlotKind::Path)
+            else {
+                continue;
+            };
+            let Some(text) = token.render(value) else {
+                continue;
+            };
+            let path = strip_option(token.literal_prefix(), &text);
+            if Path::new(path)
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+            {
+                return Err(spec.error(format!(
+                    "the argument would be `{}`, whose `..` could lead outside the working \
+                     directory; write the whole path in this argument without `..`",
+                    crate::slot::shown(&text)
+                )));
+            }
+            spec.confine_path(path, root)?;
+        }
+
+        Ok(Argv(self.template.render(value)))
     }
 
     /// A call that would pass the type checks, for error messages.
@@ -688,5 +765,37 @@ fn placeholder_value(kind: &SlotKind) -> String {
             values.first().map(String::as_str).unwrap_or_default()
         ),
         SlotKind::Path => "\"src/main.rs\"".into(),
+    }
+}
+
+/// Levenshtein distance over characters, for "did you mean" hints (names are short).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.to_lowercase().chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(here)
+            };
+            prev = here;
+        }
+    }
+    row[b.len()]
+}
+
+/// The path part of a rendered token: the token without the option that the template's
+/// literal prefix begins (`--file=./x` → `./x`, `-o./x` → `./x`).
+fn strip_option<'t>(literal_prefix: &str, text: &'t str) -> &'t str {
+    if !literal_prefix.starts_with('-') {
+        return text;
+    }
+    match literal_prefix.find('=') {
+        Some(eq) => &text[eq + 1..],
+        None => &text[literal_prefix.len()..],
     }
 }

@@ -92,7 +92,7 @@ impl ToolOutput {
 }
 
 fn exec_failed(result: &ExecResult) -> bool {
-    result.timed_out || result.cancelled
+    result.start_error.is_some() || result.timed_out || result.cancelled
 }
 
 /// One tool: a name, a description, an input schema, and a call.

@@ -47,6 +47,10 @@ impl Capture {
     pub(super) fn push(&mut self, data: &[u8]) {
         self.total += data.len() as u64;
         if self.head.len() < self.cap {
+            if self.head.capacity() == 0 {
+                // One allocation for the usual cap instead of a growth series in the loop.
+                self.head.reserve_exact(self.cap.min(64 * 1024));
+            }
             let take = (self.cap - self.head.len()).min(data.len());
             self.head.extend_from_slice(&data[..take]);
         }

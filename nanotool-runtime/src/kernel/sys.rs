@@ -138,8 +138,24 @@ pub(super) fn kill_group(pgid: libc::pid_t) {
     }
 }
 
-/// Whether the child `pid` has exited, without reaping it (`WNOWAIT`), for kernels without
-/// pidfds.
+/// Whether `pid` is still a child of ours that nobody has reaped (running or a zombie), so its
+/// pid, and the pgid it leads, cannot belong to anyone else. False only if someone else reaped
+/// it (a host that ignores `SIGCHLD`, or calls `waitpid(-1)`).
+pub(super) fn still_ours(pid: libc::pid_t) -> bool {
+    // SAFETY: as in `has_exited`: WNOWAIT leaves the child reapable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        ) == 0
+    }
+}
+
+/// Whether the child `pid` has exited (or is gone), without reaping it (`WNOWAIT`), for
+/// kernels without pidfds and for a child that was gone before its pidfd could be opened.
 pub(super) fn has_exited(pid: libc::pid_t) -> bool {
     // SAFETY: `info` is zeroed plain data the kernel fills; WNOWAIT leaves the child reapable.
     unsafe {
@@ -150,7 +166,8 @@ pub(super) fn has_exited(pid: libc::pid_t) -> bool {
             &mut info,
             libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
         );
-        ret == 0 && info.si_pid() != 0
+        // ECHILD: someone else reaped it (a host ignoring SIGCHLD): gone all the same.
+        ret == -1 || info.si_pid() != 0
     }
 }
 

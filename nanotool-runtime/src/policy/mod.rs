@@ -1,38 +1,122 @@
 //! Policy shared by every form (DESIGN §4): the deny list and the code-entry table, as data
-//! ([`tables`]), and the checks over them.
+//! ([`tables`]), and the checks over them: [`check_template`] for the template forms (macro
+//! and descriptor), [`check_exec_argv`] for ExecTool's free text.
+//!
+//! ```
+//! use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
+//! use nanotool_runtime::template::Template;
+//!
+//! let free = |_: &str| SlotFreedom::Free;
+//! let ok = |src: &str| check_template(&Template::parse(src).unwrap(), &free, &[]);
+//! assert!(ok("wc -l <file>").is_ok());
+//! assert!(ok("python3 -m json.tool <file>").is_ok());
+//! assert!(matches!(ok("python3 -Ic <x>"), Err(PolicyError::CodeEntry { .. })));
+//! assert!(matches!(ok("/bin/rm <path>"), Err(PolicyError::DeniedBinary { .. })));
+//! ```
 //!
 //! # How a binary is named
 //!
-//! A template's binary is a bare name or a path; the policy always judges its
-//! [`canonical_name`]:
+//! A binary is a bare name or a path; the policy judges it by its [`name_forms`]:
 //!
 //! - the basename: `/bin/rm`, `./rm`, `../../bin/rm`, `bin//rm` and `/bin/rm/` are all `rm`;
 //! - a trailing `.exe` is dropped (`rm.exe`);
 //! - ASCII case is folded: on a case-insensitive file system (macOS, Windows) `RM` runs `rm`,
 //!   and no legitimate tool is named a case variant of a denied one;
-//! - a version suffix is dropped: trailing digits and dots, and the `-`, `_` or `.` before
-//!   them (`bash5` and `bash-5.2` are `bash`, `python3.12` is `python`, `luajit-2.1` is
-//!   `luajit`, `ksh93` is `ksh`, `nc6` is `nc`). Only a suffix of digits is dropped:
-//!   `sha256sum` stays itself, and `base64` or `bzip2` become `base` and `bzip`, which no
-//!   table names. A legitimate tool that is a listed name plus digits would be refused; none
-//!   is known (`nc6` is netcat6, `ssh2` an SSH client: both rightly denied).
-//!
-//! [`binary_basename`] is the first step alone, for display.
+//! - each trailing version component is dropped in turn, digits with the `-`, `_` or `.`
+//!   before them: `python3.12` is matched as `python3.12`, `python3` and `python`;
+//!   `bash-5.2` as `bash`; `ksh93` as `ksh`; `nc6` as `nc`; `run0` stays `run0` too. A
+//!   legitimate tool that is a listed name plus digits would be refused; none is known
+//!   (`nc6` is netcat6, `ssh2` an SSH client: both rightly denied). `sha256sum` has no
+//!   trailing digits; `base64` also matches as `base`, which no table names.
 //!
 //! The deny list is [`DENIED_BINARIES`] (exactly DESIGN's list, `mkfs*` a prefix rule), plus
 //! [`DENIED_EQUIVALENTS`] (other programs with the same danger: `ash` for `sh`, `run0` for
-//! `sudo`, ...), plus the host's additions, matched the same way.
+//! `sudo`, `setsid` for `nohup`, `watch` for `sh`...), plus the host's additions, matched by
+//! the same forms (a host that denies `python3` denies `python3.12`, not `python2`). The deny
+//! list applies to the binary and to every command a launcher in the command runs
+//! (`timeout 5 rm x`, `find . -exec rm {} +`, `git bisect run curl ...`).
+//!
+//! # The code-entry table
+//!
+//! [`tables::CODE_ENTRY`] lists, per binary, the options whose value is code
+//! ([`tables::Role::Code`]: `python3 -c`, `awk -f`; [`tables::Role::Load`]: code loaded
+//! beside the program, `perl -M`, `node -r`), the options that write or run configured
+//! programs ([`tables::Role::Effect`]: `sort -o`, `find -delete`; refused by ExecTool only),
+//! and what its operands are ([`tables::Operands`]: the program, all code, a command to run,
+//! a subcommand). Interpreters (python*, node, deno, bun, perl, ruby, php, lua, awk and kin,
+//! sed, R, Tcl, expect, osascript, julia, java, dc, m4, gnuplot, sqlite3, psql, mysql),
+//! editors, pagers and debuggers that run commands (vim, emacs, less, man, gdb, lldb), and
+//! launchers (find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake, and the wrappers
+//! timeout, nice, ionice, stdbuf, taskset, chrt, prlimit, flock, time, strace, ltrace,
+//! fakeroot, xvfb-run, valgrind...). `jq` is deliberately absent: its filters cannot run a
+//! command.
+//!
+//! # How a command is read
+//!
+//! The scanner reads a command the way the binary's own option parser would, on the safe
+//! side where it cannot know:
+//!
+//! - **Bundles**: `-Ic` is `-I -c`, `-le` is `-l -e`. A value-taking letter takes the rest of
+//!   the bundle (`-cprint(1)`, `-Wignore`, `-mjson.tool`) or else the next token
+//!   (`-W ignore -c X`). perl's `-l`/`-0` take only digits (`-lane`, `-0777`); node does not
+//!   attach values, so `node -pe X` reads `X` as the code. A letter the table does not know
+//!   is a flag: each entry lists every value-taking option of its binary.
+//! - **Long options**: `--eval=X` and `--eval X`. GNU abbreviations: a `--name` of at least
+//!   three characters (`--e`, `--ev`) that begins a code-entry or effect option is taken as
+//!   that option, even when it would be ambiguous (safe side: a typo is refused, never let
+//!   through); a prefix of exactly one plain option is that option.
+//! - **Single-dash words**: `find -exec`, `gdb -ex` (`--ex` too), `java -javaagent:X`,
+//!   `sqlite3 -cmd`, `zip -TT`.
+//! - **The program operand**: the first operand, when no option gave the code
+//!   (`python3 <script>`, `awk <prog> <file>`, `sed <script> <file>`: GNU sed's script is its
+//!   first operand even after `-n`, which is why `sed -n <range>p` with a free `range` is
+//!   refused). Options after the program belong to it (`python3 -m json.tool <file>`). sed permutes
+//!   like GNU getopt: an `-e` anywhere gives the script. Where an unknown option may have
+//!   taken the next token as its value (node, deno, bun, julia, java have too many options
+//!   to list), the next operand *and* the one after are judged as the program.
+//! - **A slot where an option could be**: a token whose literal text begins with `-` and
+//!   whose option name holds a slot (`-<flags>`, `-I<x>`, `--<opt>=1`) is a site: the model
+//!   would choose the option, `-c` included; and the token after it may be that option's
+//!   value, so it is a site too. A token that *begins* with a slot is an operand: DESIGN §3
+//!   never lets a free value begin with `-`. A constrained slot there (an enum whose values
+//!   are options, like `ls <mode> .`) is the author's own text: the policy does not see enum
+//!   values, so `python3 <mode> <x>` with `mode` ∈ {`-c`} is the author's code entry.
+//! - **`+command`** (less, vim and kin): a `+cmd` token is a command run at start
+//!   (`less +!cmd`), and so is an operand that begins with a slot, since DESIGN §3 keeps a
+//!   value from beginning with `-` but not with `+`: `less <file>` needs a constrained slot
+//!   (or `less -- <file>`).
+//! - **Subcommands** (git, deno, bun, `git config`, `git bisect run`): options before the
+//!   subcommand are global ones, after it the subcommand's. A slot as the subcommand is a
+//!   site (a git alias can be `!cmd`), and every subcommand's options are judged after it.
+//! - **Launchers**: the command a wrapper (`timeout 5 CMD`) or `find -exec CMD +` runs is
+//!   read as a command of its own: its binary must be literal, is deny-checked, and its
+//!   own code-entry sites count. A slot as that binary is refused even when constrained.
+//! - **Old-style tar**: a first argument without a dash is option letters whose values follow
+//!   in order (`tar xIf zstd a.tar`).
+//!
+//! # Templates and free text
+//!
+//! In a template the author wrote every literal, so literal code is fine (`python3 -c
+//! print(1)`, `sed -i ...`, `sort -o out`), and a slot may stand where code goes only if it is
+//! [`SlotFreedom::Constrained`] (integer, number, enum, or a string with a `pattern`: the
+//! author vouches). In ExecTool's free text nothing is fixed: every code-entry option and
+//! program operand is refused outright, as are effect options and any command a launcher
+//! would run (ExecTool's allowlist vouches for the first binary only); sed runs only with a
+//! `N[,M]p` script, make only with targets (no `VAR=value`).
 //!
 //! What does *not* live here: the template grammar ([`crate::template`]) and what values a
 //! slot accepts ([`crate::slot`]); the policy only asks whether a slot is
 //! [`SlotFreedom::Free`].
 
+mod scan;
 pub mod tables;
 
 use crate::template::Template;
+use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
 use thiserror::Error;
 
+pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
 pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
@@ -172,20 +256,14 @@ pub enum PolicyError {
         span: Option<Range<usize>>,
     },
     /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
-    #[error(
-        "`{shown}`: slot `{slot}` is {why} (`{option}` of {binary}); {}",
-        if *literal_only {
-            "write that part as literal text in the template"
-        } else {
-            "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
-        }
-    )]
+    #[error("{}", code_entry_text(shown, slot, binary, option, why))]
     CodeEntry {
         /// The slot's name.
         slot: String,
         /// The binary that would run the code (basename as written).
         binary: String,
-        /// The option (`-c`, `--eval`) or operand (`<script> operand`) the slot stands in.
+        /// The option (`-c`, `--eval`), or a label such as [`PROGRAM`] or [`COMMAND`], that
+        /// the slot stands in.
         option: &'static str,
         /// What the slot would be there, e.g. "the code the interpreter runs".
         why: &'static str,
@@ -193,8 +271,6 @@ pub enum PolicyError {
         shown: String,
         /// The slot's byte range in the template source.
         span: Range<usize>,
-        /// Whether even a constrained slot is refused here (a launcher's command binary).
-        literal_only: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
     /// outright (DESIGN §8).
@@ -209,9 +285,54 @@ pub enum PolicyError {
         /// Why it is refused.
         why: String,
     },
+    /// Launchers nested too deep to read (`nice nice nice ... CMD`).
+    #[error(
+        "`{launcher}` runs launchers nested more than {} deep: write the command without the extra launchers",
+        scan::MAX_DEPTH
+    )]
+    TooDeep {
+        /// The innermost launcher read.
+        launcher: String,
+        /// Where the command it would run stands in the template source (`None` for an argv).
+        span: Option<Range<usize>>,
+    },
     /// An empty argv.
     #[error("empty command: write the binary first, e.g. `git log -n 3`")]
     EmptyCommand,
+}
+
+/// The same as [`COMMAND`]: the `option` of a [`PolicyError::CodeEntry`] whose slot stands
+/// as the binary of a command a launcher runs (`timeout 5 <cmd>`).
+pub const COMMAND_OPTION: &str = COMMAND;
+
+/// Where a site stands, in words: "the value of `-c`", "the program operand".
+fn place(option: &str) -> String {
+    match option {
+        PROGRAM | OPERAND | SUBCOMMAND | COMMAND | OPTION_NAME | OPTION_VALUE => {
+            format!("the {option}")
+        }
+        PLUS_COMMAND => "a `+command`".to_owned(),
+        _ => format!("the value of `{option}`"),
+    }
+}
+
+/// A table's `why`, said of this binary ("the code the interpreter runs" → "the code python3
+/// runs").
+fn why_of(why: &str, binary: &str) -> String {
+    why.replace("the interpreter", binary)
+}
+
+fn code_entry_text(shown: &str, slot: &str, binary: &str, option: &str, why: &str) -> String {
+    let fix = if option == COMMAND_OPTION {
+        "write the command as literal text in the template"
+    } else {
+        "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
+    };
+    format!(
+        "`{shown}`: slot `{slot}` is {} of {binary}: {}; {fix}",
+        place(option),
+        why_of(why, binary)
+    )
 }
 
 fn denial_text(binary: &str) -> String {
@@ -236,7 +357,9 @@ impl PolicyError {
     pub fn span(&self) -> Option<Range<usize>> {
         match self {
             PolicyError::CodeEntry { span, .. } => Some(span.clone()),
-            PolicyError::DeniedCommand { span, .. } => span.clone(),
+            PolicyError::DeniedCommand { span, .. } | PolicyError::TooDeep { span, .. } => {
+                span.clone()
+            }
             _ => None,
         }
     }
@@ -250,7 +373,8 @@ pub struct CodeEntrySite {
     /// The binary that would run the code (as written; a launcher's inner binary for
     /// `timeout 5 python3 -c <x>`).
     pub binary: String,
-    /// The option (`-c`, `--eval`, `-exec`) or operand (`<script> operand`) it stands in.
+    /// The option (`-c`, `--eval`, `-exec`), or a label such as [`PROGRAM`] or [`COMMAND`],
+    /// that it stands in.
     pub option: &'static str,
     /// What the slot would be there, e.g. "the code the interpreter runs".
     pub why: &'static str,
@@ -263,14 +387,75 @@ pub struct CodeEntrySite {
     pub literal_only: bool,
 }
 
-/// Every slot of `template` that stands where code goes.
+/// Every slot of `template` that stands where code goes, in template order: as the value of
+/// a code-entry option (`-c <x>`, `-c<x>`, `--eval=<x>`, `--ev <x>`), as a program operand
+/// (`python3 <script>`, `sed <script> <file>`), as a launcher's option value (`git -c <cfg>`,
+/// `tar --to-command=<x>`), as the command a launcher runs (`timeout 5 <cmd>`), or where it
+/// chooses an option itself (`python3 -<flags> x`). Literal code is not a site: the author
+/// wrote it.
+///
+/// ```
+/// use nanotool_runtime::policy::code_entry_sites;
+/// use nanotool_runtime::template::Template;
+///
+/// let t = Template::parse("python3 -c <code> <arg>").unwrap();
+/// let sites = code_entry_sites(&t);
+/// assert_eq!(sites.len(), 1);
+/// assert_eq!((sites[0].slot.as_str(), sites[0].option), ("code", "-c"));
+/// assert_eq!(sites[0].span, 11..17);
+/// assert!(code_entry_sites(&Template::parse("wc -l <file>").unwrap()).is_empty());
+/// ```
 pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
-    let _ = template;
-    Vec::new()
+    let mut sites: Vec<CodeEntrySite> = Vec::new();
+    for hit in scan_template(template, &[]) {
+        let literal_only = match hit.kind {
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+            HitKind::Effect | HitKind::Denied | HitKind::Launch | HitKind::TooDeep => continue,
+        };
+        for (slot, span) in &hit.slots {
+            if let Some(known) = sites.iter_mut().find(|s| &s.slot == slot) {
+                // One site per slot: the first reason, and the strictest rule.
+                known.literal_only |= literal_only;
+                continue;
+            }
+            sites.push(CodeEntrySite {
+                slot: slot.clone(),
+                binary: hit.binary.clone(),
+                option: hit.option,
+                why: hit.why,
+                shown: format!("{} {}", hit.binary, hit.written),
+                span: span.clone(),
+                literal_only,
+            });
+        }
+    }
+    sites
 }
 
-/// Checks a parsed template against the deny list (built-in plus `extra`) and the code-entry
-/// table; `freedom` tells how free each slot is.
+fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
+    let mut scanner = Scanner::new(extra);
+    scanner.command(&Word::from_template(template), 0);
+    scanner.hits
+}
+
+/// Checks a parsed template against the deny list (built-in plus `extra_deny`, on the binary
+/// and on every command a launcher in it runs) and the code-entry table: every code-entry
+/// site ([`code_entry_sites`]) whose slot is [`SlotFreedom::Free`] is refused, and a slot
+/// standing as a launcher's command binary is refused whatever its freedom.
+///
+/// ```
+/// use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
+/// use nanotool_runtime::template::Template;
+///
+/// let sed = Template::parse("sed -n <range>p <path>").unwrap();
+/// let pattern = |slot: &str| if slot == "range" { SlotFreedom::Constrained } else { SlotFreedom::Free };
+/// assert_eq!(check_template(&sed, &pattern, &[]), Ok(()));
+/// let free = |_: &str| SlotFreedom::Free;
+/// let err = check_template(&sed, &free, &[]).unwrap_err();
+/// assert!(matches!(err, PolicyError::CodeEntry { ref slot, .. } if slot == "range"));
+/// assert_eq!(err.span(), Some(7..14));
+/// ```
 pub fn check_template(
     template: &Template,
     freedom: &dyn Fn(&str) -> SlotFreedom,
@@ -281,31 +466,133 @@ pub fn check_template(
             binary: template.binary().to_owned(),
         });
     }
-    for site in code_entry_sites(template) {
-        if site.literal_only || freedom(&site.slot) == SlotFreedom::Free {
+    for hit in scan_template(template, extra_deny) {
+        let literal_only = match hit.kind {
+            HitKind::Effect | HitKind::Launch => continue,
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: hit.span,
+                });
+            }
+            HitKind::TooDeep => {
+                return Err(PolicyError::TooDeep {
+                    launcher: hit.binary,
+                    span: hit.span,
+                });
+            }
+            HitKind::Code => false,
+            HitKind::CommandBinary => true,
+        };
+        let refused = hit
+            .slots
+            .iter()
+            .find(|(slot, _)| literal_only || freedom(slot) == SlotFreedom::Free);
+        if let Some((slot, span)) = refused {
             return Err(PolicyError::CodeEntry {
-                slot: site.slot,
-                binary: site.binary,
-                option: site.option,
-                why: site.why,
-                shown: site.shown,
-                span: site.span,
-                literal_only: site.literal_only,
+                slot: slot.clone(),
+                shown: format!("{} {}", hit.binary, hit.written),
+                binary: hit.binary,
+                option: hit.option,
+                why: hit.why,
+                span: span.clone(),
             });
         }
     }
     Ok(())
 }
 
-/// ExecTool's layer 4: checks a free-text argv (already split).
+/// ExecTool's layer 4 (DESIGN §8): checks a free-text argv, where nothing is fixed. Refuses a
+/// denied binary (also as the command of a launcher: `timeout 5 rm x`), every code-entry
+/// option of an interpreter (bundles `-Ic`, attached `-cprint(1)`, abbreviations `--ev`),
+/// an interpreter's program operand (`python3 script.py`, `awk '{...}' f`), and the
+/// launcher and writer options of common binaries (`find -exec/-delete/-fprint...`,
+/// `git -c/--output/--upload-pack/--ext-diff...`, `rg --pre`, `tar --to-command...`,
+/// `sort -o`, `sed -i`); sed runs only with a `N[,M]p` script.
+///
+/// ```
+/// use nanotool_runtime::policy::check_exec_argv;
+/// let argv = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+/// assert!(check_exec_argv(&argv("git log -n 3")).is_ok());
+/// assert!(check_exec_argv(&argv("sed -n 1,5p notes.txt")).is_ok());
+/// assert!(check_exec_argv(&argv("git -c alias.x=!sh x")).is_err());
+/// assert!(check_exec_argv(&argv("python3 -Ic print(1)")).is_err());
+/// ```
 pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
+    check_exec_argv_with(argv, &[])
+}
+
+/// " (`--out=f` reads as `--output`)" when an abbreviation or bundle was resolved.
+fn read_as(written: &str, option: &str) -> String {
+    let first = written.split(' ').next().unwrap_or(written);
+    let name = first.split('=').next().unwrap_or(first);
+    if name == option || !option.starts_with('-') {
+        String::new()
+    } else {
+        format!(" (`{first}` reads as `{option}`)")
+    }
+}
+
+/// [`check_exec_argv`] with the host's extra deny list, applied to the binary and to every
+/// command a launcher in the argv runs.
+pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<(), PolicyError> {
     let Some(binary) = argv.first() else {
         return Err(PolicyError::EmptyCommand);
     };
-    if is_denied(binary, &[]) {
+    if is_denied(binary, extra_deny) {
         return Err(PolicyError::DeniedBinary {
             binary: binary.clone(),
         });
     }
+    let mut scanner = Scanner::new(extra_deny);
+    scanner.command(&Word::from_argv(argv), 0);
+    for hit in scanner.hits {
+        let why = match hit.kind {
+            HitKind::Denied => {
+                return Err(PolicyError::DeniedCommand {
+                    launcher: hit.binary,
+                    binary: hit.written,
+                    span: None,
+                });
+            }
+            HitKind::TooDeep => {
+                return Err(PolicyError::TooDeep {
+                    launcher: hit.binary,
+                    span: None,
+                });
+            }
+            HitKind::Code if hit.exec_ok => continue,
+            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
+                PROGRAM | OPERAND | SUBCOMMAND | COMMAND => format!(
+                    "`{}` would be {}",
+                    hit.written,
+                    why_of(hit.why, &hit.binary)
+                ),
+                option => format!(
+                    "`{option}` takes {}{}",
+                    why_of(hit.why, &hit.binary),
+                    read_as(&hit.written, option)
+                ),
+            },
+            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.option)),
+        };
+        return Err(PolicyError::ExecOption {
+            binary: hit.binary,
+            option: hit.written,
+            why,
+        });
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_stay_small_enough_to_return_by_value() {
+        // `SpecError` wraps `PolicyError`; clippy's `result_large_err` draws the line at 128.
+        assert!(std::mem::size_of::<PolicyError>() <= 120);
+    }
 }

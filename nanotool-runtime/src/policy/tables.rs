@@ -1,7 +1,10 @@
-//! The policy's data: the deny list and the binaries that stand for the same danger.
+//! The policy's data: the deny list, the binaries that stand for the same danger, and the
+//! code-entry table.
 //!
-//! Everything here is a table, documented entry by entry; the logic that reads the tables
-//! lives in the parent module.
+//! Everything here is a table, documented entry by entry (each code-entry option carries a
+//! `why`, the text a refusal shows); the logic that reads the tables lives in the parent
+//! module. To teach the policy a binary, add an [`Entry`] to [`CODE_ENTRY`], listing every
+//! option that takes a separate value (an unlisted option is read as a flag).
 
 /// Binaries no template may run, whatever the host says (DESIGN §4), exactly as DESIGN lists
 /// them. `mkfs*` is the one prefix rule: `mkfs`, `mkfs.ext4`, `mkfs.vfat`, ... are all denied.
@@ -56,6 +59,13 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("tmux", "sh"),
     ("screen", "sh"),
     ("parallel", "xargs"),
+    ("pee", "sh"),
+    // Like `env`: run a command with an environment read from files or flags (`LD_PRELOAD`).
+    ("envdir", "env"),
+    ("chpst", "env"),
+    ("setuidgid", "su"),
+    // Multi-call binaries: `toybox sh`, like `busybox sh`.
+    ("toybox", "busybox"),
     // Privilege and namespace tools: run a command (a shell when none is given) as another
     // user, group, root directory or namespace.
     ("sudoedit", "sudo"),
@@ -68,6 +78,14 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("nsenter", "sudo"),
     ("unshare", "sudo"),
     ("capsh", "sudo"),
+    // Runners that detach the command from the kernel's process group, so the timeout and
+    // cancellation cannot reach it (what `nohup` is denied for), or schedule it for later.
+    ("setsid", "nohup"),
+    ("daemonize", "nohup"),
+    ("start-stop-daemon", "nohup"),
+    ("systemd-run", "nohup"),
+    ("at", "crontab"),
+    ("batch", "crontab"),
     // Destroyers under another name.
     ("unlink", "rm"),
     ("srm", "shred"),
@@ -91,5 +109,2085 @@ pub(crate) fn deny_reason(entry: &str) -> &'static str {
         "curl" | "wget" | "nc" | "ncat" | "netcat" | "socat" | "ssh" | "scp" | "sftp"
         | "telnet" => "it moves data over the network",
         _ => "it changes the machine beyond the workspace",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The code-entry table
+// ---------------------------------------------------------------------------------------------
+
+/// How an option takes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    /// A flag: no value.
+    Flag,
+    /// A required value: attached (`-cCODE`, `--eval=CODE`) or else the next token.
+    Next,
+    /// An optional value, attached only (`-i.bak`, `--in-place=.bak`, `-Oless`).
+    Attached,
+    /// An optional number, attached only, after which the bundle goes on: perl's `-l[octal]`
+    /// and `-0[octal]` / `-0x[hex]` (`-lne` is `-l -n -e`).
+    Digits,
+    /// The following tokens, up to a literal `;` or `+` (or the end), are a command the binary
+    /// runs (`find -exec`, `gdb --args`).
+    Command,
+}
+
+/// What an option means to the policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Nothing the policy cares about (listed so that its value is not mistaken for an
+    /// operand, or so that it is not mistaken for a prefix of a code-entry option).
+    Plain,
+    /// Its value is the code the binary runs: program text, a file of code, a command line.
+    /// It gives the program, so the first operand is no longer the program (`python3 -c CODE
+    /// ARGS`). A template must fix it; ExecTool refuses the option.
+    Code,
+    /// Its value is code loaded *beside* the program: a module, a library, a preload, a
+    /// setting that loads code (`perl -MFoo SCRIPT`, `node -r mod SCRIPT`, `lua -e X SCRIPT`).
+    /// Like [`Role::Code`], except that the program operand still follows.
+    Load,
+    /// It writes files or runs a program named in a configuration (`sort -o`, `find
+    /// -delete`, `git --ext-diff`). Fine when a template fixes it; ExecTool refuses it.
+    Effect,
+}
+
+/// One option of a binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Opt {
+    /// The option as written, dashes included: `-c`, `--eval`, `-exec`; a name ending in `:`
+    /// (`-javaagent:`) takes the rest of the token as its value; a name ending in `*`
+    /// (`--experimental-*`, `-X*`) stands for a family of plain options.
+    pub name: &'static str,
+    /// How it takes its value.
+    pub arity: Arity,
+    /// What it means to the policy.
+    pub role: Role,
+    /// What its value is, for messages ("the code the interpreter runs").
+    pub why: &'static str,
+}
+
+/// What a binary's operands (its non-option arguments) are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operands {
+    /// Data: files, patterns, names.
+    Data,
+    /// The first operand is the program, unless an option gave the code (`python3 script.py`,
+    /// `awk PROG file`, `sed SCRIPT file`). What follows it is the program's arguments.
+    Program(&'static str),
+    /// Every operand is code (`make` operands may be `VAR=value` assignments).
+    AllCode(&'static str),
+    /// After `skip` data operands, every operand is code (`sqlite3 DB SQL...`).
+    CodeAfter {
+        /// How many leading operands are data.
+        skip: usize,
+        /// What the later operands are.
+        why: &'static str,
+    },
+    /// After `skip` data operands (`timeout DURATION`), the rest is a command the binary runs;
+    /// that command is checked in turn (deny list, code entry).
+    Command {
+        /// How many leading operands come before the command.
+        skip: usize,
+    },
+    /// The first operand is a subcommand.
+    Subcommands {
+        /// The known subcommands.
+        subs: &'static [Sub],
+        /// How any other subcommand is read; `None`: an unknown first operand is itself the
+        /// program (`deno script.ts`).
+        other: Option<&'static Sub>,
+        /// What the subcommand decides, for a slot standing there.
+        why: &'static str,
+        /// A slot standing there is data (`git config --get <key>`): what follows it is read
+        /// as `other`. When `false`, such a slot is a site, and what follows is read with
+        /// every subcommand's options.
+        slot_is_data: bool,
+    },
+}
+
+/// A subcommand (`git rebase`, `deno eval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sub {
+    /// Its names.
+    pub names: &'static [&'static str],
+    /// Its options (lists searched in order).
+    pub options: &'static [&'static [Opt]],
+    /// Its operands.
+    pub operands: Operands,
+}
+
+/// A binary (or family) of the code-entry table.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// Names, matched against every [`crate::policy::name_forms`] of the binary; a trailing
+    /// `*` matches as a prefix (`python*`).
+    pub names: &'static [&'static str],
+    /// Options before the operands (lists searched in order).
+    pub options: &'static [&'static [Opt]],
+    /// Its operands.
+    pub operands: Operands,
+    /// GNU option permutation: options may follow operands (`sed FILE -e X`).
+    pub permute: bool,
+    /// A code option ends option parsing (`python3 -c CODE ARGS...`).
+    pub stop_after_code: bool,
+    /// Every `-word` is one option, never a bundle of letters (`find -exec`, `gdb -ex`).
+    pub long_only: bool,
+    /// The table lists every option that takes a separate value: an unknown option is a flag.
+    /// When `false`, a token after an unknown option may be its value *or* an operand, and is
+    /// judged as both.
+    pub complete: bool,
+    /// `+CMD` tokens are commands the binary runs at start (`less +!cmd`, `vim +cmd`), so an
+    /// operand that begins with a slot is a site too (it could begin with `+`).
+    pub plus_code: bool,
+    /// A first argument without a dash is a bundle of option letters whose values follow in
+    /// order (`tar xIf zstd a.tar`).
+    pub old_bundle: bool,
+    /// Short options take an attached value (`-cCODE`). When `false` (node), a bundle is
+    /// flags only and the value of its last value-taking letter is the next token
+    /// (`node -pe CODE`).
+    pub attached_values: bool,
+    /// In ExecTool, a literal program (or code) operand that passes this check is allowed
+    /// (`sed -n 5p`, `make test`).
+    pub exec_program_ok: Option<fn(&str) -> bool>,
+}
+
+const BASE: Entry = Entry {
+    names: &[],
+    options: &[],
+    operands: Operands::Data,
+    permute: false,
+    stop_after_code: false,
+    long_only: false,
+    complete: true,
+    plus_code: false,
+    old_bundle: false,
+    attached_values: true,
+    exec_program_ok: None,
+};
+
+const fn code(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Code,
+        why,
+    }
+}
+const fn load(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Load,
+        why,
+    }
+}
+const fn load_att(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Attached,
+        role: Role::Load,
+        why,
+    }
+}
+const fn code_att(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Attached,
+        role: Role::Code,
+        why,
+    }
+}
+const fn cmd(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Command,
+        role: Role::Code,
+        why,
+    }
+}
+const fn eff(name: &'static str, arity: Arity, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity,
+        role: Role::Effect,
+        why,
+    }
+}
+const fn val(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Plain,
+        why: "",
+    }
+}
+const fn att(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Attached,
+        role: Role::Plain,
+        why: "",
+    }
+}
+const fn digits(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Digits,
+        role: Role::Plain,
+        why: "",
+    }
+}
+const fn flag(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Flag,
+        role: Role::Plain,
+        why: "",
+    }
+}
+
+const CODE: &str = "the code the interpreter runs";
+const CODE_FILE: &str = "a file of code the interpreter runs";
+const MODULE: &str = "a module or library the interpreter loads and runs";
+const SCRIPT: &str = "the program the interpreter runs (its first operand)";
+const SHELL_CMD: &str = "a command line run through a shell";
+const PRELOAD: &str = "code loaded before the program (a preload or loader)";
+const WRITES: &str = "it writes to a file named in free text";
+const DEBUGGER: &str = "it opens a debugger port through which code can be sent";
+
+// --- Python: python, python3, python3.12, pypy3, ipython ------------------------------------
+const PYTHON_OPTS: &[Opt] = &[
+    code("-c", CODE),
+    code("-m", "the module python runs as the program"),
+    val("-W"),
+    val("-X"),
+    val("--check-hash-based-pycs"),
+];
+
+// --- JavaScript runtimes ----------------------------------------------------------------------
+const NODE_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    code("--eval", CODE),
+    code("-p", CODE),
+    code("--print", CODE),
+    load("-r", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("--loader", PRELOAD),
+    load("--experimental-loader", PRELOAD),
+    load(
+        "--env-file",
+        "an env file, whose NODE_OPTIONS can preload code",
+    ),
+    load(
+        "--env-file-if-exists",
+        "an env file, whose NODE_OPTIONS can preload code",
+    ),
+    code("--run", "a package.json script node runs through a shell"),
+    eff("--inspect", Arity::Attached, DEBUGGER),
+    eff("--inspect-brk", Arity::Attached, DEBUGGER),
+    eff("--inspect-wait", Arity::Attached, DEBUGGER),
+    val("-C"),
+    val("--conditions"),
+    val("--input-type"),
+    val("--title"),
+    val("--inspect-port"),
+    val("--stack-size"),
+    val("--test-name-pattern"),
+    val("--test-reporter"),
+    val("--test-reporter-destination"),
+    flag("--no-warnings"),
+    flag("--enable-source-maps"),
+    flag("--trace-warnings"),
+    flag("--trace-uncaught"),
+    flag("--no-deprecation"),
+    flag("--throw-deprecation"),
+    flag("--pending-deprecation"),
+    flag("--preserve-symlinks"),
+    flag("--test"),
+    flag("--watch"),
+    flag("--check"),
+    flag("--interactive"),
+    flag("--experimental-*"),
+    flag("--no-experimental-*"),
+];
+const DENO_RUN_OPTS: &[Opt] = &[
+    load(
+        "-c",
+        "a configuration file, whose import map can redirect code",
+    ),
+    load(
+        "--config",
+        "a configuration file, whose import map can redirect code",
+    ),
+    load("--import-map", "an import map, which can redirect code"),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
+    code("--eval", CODE),
+    code("--eval-file", CODE_FILE),
+    eff("--inspect", Arity::Attached, DEBUGGER),
+    eff("--inspect-brk", Arity::Attached, DEBUGGER),
+    eff("--inspect-wait", Arity::Attached, DEBUGGER),
+    val("--location"),
+    val("--seed"),
+    val("--cert"),
+    val("--ext"),
+    val("--env-file"),
+    flag("-A"),
+    flag("--allow-all"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("--no-check"),
+    flag("--no-prompt"),
+    flag("--no-remote"),
+    flag("--no-npm"),
+    flag("--cached-only"),
+    att("-r"),
+    att("--reload"),
+    att("--watch"),
+    att("--check"),
+    att("--allow-*"),
+    att("--deny-*"),
+    flag("--unstable*"),
+];
+const DENO_SUBS: &[Sub] = &[
+    Sub {
+        names: &["eval"],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::Program("the code deno evaluates"),
+    },
+    Sub {
+        names: &[
+            "run", "serve", "test", "bench", "x", "install", "compile", "jupyter",
+        ],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::Program("the script deno runs"),
+    },
+    Sub {
+        names: &["repl"],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["task"],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::AllCode(
+            "a task name or an argument appended to the task's shell command",
+        ),
+    },
+    Sub {
+        names: &[
+            "fmt",
+            "lint",
+            "check",
+            "info",
+            "doc",
+            "types",
+            "upgrade",
+            "completions",
+            "coverage",
+            "lsp",
+            "publish",
+            "add",
+            "remove",
+            "outdated",
+            "init",
+            "uninstall",
+            "clean",
+        ],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::Data,
+    },
+];
+const BUN_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    code("--eval", CODE),
+    code("-p", CODE),
+    code("--print", CODE),
+    load("-r", PRELOAD),
+    load("--preload", PRELOAD),
+    load("--require", PRELOAD),
+    load("--import", PRELOAD),
+    load("-c", "a bunfig file, which can preload code"),
+    load("--config", "a bunfig file, which can preload code"),
+    load("--env-file", "an env file, whose settings can preload code"),
+    eff("--inspect", Arity::Attached, DEBUGGER),
+    eff("--inspect-brk", Arity::Attached, DEBUGGER),
+    eff("--inspect-wait", Arity::Attached, DEBUGGER),
+    val("--cwd"),
+    flag("--watch"),
+    flag("--hot"),
+    flag("--smol"),
+    flag("--bun"),
+    flag("-b"),
+    flag("--silent"),
+    flag("--no-install"),
+];
+const BUN_SUBS: &[Sub] = &[
+    Sub {
+        names: &["run"],
+        options: &[BUN_OPTS],
+        operands: Operands::Program("the script or package.json script bun runs"),
+    },
+    Sub {
+        names: &["x"],
+        options: &[BUN_OPTS],
+        operands: Operands::Program("the package bun downloads and runs"),
+    },
+    Sub {
+        names: &["exec"],
+        options: &[BUN_OPTS],
+        operands: Operands::Program(SHELL_CMD),
+    },
+    Sub {
+        names: &["create", "c"],
+        options: &[BUN_OPTS],
+        operands: Operands::Program("a template bun downloads and runs"),
+    },
+    Sub {
+        names: &[
+            "test", "build", "install", "i", "add", "a", "remove", "rm", "update", "link",
+            "unlink", "pm", "init", "outdated", "publish", "patch", "upgrade", "info", "audit",
+            "why",
+        ],
+        options: &[BUN_OPTS],
+        operands: Operands::Data,
+    },
+];
+const PACKAGE_RUNNER: &str = "the package that is downloaded and run";
+
+// --- Perl, Ruby, PHP, Lua ----------------------------------------------------------------------
+const PERL_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    code("-E", CODE),
+    load(
+        "-M",
+        "a module perl loads (`-MFoo=...` becomes `use Foo ...;` code)",
+    ),
+    load(
+        "-m",
+        "a module perl loads (`-mFoo` becomes `use Foo ();` code)",
+    ),
+    load_att("-F", "a split pattern perl compiles into the program"),
+    load_att("-d", "a debugger module perl loads (`-d:Module`)"),
+    eff("-i", Arity::Attached, "it edits the files in place"),
+    val("-I"),
+    att("-x"),
+    digits("-l"),
+    digits("-0"),
+    att("-C"),
+    att("-D"),
+    att("-V"),
+];
+const RUBY_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    load("-r", MODULE),
+    load(
+        "--crash-report",
+        "a crash report template; `|cmd` pipes to a command",
+    ),
+    eff("-i", Arity::Attached, "it edits the files in place"),
+    val("-I"),
+    val("-C"),
+    val("-E"),
+    att("-F"),
+    att("-x"),
+    digits("-0"),
+    att("-K"),
+    att("-T"),
+    att("-W"),
+    val("--enable"),
+    val("--disable"),
+    val("--encoding"),
+    val("--external-encoding"),
+    val("--internal-encoding"),
+    val("--dump"),
+    val("--backtrace-limit"),
+];
+const PHP_OPTS: &[Opt] = &[
+    code("-r", CODE),
+    code("--run", CODE),
+    code("-B", CODE),
+    code("--process-begin", CODE),
+    code("-R", CODE),
+    code("--process-code", CODE),
+    code("-E", CODE),
+    code("--process-end", CODE),
+    code("-F", CODE_FILE),
+    code("--process-file", CODE_FILE),
+    code("-f", CODE_FILE),
+    code("--file", CODE_FILE),
+    load(
+        "-d",
+        "an ini setting, such as `auto_prepend_file`, which loads code",
+    ),
+    load(
+        "--define",
+        "an ini setting, such as `auto_prepend_file`, which loads code",
+    ),
+    load(
+        "-c",
+        "a php.ini file or folder, whose settings can load code",
+    ),
+    load(
+        "--php-ini",
+        "a php.ini file or folder, whose settings can load code",
+    ),
+    load("-z", "a Zend extension php loads"),
+    load("--zend-extension", "a Zend extension php loads"),
+    eff(
+        "-S",
+        Arity::Next,
+        "it serves the folder's PHP files over the network",
+    ),
+    eff(
+        "--server",
+        Arity::Next,
+        "it serves the folder's PHP files over the network",
+    ),
+    val("-t"),
+    val("--docroot"),
+];
+const LUA_OPTS: &[Opt] = &[
+    load("-e", CODE),
+    load("-l", MODULE),
+    load("-j", "a JIT control module luajit loads (`-jv`)"),
+    eff("-b", Arity::Next, "it writes bytecode to a file"),
+    att("-O"),
+];
+
+// --- awk and sed ---------------------------------------------------------------------------
+const AWK_OPTS: &[Opt] = &[
+    code("-f", CODE_FILE),
+    code("--file", CODE_FILE),
+    code("-e", CODE),
+    code("--source", CODE),
+    load("-i", CODE_FILE),
+    load("--include", CODE_FILE),
+    load("-l", "a shared-library extension gawk loads"),
+    load("--load", "a shared-library extension gawk loads"),
+    code("-E", CODE_FILE),
+    code("--exec", CODE_FILE),
+    load(
+        "-W",
+        "an implementation option (gawk `-W source=`, mawk `-W exec` take code)",
+    ),
+    eff("-d", Arity::Attached, WRITES),
+    eff("--dump-variables", Arity::Attached, WRITES),
+    eff("-p", Arity::Attached, WRITES),
+    eff("--profile", Arity::Attached, WRITES),
+    eff("-o", Arity::Attached, WRITES),
+    eff("--pretty-print", Arity::Attached, WRITES),
+    val("-F"),
+    val("--field-separator"),
+    val("-v"),
+    val("--assign"),
+    att("-D"),
+    att("--debug"),
+    att("-L"),
+    att("--lint"),
+];
+const SED_OPTS: &[Opt] = &[
+    code("-e", "a sed script (GNU sed's `e` command runs programs)"),
+    code(
+        "--expression",
+        "a sed script (GNU sed's `e` command runs programs)",
+    ),
+    code("-f", "a file of sed script"),
+    code("--file", "a file of sed script"),
+    eff("-i", Arity::Attached, "it edits the files in place"),
+    eff("--in-place", Arity::Attached, "it edits the files in place"),
+    val("-l"),
+    val("--line-length"),
+    flag("--follow-symlinks"),
+];
+const SED_SCRIPT: &str = "the sed script (its first operand): GNU sed's `e` command and `s///e` run programs, `w`/`W` write and `r`/`R` read files";
+
+/// The one sed script ExecTool lets through: `N[,M]p`, which only prints lines.
+pub fn is_sed_print_script(script: &str) -> bool {
+    let Some(range) = script.strip_suffix('p') else {
+        return false;
+    };
+    let mut parts = range.splitn(2, ',');
+    let number =
+        |s: Option<&str>| s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+    let first = parts.next();
+    match parts.next() {
+        None => number(first),
+        second => number(first) && number(second),
+    }
+}
+
+/// A make operand ExecTool lets through: a target, not a `VAR=value` assignment.
+pub fn is_not_assignment(operand: &str) -> bool {
+    !operand.contains('=')
+}
+
+// --- Other interpreters ----------------------------------------------------------------------
+const R_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    code("-f", CODE_FILE),
+    code("--file", CODE_FILE),
+    val("--default-packages"),
+];
+const EXPECT_OPTS: &[Opt] = &[
+    load("-c", CODE),
+    code("-f", CODE_FILE),
+    code("-b", CODE_FILE),
+    val("-D"),
+];
+const TCL_OPTS: &[Opt] = &[val("-encoding")];
+const OSASCRIPT_OPTS: &[Opt] = &[code("-e", CODE), val("-l"), val("-s")];
+const JULIA_OPTS: &[Opt] = &[
+    code("-e", CODE),
+    code("--eval", CODE),
+    code("-E", CODE),
+    code("--print", CODE),
+    load("-L", CODE_FILE),
+    load("--load", CODE_FILE),
+    load("-J", "a system image (compiled code) julia loads"),
+    load("--sysimage", "a system image (compiled code) julia loads"),
+    val("-p"),
+    val("--procs"),
+    val("-t"),
+    val("--threads"),
+    val("-C"),
+    val("--cpu-target"),
+    att("-O"),
+    att("-g"),
+    att("--project"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("-i"),
+    flag("--interactive"),
+];
+const JAVA_OPTS: &[Opt] = &[
+    load("-cp", "a class path java loads classes from"),
+    load("-classpath", "a class path java loads classes from"),
+    load("--class-path", "a class path java loads classes from"),
+    load("-p", "a module path java loads modules from"),
+    load("--module-path", "a module path java loads modules from"),
+    code("-m", "the module java runs"),
+    code("--module", "the module java runs"),
+    load("-javaagent:", "an agent jar java loads"),
+    load("-agentlib:", "a native agent java loads"),
+    load("-agentpath:", "a native agent java loads"),
+    flag("-jar"),
+    val("--add-modules"),
+    val("--add-opens"),
+    val("--add-exports"),
+    val("--add-reads"),
+    val("--limit-modules"),
+    val("--upgrade-module-path"),
+    val("--enable-native-access"),
+    val("--source"),
+    flag("-ea"),
+    flag("-da"),
+    flag("-esa"),
+    flag("-dsa"),
+    flag("-enableassertions"),
+    flag("-disableassertions"),
+    flag("-server"),
+    flag("-client"),
+    flag("-verbose"),
+    flag("-showversion"),
+    flag("-version"),
+    att("-X*"),
+    att("-D*"),
+    att("-verbose:*"),
+];
+const JAVA_PROGRAM: &str = "the class, jar or source file java runs (its first operand)";
+const DC_OPTS: &[Opt] = &[
+    code("-e", "dc code; its `!` command runs a shell command"),
+    code(
+        "--expression",
+        "dc code; its `!` command runs a shell command",
+    ),
+    code(
+        "-f",
+        "a file of dc code; its `!` command runs a shell command",
+    ),
+    code(
+        "--file",
+        "a file of dc code; its `!` command runs a shell command",
+    ),
+];
+const M4_OPTS: &[Opt] = &[
+    code(
+        "-D",
+        "a macro definition, expanded into m4 code (`syscmd` runs commands)",
+    ),
+    code(
+        "--define",
+        "a macro definition, expanded into m4 code (`syscmd` runs commands)",
+    ),
+    val("-I"),
+    val("--include"),
+    val("-U"),
+    val("--undefine"),
+    val("-F"),
+    val("-R"),
+    val("-d"),
+    val("-l"),
+    val("-o"),
+];
+const GNUPLOT_OPTS: &[Opt] = &[code(
+    "-e",
+    "gnuplot commands (`system` and `!` run shell commands)",
+)];
+const SQLITE_OPTS: &[Opt] = &[
+    code(
+        "-cmd",
+        "SQL or a dot-command (`.shell` and `.system` run commands)",
+    ),
+    code(
+        "-init",
+        "a file of SQL and dot-commands (`.shell` and `.system` run commands)",
+    ),
+    val("-separator"),
+    val("-newline"),
+    val("-nullvalue"),
+    val("-vfs"),
+    val("-pagecache"),
+    val("-lookaside"),
+    val("-maxsize"),
+    val("-mmap"),
+];
+const PSQL_OPTS: &[Opt] = &[
+    code("-c", "SQL or a meta-command (`\\!` runs a shell command)"),
+    code(
+        "--command",
+        "SQL or a meta-command (`\\!` runs a shell command)",
+    ),
+    code(
+        "-f",
+        "a file of SQL and meta-commands (`\\!` runs a shell command)",
+    ),
+    code(
+        "--file",
+        "a file of SQL and meta-commands (`\\!` runs a shell command)",
+    ),
+    val("-d"),
+    val("--dbname"),
+    val("-h"),
+    val("--host"),
+    val("-p"),
+    val("--port"),
+    val("-U"),
+    val("--username"),
+    val("-v"),
+    val("--set"),
+    val("--variable"),
+    val("-o"),
+    val("-F"),
+    val("-R"),
+    val("-P"),
+    val("-T"),
+];
+const MYSQL_OPTS: &[Opt] = &[
+    code(
+        "-e",
+        "SQL or a client command (`system` runs a shell command)",
+    ),
+    code(
+        "--execute",
+        "SQL or a client command (`system` runs a shell command)",
+    ),
+    val("-h"),
+    val("--host"),
+    val("-u"),
+    val("--user"),
+    val("-P"),
+    val("--port"),
+    val("-D"),
+    val("--database"),
+    val("-S"),
+    val("--socket"),
+];
+
+// --- Editors, pagers, debuggers --------------------------------------------------------------
+const VIM_OPTS: &[Opt] = &[
+    code("-c", "an Ex command vim runs (`:!cmd` runs a shell)"),
+    code("--cmd", "an Ex command vim runs (`:!cmd` runs a shell)"),
+    code("-S", "a file of Ex commands vim sources"),
+    code("-u", "a vimrc vim runs"),
+    code("-U", "a gvimrc vim runs"),
+    code("-s", "a script of commands vim replays"),
+    eff("-w", Arity::Next, WRITES),
+    eff("-W", Arity::Next, WRITES),
+    val("-i"),
+    val("-T"),
+    val("-t"),
+    val("-q"),
+    val("-r"),
+];
+const EMACS_OPTS: &[Opt] = &[
+    code("--eval", "Lisp code emacs evaluates"),
+    code("-l", "a Lisp file emacs loads"),
+    code("--load", "a Lisp file emacs loads"),
+    code("-f", "a Lisp function emacs calls"),
+    code("--funcall", "a Lisp function emacs calls"),
+    code("--script", "a Lisp file emacs runs"),
+    code("-x", "a Lisp file emacs runs"),
+    val("-L"),
+    val("--directory"),
+    val("--chdir"),
+    val("-t"),
+    val("--terminal"),
+    val("-d"),
+    val("--display"),
+];
+const LESS_OPTS: &[Opt] = &[
+    code("-k", "a lesskey file, which binds keys to shell commands"),
+    code(
+        "--lesskey-file",
+        "a lesskey file, which binds keys to shell commands",
+    ),
+    code(
+        "--lesskey-src",
+        "a lesskey file, which binds keys to shell commands",
+    ),
+    eff("-o", Arity::Next, WRITES),
+    eff("--log-file", Arity::Next, WRITES),
+    eff("-O", Arity::Next, WRITES),
+    eff("--LOG-FILE", Arity::Next, WRITES),
+    val("-t"),
+    val("--tag"),
+    val("-T"),
+    val("--tag-file"),
+    val("-p"),
+    val("--pattern"),
+    val("-P"),
+    val("--prompt"),
+    val("-b"),
+    val("-h"),
+    val("-j"),
+    val("-x"),
+    val("-y"),
+    val("-z"),
+    val("-#"),
+    val("--shift"),
+];
+const MAN_OPTS: &[Opt] = &[
+    code("-P", "the pager command man runs through a shell"),
+    code("--pager", "the pager command man runs through a shell"),
+    code_att("-H", "the browser command man runs"),
+    code_att("--html", "the browser command man runs"),
+    val("-p"),
+    val("--preprocessor"),
+    val("-M"),
+    val("--manpath"),
+    val("-C"),
+    val("--config-file"),
+    val("-L"),
+    val("--locale"),
+    val("-S"),
+    val("-s"),
+    val("--sections"),
+    val("-m"),
+    val("--systems"),
+    val("-e"),
+    val("--extension"),
+    val("-E"),
+    val("--encoding"),
+    val("-R"),
+    val("--recode"),
+    att("-T"),
+    att("--troff-device"),
+    att("-X"),
+];
+const GDB_OPTS: &[Opt] = &[
+    code("-ex", "a command gdb runs (`shell` runs any program)"),
+    code(
+        "-eval-command",
+        "a command gdb runs (`shell` runs any program)",
+    ),
+    code("-iex", "a command gdb runs (`shell` runs any program)"),
+    code(
+        "-init-eval-command",
+        "a command gdb runs (`shell` runs any program)",
+    ),
+    code("-x", "a file of commands gdb runs"),
+    code("-command", "a file of commands gdb runs"),
+    code("-ix", "a file of commands gdb runs"),
+    code("-init-command", "a file of commands gdb runs"),
+    cmd("-args", "the program gdb runs, with its arguments"),
+    flag("-nx"),
+    flag("-nh"),
+    flag("-batch"),
+    flag("-q"),
+    flag("-quiet"),
+    flag("-silent"),
+    val("-p"),
+    val("-pid"),
+    val("-se"),
+    val("-symbols"),
+    val("-s"),
+    val("-exec"),
+    val("-e"),
+    val("-core"),
+    val("-c"),
+    val("-directory"),
+    val("-d"),
+    val("-cd"),
+    val("-tty"),
+];
+const LLDB_OPTS: &[Opt] = &[
+    code(
+        "-o",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code(
+        "--one-line",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code(
+        "-O",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code(
+        "--one-line-before-file",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code(
+        "-k",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code(
+        "--one-line-on-crash",
+        "a command lldb runs (`platform shell` runs any program)",
+    ),
+    code("-s", "a file of commands lldb runs"),
+    code("--source", "a file of commands lldb runs"),
+    code("-S", "a file of commands lldb runs"),
+    code("--source-before-file", "a file of commands lldb runs"),
+    code("-K", "a file of commands lldb runs"),
+    code("--source-on-crash", "a file of commands lldb runs"),
+    val("-p"),
+    val("--attach-pid"),
+    val("-n"),
+    val("--attach-name"),
+    val("-c"),
+    val("--core"),
+    val("-a"),
+    val("--arch"),
+    val("-f"),
+    val("--file"),
+];
+
+// --- Launchers: find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake -------------------
+const FIND_OPTS: &[Opt] = &[
+    cmd("-exec", "the command find runs for each file"),
+    cmd("-execdir", "the command find runs for each file"),
+    cmd("-ok", "the command find runs for each file"),
+    cmd("-okdir", "the command find runs for each file"),
+    eff("-delete", Arity::Flag, "it deletes every file it matches"),
+    eff("-fprint", Arity::Next, WRITES),
+    eff("-fprint0", Arity::Next, WRITES),
+    eff("-fprintf", Arity::Next, WRITES),
+    eff("-fls", Arity::Next, WRITES),
+    flag("-executable"),
+    val("-name"),
+    val("-iname"),
+    val("-path"),
+    val("-ipath"),
+    val("-wholename"),
+    val("-iwholename"),
+    val("-regex"),
+    val("-iregex"),
+    val("-lname"),
+    val("-ilname"),
+    val("-type"),
+    val("-xtype"),
+    val("-maxdepth"),
+    val("-mindepth"),
+    val("-newer"),
+    val("-anewer"),
+    val("-cnewer"),
+    val("-perm"),
+    val("-size"),
+    val("-user"),
+    val("-group"),
+    val("-uid"),
+    val("-gid"),
+    val("-mtime"),
+    val("-mmin"),
+    val("-atime"),
+    val("-amin"),
+    val("-ctime"),
+    val("-cmin"),
+    val("-used"),
+    val("-links"),
+    val("-inum"),
+    val("-samefile"),
+    val("-fstype"),
+    val("-context"),
+    val("-printf"),
+    val("-regextype"),
+    val("-files0-from"),
+    val("-D"),
+];
+const GIT_CONFIG_WHY: &str =
+    "a configuration setting (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
+const GIT_CONFIG_VALUE: &str = "a configuration value written for later git commands (`alias.x=!cmd`, `core.pager`, `core.fsmonitor` run commands)";
+const GIT_GLOBAL_OPTS: &[Opt] = &[
+    code("-c", GIT_CONFIG_WHY),
+    code("--config-env", GIT_CONFIG_WHY),
+    code_att("--exec-path", "the folder git runs its subcommands from"),
+    val("-C"),
+    val("--git-dir"),
+    val("--work-tree"),
+    val("--namespace"),
+    val("--super-prefix"),
+    val("--list-cmds"),
+    val("--attr-source"),
+];
+const GIT_COMMON_OPTS: &[Opt] = &[
+    code("--upload-pack", "the command git runs for the remote side"),
+    code("--receive-pack", "the command git runs for the remote side"),
+    code(
+        "--exec",
+        "the command git runs (for the remote side, or after each commit)",
+    ),
+    eff("--output", Arity::Next, WRITES),
+    eff("--output-directory", Arity::Next, WRITES),
+    eff("-o", Arity::Next, WRITES),
+    eff(
+        "--ext-diff",
+        Arity::Flag,
+        "it runs the external diff program from the configuration",
+    ),
+];
+const GIT_SUBS: &[Sub] = &[
+    Sub {
+        names: &["clone"],
+        options: &[
+            &[
+                code("-u", "the command git runs for the remote side"),
+                code("-c", GIT_CONFIG_WHY),
+                code("--config", GIT_CONFIG_WHY),
+                code(
+                    "--template",
+                    "a template folder whose hooks git installs and runs",
+                ),
+                val("-o"),
+                val("--origin"),
+                val("-b"),
+                val("--branch"),
+                val("--depth"),
+                val("--reference"),
+                val("-j"),
+                val("--jobs"),
+                val("--filter"),
+                val("--separate-git-dir"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["init"],
+        options: &[
+            &[code(
+                "--template",
+                "a template folder whose hooks git installs and runs",
+            )],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["rebase"],
+        options: &[
+            &[
+                code("-x", "a shell command git runs after each commit"),
+                code("--exec", "a shell command git runs after each commit"),
+                val("-s"),
+                val("--strategy"),
+                val("-X"),
+                val("--strategy-option"),
+                val("--onto"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["difftool", "mergetool"],
+        options: &[
+            &[
+                code("-x", "the diff command git runs"),
+                code("--extcmd", "the diff command git runs"),
+                val("-t"),
+                val("--tool"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["grep"],
+        options: &[
+            &[
+                code_att("-O", "the pager command git opens the matching files in"),
+                code_att(
+                    "--open-files-in-pager",
+                    "the pager command git opens the matching files in",
+                ),
+                val("-e"),
+                val("-f"),
+                val("-A"),
+                val("-B"),
+                val("-C"),
+                val("-m"),
+                val("--max-count"),
+                val("--max-depth"),
+                val("--threads"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["filter-branch"],
+        options: &[
+            &[
+                code("--env-filter", SHELL_CMD),
+                code("--tree-filter", SHELL_CMD),
+                code("--index-filter", SHELL_CMD),
+                code("--parent-filter", SHELL_CMD),
+                code("--msg-filter", SHELL_CMD),
+                code("--commit-filter", SHELL_CMD),
+                code("--tag-name-filter", SHELL_CMD),
+                code("--setup", SHELL_CMD),
+                val("-d"),
+                val("--subdirectory-filter"),
+                val("--original"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["config"],
+        options: &[
+            &[
+                val("-f"),
+                val("--file"),
+                val("--blob"),
+                val("--type"),
+                val("--default"),
+                val("--comment"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Subcommands {
+            subs: &[
+                Sub {
+                    names: &["get", "list"],
+                    options: &[],
+                    operands: Operands::Data,
+                },
+                Sub {
+                    names: &["set"],
+                    options: &[],
+                    operands: Operands::CodeAfter {
+                        skip: 1,
+                        why: GIT_CONFIG_VALUE,
+                    },
+                },
+            ],
+            // `git config <key> [<value>]`: the first operand was the key.
+            other: Some(&Sub {
+                names: &[],
+                options: &[],
+                operands: Operands::CodeAfter {
+                    skip: 0,
+                    why: GIT_CONFIG_VALUE,
+                },
+            }),
+            why: "",
+            slot_is_data: true,
+        },
+    },
+    Sub {
+        names: &["bisect"],
+        options: &[GIT_COMMON_OPTS],
+        operands: Operands::Subcommands {
+            subs: &[Sub {
+                names: &["run"],
+                options: &[],
+                operands: Operands::Command { skip: 0 },
+            }],
+            other: Some(&Sub {
+                names: &[],
+                options: &[],
+                operands: Operands::Data,
+            }),
+            why: "the bisect step (`run` runs a command)",
+            slot_is_data: false,
+        },
+    },
+    Sub {
+        names: &["submodule"],
+        options: &[GIT_COMMON_OPTS],
+        operands: Operands::Subcommands {
+            subs: &[Sub {
+                names: &["foreach"],
+                options: &[],
+                operands: Operands::AllCode("a shell command git runs in each submodule"),
+            }],
+            other: Some(&Sub {
+                names: &[],
+                options: &[],
+                operands: Operands::Data,
+            }),
+            why: "the submodule step (`foreach` runs a shell command)",
+            slot_is_data: false,
+        },
+    },
+];
+const GIT_OTHER: Sub = Sub {
+    names: &[],
+    options: &[GIT_COMMON_OPTS],
+    operands: Operands::Data,
+};
+const TAR_OPTS: &[Opt] = &[
+    code("--to-command", "a command tar runs for each extracted file"),
+    code("--use-compress-program", "a compression command tar runs"),
+    code("-I", "a compression command tar runs"),
+    code(
+        "--checkpoint-action",
+        "a checkpoint action (`exec=cmd` runs a command)",
+    ),
+    code(
+        "--info-script",
+        "a script tar runs at the end of each volume",
+    ),
+    code(
+        "--new-volume-script",
+        "a script tar runs at the end of each volume",
+    ),
+    code("-F", "a script tar runs at the end of each volume"),
+    code("--rsh-command", "the remote shell command tar runs"),
+    code("--rmt-command", "the remote tape command tar runs"),
+    val("-f"),
+    val("--file"),
+    val("-C"),
+    val("--directory"),
+    val("-T"),
+    val("--files-from"),
+    val("-X"),
+    val("--exclude-from"),
+    val("-b"),
+    val("-H"),
+    val("-K"),
+    val("-L"),
+    val("-N"),
+    val("-V"),
+    val("-g"),
+    val("--exclude"),
+    val("--transform"),
+    val("--owner"),
+    val("--group"),
+    val("--mode"),
+    val("--mtime"),
+];
+const RSYNC_OPTS: &[Opt] = &[
+    code("-e", "the remote shell command rsync runs"),
+    code("--rsh", "the remote shell command rsync runs"),
+    code("--rsync-path", "the command rsync runs on the remote side"),
+    code(
+        "-M",
+        "an option for the remote rsync (`--rsync-path` runs a command)",
+    ),
+    code(
+        "--remote-option",
+        "an option for the remote rsync (`--rsync-path` runs a command)",
+    ),
+    eff("--log-file", Arity::Next, WRITES),
+    val("-f"),
+    val("--filter"),
+    val("--exclude"),
+    val("--include"),
+    val("--exclude-from"),
+    val("--include-from"),
+    val("--files-from"),
+    val("-T"),
+    val("--temp-dir"),
+    val("--partial-dir"),
+    val("--backup-dir"),
+    val("--suffix"),
+    val("--chmod"),
+    val("--chown"),
+    val("-B"),
+    val("--block-size"),
+    val("--password-file"),
+    val("--port"),
+    val("--address"),
+    val("--sockopts"),
+    val("--timeout"),
+    val("--bwlimit"),
+    val("--compare-dest"),
+    val("--copy-dest"),
+    val("--link-dest"),
+    val("--max-size"),
+    val("--min-size"),
+];
+const SORT_OPTS: &[Opt] = &[
+    code(
+        "--compress-program",
+        "a compression command sort runs for its temporary files",
+    ),
+    eff("-o", Arity::Next, WRITES),
+    eff("--output", Arity::Next, WRITES),
+    val("-T"),
+    val("--temporary-directory"),
+    val("-k"),
+    val("--key"),
+    val("-t"),
+    val("--field-separator"),
+    val("-S"),
+    val("--buffer-size"),
+    val("--batch-size"),
+    val("--parallel"),
+    val("--files0-from"),
+    val("--random-source"),
+    val("--sort"),
+];
+const RG_OPTS: &[Opt] = &[
+    code("--pre", "a command rg runs on every file it searches"),
+    code("--hostname-bin", "a command rg runs to learn the host name"),
+    val("--pre-glob"),
+    val("-e"),
+    val("--regexp"),
+    val("-f"),
+    val("--file"),
+    val("-g"),
+    val("--glob"),
+    val("--iglob"),
+    val("-t"),
+    val("--type"),
+    val("-T"),
+    val("--type-not"),
+    val("--type-add"),
+    val("--type-clear"),
+    val("-A"),
+    val("--after-context"),
+    val("-B"),
+    val("--before-context"),
+    val("-C"),
+    val("--context"),
+    val("-m"),
+    val("--max-count"),
+    val("-M"),
+    val("--max-columns"),
+    val("-j"),
+    val("--threads"),
+    val("-E"),
+    val("--encoding"),
+    val("--engine"),
+    val("-r"),
+    val("--replace"),
+    val("-d"),
+    val("--max-depth"),
+    val("--max-filesize"),
+    val("--path-separator"),
+    val("--context-separator"),
+    val("--field-match-separator"),
+    val("--field-context-separator"),
+    val("--sort"),
+    val("--sortr"),
+    val("--colors"),
+    val("--color"),
+    val("--ignore-file"),
+    val("--dfa-size-limit"),
+    val("--regex-size-limit"),
+];
+const ZIP_OPTS: &[Opt] = &[
+    code("-TT", "the command zip runs to test the archive"),
+    code(
+        "--unzip-command",
+        "the command zip runs to test the archive",
+    ),
+    eff("-O", Arity::Next, WRITES),
+    eff("--output-file", Arity::Next, WRITES),
+    val("-b"),
+    val("-n"),
+    val("-t"),
+    val("-tt"),
+    val("-P"),
+    val("-Z"),
+];
+const TCPDUMP_OPTS: &[Opt] = &[
+    code("-z", "a command tcpdump runs on each saved file"),
+    eff("-w", Arity::Next, WRITES),
+    val("-r"),
+    val("-i"),
+    val("-c"),
+    val("-C"),
+    val("-G"),
+    val("-W"),
+    val("-s"),
+    val("-E"),
+    val("-F"),
+    val("-M"),
+    val("-T"),
+    val("-y"),
+    val("-B"),
+    val("-j"),
+    val("-Z"),
+];
+const MAKE_OPTS: &[Opt] = &[
+    code("-f", "a makefile (its recipes are shell commands)"),
+    code("--file", "a makefile (its recipes are shell commands)"),
+    code("--makefile", "a makefile (its recipes are shell commands)"),
+    code("-E", "makefile text make evaluates"),
+    code("--eval", "makefile text make evaluates"),
+    val("-C"),
+    val("--directory"),
+    val("-I"),
+    val("--include-dir"),
+    val("-o"),
+    val("--old-file"),
+    val("--assume-old"),
+    val("-W"),
+    val("--what-if"),
+    val("--new-file"),
+    val("--assume-new"),
+    att("-j"),
+    att("--jobs"),
+    att("-l"),
+    att("--load-average"),
+    att("-O"),
+    att("--output-sync"),
+    att("--debug"),
+];
+const CMAKE_OPTS: &[Opt] = &[
+    code("-P", "a cmake script"),
+    code(
+        "-E",
+        "a command-mode tool, some of which run commands (`cmake -E env`)",
+    ),
+    code("-C", "an initial cache script cmake runs"),
+    val("-D"),
+    val("-U"),
+    val("-S"),
+    val("-B"),
+    val("-G"),
+    val("-T"),
+    val("-A"),
+    val("--build"),
+    val("--install"),
+    val("--preset"),
+];
+
+// --- Command wrappers: run their operand as a command --------------------------------------
+const TIMEOUT_OPTS: &[Opt] = &[val("-s"), val("--signal"), val("-k"), val("--kill-after")];
+const NICE_OPTS: &[Opt] = &[val("-n"), val("--adjustment")];
+const IONICE_OPTS: &[Opt] = &[
+    val("-c"),
+    val("--class"),
+    val("-n"),
+    val("--classdata"),
+    val("-p"),
+    val("--pid"),
+    val("-P"),
+    val("--pgid"),
+    val("-u"),
+    val("--uid"),
+];
+const STDBUF_OPTS: &[Opt] = &[
+    val("-i"),
+    val("--input"),
+    val("-o"),
+    val("--output"),
+    val("-e"),
+    val("--error"),
+];
+const CHRT_OPTS: &[Opt] = &[val("-T"), val("-P"), val("-D")];
+const PRLIMIT_OPTS: &[Opt] = &[val("-p"), val("--pid"), val("-o"), val("--output")];
+const FLOCK_OPTS: &[Opt] = &[
+    code("-c", SHELL_CMD),
+    code("--command", SHELL_CMD),
+    val("-w"),
+    val("--timeout"),
+    val("-E"),
+    val("--conflict-exit-code"),
+];
+const TIME_OPTS: &[Opt] = &[
+    eff("-o", Arity::Next, WRITES),
+    eff("--output", Arity::Next, WRITES),
+    val("-f"),
+    val("--format"),
+];
+const STRACE_OPTS: &[Opt] = &[
+    load(
+        "-o",
+        "the trace output; `|cmd` or `!cmd` pipes it to a command",
+    ),
+    load(
+        "--output",
+        "the trace output; `|cmd` or `!cmd` pipes it to a command",
+    ),
+    load(
+        "-E",
+        "an environment variable for the traced command (`LD_PRELOAD` loads code)",
+    ),
+    load(
+        "--env",
+        "an environment variable for the traced command (`LD_PRELOAD` loads code)",
+    ),
+    val("-e"),
+    val("-P"),
+    val("-p"),
+    val("-s"),
+    val("-u"),
+    val("-a"),
+    val("-b"),
+    val("-I"),
+    val("-O"),
+    val("-S"),
+    val("-X"),
+    val("-U"),
+];
+const LTRACE_OPTS: &[Opt] = &[
+    eff("-o", Arity::Next, WRITES),
+    val("-e"),
+    val("-p"),
+    val("-s"),
+    val("-u"),
+    val("-a"),
+    val("-l"),
+    val("-n"),
+    val("-A"),
+    val("-D"),
+    val("-F"),
+    val("-w"),
+    val("-x"),
+];
+const FAKEROOT_OPTS: &[Opt] = &[
+    load("-l", "a wrapper library fakeroot preloads"),
+    load("--lib", "a wrapper library fakeroot preloads"),
+    load("--faked", "the daemon binary fakeroot runs"),
+    val("-s"),
+    val("-i"),
+];
+const XVFB_RUN_OPTS: &[Opt] = &[
+    val("-n"),
+    val("-s"),
+    val("-f"),
+    val("-e"),
+    val("-p"),
+    val("-l"),
+];
+
+/// The code-entry table (DESIGN §4): every binary that runs code through an option or an
+/// operand. A binary that is not here (`grep`, `wc`, `cat`, `ls`, `head`, `jq`: none of them
+/// can run a command) has no code-entry site.
+///
+/// Deliberately absent: `jq` (its filters cannot run commands), `grep` (`-f` reads patterns,
+/// not code), `ed` (its commands come from stdin, which the kernel closes). Denied binaries
+/// (`env`, `xargs`, `nohup`, shells, `busybox`) need no entry: they never run.
+pub const CODE_ENTRY: &[Entry] = &[
+    Entry {
+        names: &["python*", "pypy*", "ipython"],
+        options: &[PYTHON_OPTS],
+        operands: Operands::Program(SCRIPT),
+        stop_after_code: true,
+        ..BASE
+    },
+    Entry {
+        names: &["node", "nodejs"],
+        options: &[NODE_OPTS],
+        operands: Operands::Program(SCRIPT),
+        complete: false,
+        attached_values: false,
+        ..BASE
+    },
+    Entry {
+        names: &["deno"],
+        options: &[DENO_RUN_OPTS],
+        operands: Operands::Subcommands {
+            subs: DENO_SUBS,
+            other: None,
+            why: "the deno subcommand, or the script deno runs",
+            slot_is_data: false,
+        },
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &["bun"],
+        options: &[BUN_OPTS],
+        operands: Operands::Subcommands {
+            subs: BUN_SUBS,
+            other: None,
+            why: "the bun subcommand, or the script bun runs",
+            slot_is_data: false,
+        },
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &["npx", "bunx", "pnpx", "uvx"],
+        operands: Operands::Program(PACKAGE_RUNNER),
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &["perl"],
+        options: &[PERL_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["ruby", "erb"],
+        options: &[RUBY_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["php"],
+        options: &[PHP_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["lua", "luajit"],
+        options: &[LUA_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &[
+            "awk",
+            "gawk",
+            "mawk",
+            "nawk",
+            "original-awk",
+            "onetrue-awk",
+            "goawk",
+            "frawk",
+        ],
+        options: &[AWK_OPTS],
+        operands: Operands::Program("the awk program (its first operand)"),
+        ..BASE
+    },
+    Entry {
+        names: &["sed", "gsed"],
+        options: &[SED_OPTS],
+        operands: Operands::Program(SED_SCRIPT),
+        permute: true,
+        exec_program_ok: Some(is_sed_print_script),
+        ..BASE
+    },
+    Entry {
+        names: &["rscript"],
+        options: &[R_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["r"],
+        options: &[R_OPTS],
+        operands: Operands::AllCode("an R command (`R CMD ...`) or a script (littler `r`)"),
+        ..BASE
+    },
+    Entry {
+        names: &["tclsh", "wish", "jimsh"],
+        options: &[TCL_OPTS],
+        operands: Operands::Program(SCRIPT),
+        long_only: true,
+        ..BASE
+    },
+    Entry {
+        names: &["expect"],
+        options: &[EXPECT_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["osascript"],
+        options: &[OSASCRIPT_OPTS],
+        operands: Operands::Program(SCRIPT),
+        ..BASE
+    },
+    Entry {
+        names: &["julia"],
+        options: &[JULIA_OPTS],
+        operands: Operands::Program(SCRIPT),
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &["java"],
+        options: &[JAVA_OPTS],
+        operands: Operands::Program(JAVA_PROGRAM),
+        long_only: true,
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &["dc"],
+        options: &[DC_OPTS],
+        operands: Operands::AllCode("a file of dc code; its `!` command runs a shell command"),
+        ..BASE
+    },
+    Entry {
+        names: &["m4"],
+        options: &[M4_OPTS],
+        operands: Operands::AllCode("m4 input, whose `syscmd` runs shell commands"),
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["gnuplot"],
+        options: &[GNUPLOT_OPTS],
+        operands: Operands::AllCode("a gnuplot script (`system` and `!` run shell commands)"),
+        ..BASE
+    },
+    Entry {
+        names: &["sqlite3", "sqlite"],
+        options: &[SQLITE_OPTS],
+        operands: Operands::CodeAfter {
+            skip: 1,
+            why: "SQL or a dot-command (`.shell` and `.system` run commands)",
+        },
+        long_only: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["psql"],
+        options: &[PSQL_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["mysql", "mariadb"],
+        options: &[MYSQL_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &[
+            "vim", "vi", "nvim", "view", "ex", "vimdiff", "gvim", "rvim", "evim",
+        ],
+        options: &[VIM_OPTS],
+        plus_code: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["emacs"],
+        options: &[EMACS_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["less"],
+        options: &[LESS_OPTS],
+        plus_code: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["man"],
+        options: &[MAN_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["gdb"],
+        options: &[GDB_OPTS],
+        long_only: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["lldb"],
+        options: &[LLDB_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["find", "gfind", "bfs"],
+        options: &[FIND_OPTS],
+        long_only: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["git"],
+        // The subcommands' remote-command options are judged before the subcommand too
+        // (`git --upload-pack=x fetch`): git refuses them there, and so does the policy.
+        options: &[GIT_GLOBAL_OPTS, GIT_COMMON_OPTS],
+        operands: Operands::Subcommands {
+            subs: GIT_SUBS,
+            other: Some(&GIT_OTHER),
+            why: "the git subcommand (an alias can be `!cmd`)",
+            slot_is_data: false,
+        },
+        ..BASE
+    },
+    Entry {
+        names: &["tar", "gtar", "bsdtar"],
+        options: &[TAR_OPTS],
+        permute: true,
+        old_bundle: true,
+        ..BASE
+    },
+    Entry {
+        names: &["rsync"],
+        options: &[RSYNC_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["sort", "gsort"],
+        options: &[SORT_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["rg"],
+        options: &[RG_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["zip"],
+        options: &[ZIP_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["tcpdump"],
+        options: &[TCPDUMP_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["make", "gmake"],
+        options: &[MAKE_OPTS],
+        exec_program_ok: Some(is_not_assignment),
+        operands: Operands::AllCode(
+            "a make operand, which may be a variable assignment (`SHELL=...`) that changes the commands make runs",
+        ),
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["cmake"],
+        options: &[CMAKE_OPTS],
+        permute: true,
+        ..BASE
+    },
+    // Wrappers: the command they run is checked in its turn.
+    Entry {
+        names: &["timeout", "gtimeout"],
+        options: &[TIMEOUT_OPTS],
+        operands: Operands::Command { skip: 1 },
+        ..BASE
+    },
+    Entry {
+        names: &["nice"],
+        options: &[NICE_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["ionice"],
+        options: &[IONICE_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["stdbuf"],
+        options: &[STDBUF_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["taskset", "chrt"],
+        options: &[CHRT_OPTS],
+        operands: Operands::Command { skip: 1 },
+        ..BASE
+    },
+    Entry {
+        names: &["prlimit"],
+        options: &[PRLIMIT_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["flock"],
+        options: &[FLOCK_OPTS],
+        operands: Operands::Command { skip: 1 },
+        ..BASE
+    },
+    Entry {
+        names: &["time"],
+        options: &[TIME_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["strace"],
+        options: &[STRACE_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["ltrace"],
+        options: &[LTRACE_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["fakeroot"],
+        options: &[FAKEROOT_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["xvfb-run"],
+        options: &[XVFB_RUN_OPTS],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &[
+            "valgrind",
+            "unbuffer",
+            "catchsegv",
+            "eatmydata",
+            "nocache",
+            "torsocks",
+            "proxychains",
+            "proxychains4",
+            "ifne",
+            "chronic",
+            "lckdo",
+        ],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+];
+
+/// The code-entry entry for a binary, matched by its name forms (most specific first).
+pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
+    forms.iter().find_map(|form| {
+        CODE_ENTRY.iter().find(|entry| {
+            entry.names.iter().any(|name| match name.strip_suffix('*') {
+                Some(prefix) => form.starts_with(prefix),
+                None => name == form,
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_entry_options(entry: &Entry) -> Vec<&'static Opt> {
+        fn subs_of(operands: &Operands) -> Vec<&'static Sub> {
+            match *operands {
+                Operands::Subcommands { subs, other, .. } => {
+                    let mut all: Vec<&'static Sub> = subs.iter().chain(other).collect();
+                    for sub in all.clone() {
+                        all.extend(subs_of(&sub.operands));
+                    }
+                    all
+                }
+                _ => Vec::new(),
+            }
+        }
+        let mut opts: Vec<&'static Opt> = entry.options.iter().flat_map(|l| l.iter()).collect();
+        for sub in subs_of(&entry.operands) {
+            opts.extend(sub.options.iter().flat_map(|l| l.iter()));
+        }
+        opts
+    }
+
+    #[test]
+    fn entry_names_are_lowercase_and_not_denied() {
+        // Binaries are matched by their lowercase name forms.
+        for entry in CODE_ENTRY {
+            for name in entry.names {
+                assert_eq!(*name, name.to_ascii_lowercase(), "{name}");
+                assert!(
+                    !crate::policy::is_denied(name, &[]),
+                    "{name} is denied anyway"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_option_is_spelled_as_an_option_and_says_why() {
+        for entry in CODE_ENTRY {
+            for opt in all_entry_options(entry) {
+                assert!(opt.name.starts_with('-') && opt.name.len() >= 2, "{opt:?}");
+                if opt.role != Role::Plain {
+                    assert!(!opt.why.is_empty(), "{opt:?} must say why");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_option_is_listed_twice_in_one_list() {
+        // The first listing wins a lookup, so a repeat would silently shadow the second.
+        for entry in CODE_ENTRY {
+            for list in entry.options {
+                for (i, a) in list.iter().enumerate() {
+                    assert!(
+                        list[i + 1..].iter().all(|b| b.name != a.name),
+                        "{} listed twice for {:?}",
+                        a.name,
+                        entry.names
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_denied_equivalent_names_a_listed_entry() {
+        for (name, stands_for) in DENIED_EQUIVALENTS {
+            assert!(
+                DENIED_BINARIES.contains(stands_for),
+                "{name} → {stands_for}"
+            );
+            assert!(!DENIED_BINARIES.contains(name), "{name} is listed already");
+        }
+    }
+
+    #[test]
+    fn sed_print_scripts() {
+        for ok in ["1p", "12p", "1,5p", "10,200p"] {
+            assert!(is_sed_print_script(ok), "{ok}");
+        }
+        for bad in [
+            "p", "1", "1,p", ",5p", "1,5", "1e/x", "1w/x", "1,2,3p", "1pp", "$p", "1~2p",
+        ] {
+            assert!(!is_sed_print_script(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn binaries_find_their_entry_by_any_name_form() {
+        let entry = |b: &str| entry_for(&crate::policy::name_forms(b)).map(|e| e.names[0]);
+        assert_eq!(entry("/usr/bin/python3.12"), Some("python*"));
+        assert_eq!(entry("pypy3"), Some("python*"));
+        assert_eq!(entry("Rscript"), Some("rscript"));
+        assert_eq!(entry("luajit-2.1"), Some("lua"));
+        assert_eq!(entry("gawk"), Some("awk"));
+        assert_eq!(entry("grep"), None);
+        assert_eq!(entry("jq"), None);
     }
 }

@@ -1,0 +1,302 @@
+//! Benchmark of `CommandExecKernel`, every figure measured side by side in one run:
+//!
+//! 1. spawning `/bin/true`: the kernel vs a raw `Command::output()` vs `sh -c true`;
+//! 2. the same while this process holds 512 MiB, then 4 GiB, of touched memory, beside a
+//!    spawn with a no-op `pre_exec` (which drops std to fork/exec);
+//! 3. 1 GiB of output through the kernel (default cap) vs `head | cat > /dev/null`:
+//!    throughput and peak RSS growth;
+//! 4. timeout overshoot and cancel latency.
+//!
+//! `cargo run --release --example bench_kernel` runs everything; an argument (`spawn`,
+//! `flood`, `timeout`, `memory`) runs one section only.
+
+use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const GIB: u64 = 1 << 30;
+
+struct Stats {
+    median: Duration,
+    p90: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    Stats {
+        median: at(0.5),
+        p90: at(0.9),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn row(label: &str, s: &Stats, base: Option<(&str, &Stats)>) {
+    let ratio = base
+        .map(|(name, b)| {
+            format!(
+                "  {:.3}x {name}",
+                s.median.as_secs_f64() / b.median.as_secs_f64()
+            )
+        })
+        .unwrap_or_default();
+    println!(
+        "  {label:<34} median {:>8.3} ms   p90 {:>8.3} ms{ratio}",
+        ms(s.median),
+        ms(s.p90)
+    );
+}
+
+/// Runs each closure `n` times, round robin, so drift hits all of them alike.
+fn side_by_side(n: usize, runs: &mut [&mut dyn FnMut()]) -> Vec<Stats> {
+    let mut samples = vec![Vec::with_capacity(n); runs.len()];
+    for _ in 0..n {
+        for (run, out) in runs.iter_mut().zip(samples.iter_mut()) {
+            let t = Instant::now();
+            run();
+            out.push(t.elapsed());
+        }
+    }
+    samples.into_iter().map(stats).collect()
+}
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+fn status_kib(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(field)?
+                .trim()
+                .strip_suffix(" kB")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+fn raw_true() {
+    let out = Command::new("/bin/true").output().unwrap();
+    assert!(out.status.success());
+}
+
+fn raw_sh_true() {
+    let out = Command::new("/bin/sh")
+        .args(["-c", "true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+fn pre_exec_true() {
+    let mut cmd = Command::new("/bin/true");
+    // SAFETY: the closure does nothing; it only forces std off posix_spawn.
+    unsafe { cmd.pre_exec(|| Ok(())) };
+    assert!(cmd.output().unwrap().status.success());
+}
+
+/// Spawn figures at the current memory size; returns the kernel's median.
+fn spawn_section(kernel: &CommandExecKernel, title: &str, n: usize, n_pre_exec: usize) -> Stats {
+    println!(
+        "{title} (N={n}, pre_exec N={n_pre_exec}, VmRSS {} MiB)",
+        status_kib("VmRSS:") / 1024
+    );
+    let bin_true = argv(&["/bin/true"]);
+    let bare_true = argv(&["true"]);
+    let mut k_abs = || assert_eq!(kernel.run(&bin_true).exit_code, 0);
+    let mut k_bare = || assert_eq!(kernel.run(&bare_true).exit_code, 0);
+    let mut raw = raw_true;
+    let mut sh = raw_sh_true;
+    let s = side_by_side(n, &mut [&mut k_abs, &mut k_bare, &mut raw, &mut sh]);
+    let pre = side_by_side(n_pre_exec, &mut [&mut pre_exec_true]);
+    let raw_s = ("vs raw", &s[2]);
+    row("kernel [\"/bin/true\"]", &s[0], Some(raw_s));
+    row("kernel [\"true\"] (PATH lookup)", &s[1], Some(raw_s));
+    row("raw Command(/bin/true).output()", &s[2], None);
+    row("raw sh -c true", &s[3], Some(raw_s));
+    row("raw pre_exec(no-op) /bin/true", &pre[0], Some(raw_s));
+    let mut s = s;
+    s.swap_remove(0)
+}
+
+fn touch(bytes: usize) -> Vec<u8> {
+    let mut v = vec![0u8; bytes];
+    for i in (0..bytes).step_by(4096) {
+        v[i] = 1;
+    }
+    std::hint::black_box(&mut v);
+    v
+}
+
+fn flood_section(kernel: &CommandExecKernel, n: usize) {
+    println!("1 GiB of output (N={n})");
+    let flood = argv(&["head", "-c", "1073741824", "/dev/zero"]);
+    // Peak RSS growth: reset the high-water mark to the current RSS first.
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let hwm_before = status_kib("VmHWM:");
+    let mut k = || {
+        let r = kernel.run(&flood);
+        assert_eq!((r.exit_code, r.total_bytes), (0, GIB));
+        assert!(r.output.len() < 2100);
+    };
+    let mut pipeline = || {
+        let out = Command::new("/bin/sh")
+            .args(["-c", "head -c 1073741824 /dev/zero | cat > /dev/null"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    };
+    let mut to_null = || {
+        let out = Command::new("/bin/sh")
+            .args(["-c", "head -c 1073741824 /dev/zero > /dev/null"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    };
+    let s = side_by_side(n, &mut [&mut k, &mut pipeline, &mut to_null]);
+    let hwm_after = status_kib("VmHWM:");
+    let gibs = |st: &Stats| GIB as f64 / st.median.as_secs_f64() / GIB as f64;
+    println!(
+        "  kernel (cap 2048)                  median {:>8.3} ms   {:.2} GiB/s   {:.2}x the pipeline's time",
+        ms(s[0].median),
+        gibs(&s[0]),
+        s[0].median.as_secs_f64() / s[1].median.as_secs_f64()
+    );
+    println!(
+        "  sh: head | cat > /dev/null         median {:>8.3} ms   {:.2} GiB/s",
+        ms(s[1].median),
+        gibs(&s[1])
+    );
+    println!(
+        "  sh: head > /dev/null (no pipe)     median {:>8.3} ms   {:.2} GiB/s",
+        ms(s[2].median),
+        gibs(&s[2])
+    );
+    println!(
+        "  peak RSS growth over {n} kernel floods: {} KiB (VmHWM {} -> {} KiB{})",
+        hwm_after.saturating_sub(hwm_before),
+        hwm_before,
+        hwm_after,
+        if reset {
+            ""
+        } else {
+            "; clear_refs refused, so an upper bound"
+        }
+    );
+}
+
+fn timeout_cancel_section(n: usize) {
+    let timeout = Duration::from_millis(100);
+    let kernel = CommandExecKernel::new(KernelSettings {
+        timeout,
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let sleep = argv(&["sleep", "10"]);
+    let over: Vec<Duration> = (0..n)
+        .map(|_| {
+            let r = kernel.run(&sleep);
+            assert!(r.timed_out);
+            r.duration.saturating_sub(timeout)
+        })
+        .collect();
+    let over = stats(over);
+    println!("timeout and cancel (N={n})");
+    println!(
+        "  timeout overshoot (100 ms, sleep 10)  median {:>8.3} ms   p90 {:>8.3} ms",
+        ms(over.median),
+        ms(over.p90)
+    );
+
+    let kernel = Arc::new(CommandExecKernel::new(KernelSettings::default()).unwrap());
+    let (tx, rx) = mpsc::channel::<(CancelHandle, mpsc::Sender<Instant>)>();
+    let canceller = std::thread::spawn(move || {
+        for (handle, fired) in rx {
+            std::thread::sleep(Duration::from_millis(30));
+            let at = Instant::now();
+            handle.cancel();
+            fired.send(at).unwrap();
+        }
+    });
+    let lat: Vec<Duration> = (0..n)
+        .map(|_| {
+            let handle = CancelHandle::new();
+            let (ftx, frx) = mpsc::channel();
+            tx.send((handle.clone(), ftx)).unwrap();
+            let r = kernel.run_cancellable(&sleep, &handle);
+            let returned = Instant::now();
+            assert!(r.cancelled);
+            returned.duration_since(frx.recv().unwrap())
+        })
+        .collect();
+    drop(tx);
+    canceller.join().unwrap();
+    let lat = stats(lat);
+    println!(
+        "  cancel latency (fire -> return)       median {:>8.3} ms   p90 {:>8.3} ms",
+        ms(lat.median),
+        ms(lat.p90)
+    );
+}
+
+fn main() {
+    let only = std::env::args().nth(1);
+    let wants = |section: &str| only.as_deref().is_none_or(|o| o == section);
+    let started = Instant::now();
+    let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    // Warm up: page cache, the thread's read buffer, the allocator.
+    for _ in 0..50 {
+        kernel.run(&argv(&["/bin/true"]));
+        raw_true();
+    }
+    let small = if wants("spawn") || wants("memory") {
+        let s = spawn_section(&kernel, "spawn /bin/true, small process", 1000, 100);
+        println!();
+        Some(s)
+    } else {
+        None
+    };
+    if wants("flood") {
+        flood_section(&kernel, 5);
+        println!();
+    }
+    if wants("timeout") {
+        timeout_cancel_section(20);
+        println!();
+    }
+    if let Some(small) = small.filter(|_| wants("memory")) {
+        let mut figures = Vec::new();
+        for (label, bytes, n_pre) in [("512 MiB", 512usize << 20, 40), ("4 GiB", 4usize << 30, 8)] {
+            let memory = touch(bytes);
+            let s = spawn_section(
+                &kernel,
+                &format!("spawn /bin/true, process holding {label} of touched memory"),
+                500,
+                n_pre,
+            );
+            figures.push((label, s));
+            drop(memory);
+            println!();
+        }
+        println!("kernel spawn median vs its small-process figure");
+        for (label, s) in &figures {
+            println!(
+                "  at {label:<8} {:.3} ms / {:.3} ms = {:.3}x",
+                ms(s.median),
+                ms(small.median),
+                s.median.as_secs_f64() / small.median.as_secs_f64()
+            );
+        }
+        println!();
+    }
+    println!("whole bench: {:.1} s", started.elapsed().as_secs_f64());
+}

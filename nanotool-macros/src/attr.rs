@@ -1,0 +1,380 @@
+//! Parsing of the macro's arguments (`"TEMPLATE", name = "..."`), of `#[slot(...)]` field and
+//! variant attributes, and of doc comments. Every problem goes to the [`Ctxt`]; nothing here
+//! panics.
+
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
+
+/// The arguments of `#[command_tool(...)]`.
+pub struct ToolArgs {
+    /// The template literal.
+    pub template: LitStr,
+    /// `name = "..."`, if given.
+    pub name: Option<LitStr>,
+}
+
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`";
+
+/// Parses the attribute's arguments; `None` when there is no template to check.
+pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
+    let parser = |input: ParseStream| {
+        if input.is_empty() {
+            return Err(input.error(format!(
+                "#[command_tool] needs the command template as its first argument: {TOOL_ARGS_HELP}"
+            )));
+        }
+        let template: LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("the first argument of #[command_tool] must be the template as a string literal: {TOOL_ARGS_HELP}"),
+            )
+        })?;
+        let mut name: Option<LitStr> = None;
+        let mut errors: Vec<syn::Error> = Vec::new();
+        while !input.is_empty() {
+            input.parse::<syn::Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: syn::Ident = input.parse().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    format!("expected `name = \"...\"`: {TOOL_ARGS_HELP}"),
+                )
+            })?;
+            input.parse::<syn::Token![=]>().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    format!("expected `=` after `{key}`: write `{key} = \"...\"`"),
+                )
+            })?;
+            let value: Expr = input.parse()?;
+            if key == "name" {
+                match value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(lit), ..
+                    }) => {
+                        if name.is_some() {
+                            errors.push(syn::Error::new(
+                                key.span(),
+                                "duplicate `name`: give the tool's name once",
+                            ));
+                        } else {
+                            name = Some(lit);
+                        }
+                    }
+                    other => errors.push(syn::Error::new_spanned(
+                        other,
+                        "`name` must be a string literal: write `name = \"search_text\"`",
+                    )),
+                }
+            } else {
+                errors.push(syn::Error::new(
+                    key.span(),
+                    format!("unknown argument `{key}` of #[command_tool]: the only argument after the template is `name = \"...\"`"),
+                ));
+            }
+        }
+        Ok((template, name, errors))
+    };
+    match parser.parse2(args) {
+        Ok((template, name, errors)) => {
+            for e in errors {
+                cx.syn_error(e);
+            }
+            Some(ToolArgs { template, name })
+        }
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
+}
+
+/// A `#[slot(default = ...)]` value.
+pub enum DefaultValue {
+    /// A string literal: a string, a path or an enum value as the model would send it.
+    Str(LitStr),
+    /// An integer literal (possibly negated), as its value.
+    Int(i128, Span),
+    /// A float literal (possibly negated), as its value.
+    Float(f64, Span),
+    /// Any other expression of the field's type (`Mode::Long`), converted at run time.
+    Expr(Box<Expr>),
+}
+
+/// A numeric literal bound: its value and where it was written.
+pub struct Bound {
+    /// The value.
+    pub value: f64,
+    /// The literal.
+    pub span: Span,
+}
+
+/// The `#[slot(...)]` attributes of one field.
+#[derive(Default)]
+pub struct SlotAttrs {
+    /// `default = ...`.
+    pub default: Option<DefaultValue>,
+    /// `pattern = "..."`.
+    pub pattern: Option<LitStr>,
+    /// `minimum = ..`.
+    pub minimum: Option<Bound>,
+    /// `maximum = ..`.
+    pub maximum: Option<Bound>,
+    /// Where the first `#[slot]` attribute stood.
+    pub span: Option<Span>,
+}
+
+const FIELD_KEYS: &str = "`default = ...`, `pattern = \"...\"`, `minimum = N`, `maximum = N`";
+
+fn path_text(path: &syn::Path) -> String {
+    quote::quote!(#path).to_string().replace(' ', "")
+}
+
+/// Whether an attribute is ours (`#[slot(...)]`).
+pub fn is_slot_attr(attr: &Attribute) -> bool {
+    attr.path().is_ident("slot")
+}
+
+/// A numeric literal, possibly negated: `3`, `-1`, `0.5`.
+fn numeric(expr: &Expr) -> Option<(f64, bool, Span)> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i
+            .base10_parse::<i128>()
+            .ok()
+            .map(|v| (v as f64, true, i.span())),
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(f), ..
+        }) => f.base10_parse::<f64>().ok().map(|v| (v, false, f.span())),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => numeric(expr).map(|(v, int, _)| (-v, int, expr.span())),
+        Expr::Group(g) => numeric(&g.expr),
+        Expr::Paren(p) => numeric(&p.expr),
+        _ => None,
+    }
+}
+
+fn int_value(expr: &Expr) -> Option<i128> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse::<i128>().ok(),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => int_value(expr).map(|v| -v),
+        Expr::Group(g) => int_value(&g.expr),
+        Expr::Paren(p) => int_value(&p.expr),
+        _ => None,
+    }
+}
+
+/// Parses every `#[slot(...)]` on a field.
+pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
+    let mut out = SlotAttrs::default();
+    for attr in attrs.iter().filter(|a| is_slot_attr(a)) {
+        out.span.get_or_insert(attr.span());
+        if !matches!(attr.meta, syn::Meta::List(_)) {
+            cx.error_spanned_by(
+                attr,
+                format!("#[slot] takes its settings in parentheses: write `#[slot(default = \".\")]`; settings are {FIELD_KEYS}"),
+            );
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            let key = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_else(|| path_text(&meta.path));
+            let duplicate = |cx: &mut Ctxt, seen: bool| {
+                if seen {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!("duplicate slot setting `{key}`: give it once"),
+                    );
+                }
+            };
+            match key.as_str() {
+                "default" => {
+                    let expr: Expr = meta.value()?.parse()?;
+                    duplicate(cx, out.default.is_some());
+                    let value = match &expr {
+                        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => DefaultValue::Str(s.clone()),
+                        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
+                            cx.error_spanned_by(
+                                b,
+                                "a slot has no boolean kind, so a boolean default cannot work: \
+                                 use an enum with `#[derive(SlotEnum)]` (e.g. values `-i` and `-s`) \
+                                 and a string default naming one of its values",
+                            );
+                            return Ok(());
+                        }
+                        Expr::Lit(ExprLit { lit: Lit::Char(_) | Lit::ByteStr(_) | Lit::Byte(_) | Lit::CStr(_), .. }) => {
+                            cx.error_spanned_by(
+                                &expr,
+                                "this literal cannot be a slot default: write a string (`\".\"`), an integer (`10`), a float (`0.5`) or a value of the field's type (`Mode::Long`)",
+                            );
+                            return Ok(());
+                        }
+                        e => match (numeric(e), int_value(e)) {
+                            (Some((_, true, span)), Some(v)) => DefaultValue::Int(v, span),
+                            (Some((v, false, span)), _) => DefaultValue::Float(v, span),
+                            _ => DefaultValue::Expr(Box::new(expr.clone())),
+                        },
+                    };
+                    if out.default.is_none() {
+                        out.default = Some(value);
+                    }
+                }
+                "pattern" => {
+                    let expr: Expr = meta.value()?.parse()?;
+                    duplicate(cx, out.pattern.is_some());
+                    match expr {
+                        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+                            if out.pattern.is_none() {
+                                out.pattern = Some(s);
+                            }
+                        }
+                        other => cx.error_spanned_by(
+                            other,
+                            "`pattern` must be a string literal holding a regex: write `pattern = r\"^\\d+(,\\d+)?$\"`",
+                        ),
+                    }
+                }
+                "minimum" | "maximum" => {
+                    let expr: Expr = meta.value()?.parse()?;
+                    let slot = if key == "minimum" { &mut out.minimum } else { &mut out.maximum };
+                    duplicate(cx, slot.is_some());
+                    match numeric(&expr) {
+                        Some((value, _, _)) => {
+                            if slot.is_none() {
+                                *slot = Some(Bound { value, span: expr.span() });
+                            }
+                        }
+                        None => cx.error_spanned_by(
+                            &expr,
+                            format!("`{key}` must be a number literal: write `{key} = 1` or `{key} = 0.5`"),
+                        ),
+                    }
+                }
+                "value" => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        "`value` belongs on an enum variant with #[derive(SlotEnum)], not on a field; \
+                         a field takes `default = ...`, `pattern = \"...\"`, `minimum = N`, `maximum = N`",
+                    );
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: Expr = meta.value()?.parse()?;
+                    }
+                }
+                other => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!("unknown slot setting `{other}`: a field takes {FIELD_KEYS}"),
+                    );
+                    if meta.input.peek(syn::Token![=]) {
+                        let _: Expr = meta.value()?.parse()?;
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(syn::Error::new(
+                e.span(),
+                format!(
+                    "{e}: write the settings as `#[slot(key = value, ...)]`, keys are {FIELD_KEYS}"
+                ),
+            ));
+        }
+    }
+    if let (Some(min), Some(max)) = (&out.minimum, &out.maximum) {
+        if min.value > max.value {
+            cx.error_at(
+                max.span,
+                format!(
+                    "`maximum = {}` is below `minimum = {}`: no value could pass; swap them",
+                    max.value, min.value
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// The `#[slot(value = "...")]` of an enum variant.
+pub fn variant_value(cx: &mut Ctxt, attrs: &[Attribute]) -> Option<LitStr> {
+    let mut value: Option<LitStr> = None;
+    for attr in attrs.iter().filter(|a| is_slot_attr(a)) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("value") {
+                let expr: Expr = meta.value()?.parse()?;
+                match expr {
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+                        if value.is_some() {
+                            cx.error_spanned_by(&meta.path, "duplicate slot setting `value`: give it once");
+                        } else {
+                            value = Some(s);
+                        }
+                    }
+                    other => cx.error_spanned_by(
+                        other,
+                        "`value` must be a string literal: write `#[slot(value = \"-l\")]`",
+                    ),
+                }
+            } else {
+                let key = path_text(&meta.path);
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("unknown slot setting `{key}` on an enum variant: a variant takes only `value = \"...\"` (the text the model sends and argv gets)"),
+                );
+                if meta.input.peek(syn::Token![=]) {
+                    let _: Expr = meta.value()?.parse()?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(syn::Error::new(
+                e.span(),
+                format!("{e}: write `#[slot(value = \"-l\")]`"),
+            ));
+        }
+    }
+    value
+}
+
+/// The doc comment of an item, lines trimmed of the one leading space rustdoc adds, blank
+/// lines at both ends removed; `None` when there is none or it is blank.
+pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+            {
+                for line in s.value().lines() {
+                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+                }
+            }
+        }
+    }
+    let text = lines.join("\n");
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}

@@ -1,0 +1,154 @@
+//! The compile-time checks, each through nanotool-runtime's own functions: the template
+//! grammar ([`Template::parse`]), the policy ([`policy::check_template`]), the tool-name
+//! rule, and pattern regexes. What the macro cannot see (a field's type) becomes a const
+//! assertion on [`SlotType`](nanotool_runtime::slot_type::SlotType) in the expansion.
+
+use crate::attr::SlotAttrs;
+use crate::ctxt::Ctxt;
+use nanotool_runtime::policy::{self, SlotFreedom};
+use nanotool_runtime::template::Template;
+use std::ops::Range;
+use syn::LitStr;
+
+/// A slot standing where its binary takes code, and the policy's words for it.
+pub struct CodeEntry {
+    /// The slot's name.
+    pub slot: String,
+    /// The policy's message, with the template and a caret under the slot.
+    pub message: String,
+}
+
+/// Two lines: the template and a caret under `span` (the same shape as
+/// [`TemplateError::caret_line`](nanotool_runtime::template::TemplateError::caret_line)).
+pub fn caret_line(source: &str, span: Range<usize>) -> String {
+    let col = source[..span.start.min(source.len())].chars().count();
+    let width = source
+        .get(span.clone())
+        .map(|s| s.chars().count())
+        .unwrap_or(1)
+        .max(1);
+    format!("  {source}\n  {}{}", " ".repeat(col), "^".repeat(width))
+}
+
+fn policy_message(template: &Template, err: &policy::PolicyError) -> String {
+    let text = err.to_string();
+    match err.span() {
+        Some(span) if !text.contains('^') => {
+            format!("{text}\n{}", caret_line(template.source(), span))
+        }
+        _ => text,
+    }
+}
+
+/// Parses the template with the runtime's parser; an error is spanned at the literal and
+/// shows the template with a caret under the offending character.
+pub fn template(cx: &mut Ctxt, lit: &LitStr) -> Option<Template> {
+    let source = lit.value();
+    match Template::parse(&source) {
+        Ok(template) => Some(template),
+        Err(err) => {
+            cx.error_at(lit.span(), err);
+            None
+        }
+    }
+}
+
+/// Applies the policy: anything refused whatever the slots' types are is an error at the
+/// literal; the slots that stand where code goes are returned for a const assertion
+/// (those with a `pattern` pass, as the runtime's [`SlotFreedom`] says).
+pub fn policy(
+    cx: &mut Ctxt,
+    lit: &LitStr,
+    template: &Template,
+    has_pattern: &dyn Fn(&str) -> bool,
+) -> Vec<CodeEntry> {
+    // Every slot constrained: what is refused now is refused for any field types.
+    if let Err(err) = policy::check_template(template, &|_| SlotFreedom::Constrained, &[]) {
+        cx.error_at(lit.span(), policy_message(template, &err));
+        return Vec::new();
+    }
+    let mut entries = Vec::new();
+    for site in policy::code_entry_sites(template) {
+        let slot = site.slot;
+        if has_pattern(&slot) || entries.iter().any(|e: &CodeEntry| e.slot == slot) {
+            continue;
+        }
+        let freedom = |name: &str| {
+            if name == slot {
+                SlotFreedom::Free
+            } else {
+                SlotFreedom::Constrained
+            }
+        };
+        let message = match policy::check_template(template, &freedom, &[]) {
+            Err(err) => policy_message(template, &err),
+            Ok(()) => continue,
+        };
+        entries.push(CodeEntry { slot, message });
+    }
+    entries
+}
+
+/// The tool name: `name = "..."` or the struct's name in snake_case, checked against
+/// `^[A-Za-z0-9_-]{1,64}$`.
+pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> String {
+    match given {
+        Some(lit) => {
+            let name = lit.value();
+            if !crate::case::is_tool_name(&name) {
+                cx.error_at(
+                    lit.span(),
+                    format!(
+                        "invalid tool name `{name}`: a tool name is 1 to 64 characters of ASCII letters, digits, `_` and `-` (what OpenAI, Anthropic and MCP accept); write e.g. `name = \"{}\"`",
+                        suggest_name(&name)
+                    ),
+                );
+            }
+            name
+        }
+        None => {
+            let name = crate::case::snake_case(&ident.to_string());
+            if !crate::case::is_tool_name(&name) {
+                cx.error_spanned_by(
+                    ident,
+                    format!(
+                        "the tool name derived from the struct, `{name}`, is not 1 to 64 ASCII letters, digits, `_` and `-`: give one with `name = \"{}\"`",
+                        suggest_name(&name)
+                    ),
+                );
+            }
+            name
+        }
+    }
+}
+
+fn suggest_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if cleaned.is_empty() {
+        "my_tool".into()
+    } else {
+        cleaned
+    }
+}
+
+/// Compiles a field's pattern with the same `regex` crate the runtime uses.
+pub fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
+    if let Some(lit) = &attrs.pattern {
+        if let Err(err) = regex::Regex::new(&lit.value()) {
+            cx.error_at(
+                lit.span(),
+                format!("invalid `pattern` regex: {err}\nwrite a regex the `regex` crate accepts, e.g. `pattern = r\"^\\d+(,\\d+)?$\"`"),
+            );
+        }
+    }
+}

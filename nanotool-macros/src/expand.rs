@@ -1,0 +1,464 @@
+//! The expansion of `#[command_tool]`: read the struct, check everything, then generate the
+//! [`CommandStruct`](nanotool_runtime::slot_type::CommandStruct) impl and the inherent
+//! methods, or — when anything is wrong — every error beside a stub impl, so the user sees
+//! the real mistakes and no follow-on errors.
+
+use crate::attr::{self, DefaultValue, SlotAttrs};
+use crate::check::{self, CodeEntry};
+use crate::ctxt::Ctxt;
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Type};
+
+/// One named field: one slot.
+struct Field {
+    ident: Ident,
+    name: String,
+    ty: Type,
+    doc: String,
+    attrs: SlotAttrs,
+}
+
+/// Expands `#[command_tool(args)] item`.
+pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut cx = Ctxt::default();
+    let mut input: DeriveInput = match syn::parse2(item.clone()) {
+        Ok(input) => input,
+        Err(_) => {
+            cx.error_at(
+                Span::call_site(),
+                "#[command_tool] goes on a struct with named fields, one per slot: \
+                 `struct Grep { /// Text to search\n pattern: String }`",
+            );
+            let errors = cx.into_compile_errors();
+            return quote!(#errors #item);
+        }
+    };
+    let tool_args = attr::tool_args(&mut cx, args);
+
+    let named = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => Some(named.named.iter().cloned().collect::<Vec<_>>()),
+            Fields::Unit => Some(Vec::new()),
+            Fields::Unnamed(fields) => {
+                cx.error_spanned_by(
+                    fields,
+                    "#[command_tool] needs named fields, one per slot: write `struct Grep { pattern: String }`, not a tuple struct",
+                );
+                None
+            }
+        },
+        Data::Enum(data) => {
+            cx.error_spanned_by(
+                data.enum_token,
+                "#[command_tool] goes on a struct with named fields, one per slot; for an enum of values a slot may take, use #[derive(SlotEnum)] and make it a field's type",
+            );
+            None
+        }
+        Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                "#[command_tool] goes on a struct with named fields, one per slot, not on a union",
+            );
+            None
+        }
+    };
+    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &input.generics,
+            "a command tool struct cannot be generic: its slots are fixed by the template; use concrete field types",
+        );
+    }
+
+    let description = attr::doc_comment(&input.attrs);
+    if description.is_none() {
+        cx.error_spanned_by(
+            &input.ident,
+            format!(
+                "struct `{}` has no doc comment: it is the tool's description, and the model needs it to choose the tool; write `/// What the tool does` above the struct",
+                input.ident
+            ),
+        );
+    }
+
+    let mut fields = Vec::new();
+    for f in named.iter().flatten() {
+        let Some(ident) = f.ident.clone() else {
+            continue;
+        };
+        let name = ident.unraw().to_string();
+        let doc = attr::doc_comment(&f.attrs);
+        if doc.is_none() {
+            cx.error_spanned_by(
+                &ident,
+                format!(
+                    "field `{name}` has no doc comment: it is the slot's description, and the model needs it to fill the slot; write `/// What {name} is` above the field"
+                ),
+            );
+        }
+        let attrs = attr::slot_attrs(&mut cx, &f.attrs);
+        check::pattern(&mut cx, &attrs);
+        fields.push(Field {
+            ident,
+            name,
+            ty: f.ty.clone(),
+            doc: doc.unwrap_or_default(),
+            attrs,
+        });
+    }
+
+    let name = check::tool_name(
+        &mut cx,
+        tool_args.as_ref().and_then(|a| a.name.as_ref()),
+        &input.ident,
+    );
+
+    let mut code_entries = Vec::new();
+    if let (Some(args), Some(_)) = (&tool_args, &named) {
+        if let Some(template) = check::template(&mut cx, &args.template) {
+            let source = template.source().to_owned();
+            for slot in template.slots() {
+                if !fields.iter().any(|f| f.name == slot.name()) {
+                    cx.error_at(
+                        args.template.span(),
+                        format!(
+                            "template slot `{}` has no field: add a field `{}` (with a doc comment) to the struct, or remove the placeholder from the template\n{}",
+                            slot.name(),
+                            slot.name(),
+                            check::caret_line(&source, slot.span())
+                        ),
+                    );
+                }
+            }
+            for f in &fields {
+                if !template.slot_names().any(|s| s == f.name) {
+                    cx.error_spanned_by(
+                        &f.ident,
+                        format!(
+                            "field `{}` is not a slot of the template `{source}`: every field is a slot the model fills; add `<{}>` to the template where its value goes, or remove the field",
+                            f.name, f.name
+                        ),
+                    );
+                }
+            }
+            let has_pattern = |slot: &str| {
+                fields
+                    .iter()
+                    .any(|f| f.name == slot && f.attrs.pattern.is_some())
+            };
+            code_entries = check::policy(&mut cx, &args.template, &template, &has_pattern);
+        }
+    }
+
+    // The struct as the user wrote it, without our field attributes.
+    if let Data::Struct(data) = &mut input.data {
+        for f in data.fields.iter_mut() {
+            f.attrs.retain(|a| !attr::is_slot_attr(a));
+        }
+    }
+
+    let ident = &input.ident;
+    if !cx.is_ok() || tool_args.is_none() || named.is_none() {
+        let errors = cx.into_compile_errors();
+        let stub = if named.is_some() && input.generics.params.is_empty() {
+            fallback(ident)
+        } else {
+            TokenStream::new()
+        };
+        return quote!(#input #errors #stub);
+    }
+    let template = tool_args
+        .map(|a| a.template)
+        .into_iter()
+        .collect::<Vec<_>>();
+    let template = &template[0];
+    let description = description.unwrap_or_default();
+    generate(
+        &input,
+        &name,
+        &description,
+        template,
+        &fields,
+        &code_entries,
+    )
+}
+
+fn p() -> TokenStream {
+    quote!(::nanotool::__private)
+}
+
+/// The message of a const assertion, as a string literal.
+fn const_panic(message: &str) -> Literal {
+    Literal::string(message)
+}
+
+fn inherent(ident: &Ident) -> TokenStream {
+    let p = p();
+    quote! {
+        #[automatically_derived]
+        impl #ident {
+            /// This tool, to register with a `Toolbox` or call through the `Tool` trait.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn tool() -> #p::TypedTool<Self> {
+                #p::TypedTool::new()
+            }
+
+            /// Runs this call through `kernel`: the values go through the same validation
+            /// and rendering as a JSON call (`CommandSpec::render`), then the kernel runs the argv.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn run(
+                &self,
+                kernel: &#p::CommandExecKernel,
+            ) -> ::core::result::Result<#p::ExecResult, #p::SlotError> {
+                #p::typed_run(self, kernel)
+            }
+
+            /// The argv this call renders to, with paths confined to `root`.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn argv(
+                &self,
+                root: &::std::path::Path,
+            ) -> ::core::result::Result<#p::Argv, #p::SlotError> {
+                #p::typed_argv(self, root)
+            }
+
+            /// Validates JSON arguments (as the model sends them) and builds the typed call.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn from_args(
+                args: &#p::Value,
+                root: &::std::path::Path,
+            ) -> ::core::result::Result<Self, #p::SlotError> {
+                #p::typed_from_args(args, root)
+            }
+
+            /// The tool's command spec, built once from the template and the field types.
+            #[allow(dead_code)]
+            #[inline]
+            pub fn command_spec(
+            ) -> ::core::result::Result<&'static #p::CommandSpec, &'static #p::SpecError> {
+                <Self as #p::CommandStruct>::command_tool().map(#p::CommandTool::spec)
+            }
+        }
+    }
+}
+
+/// What is emitted beside the errors: the same API with bodies that never run (the build
+/// fails on the errors), so uses of the struct elsewhere raise no follow-on errors.
+fn fallback(ident: &Ident) -> TokenStream {
+    let p = p();
+    let methods = inherent(ident);
+    quote! {
+        #[automatically_derived]
+        impl #p::CommandStruct for #ident {
+            const NAME: &'static str = "";
+            const DESCRIPTION: &'static str = "";
+            const TEMPLATE: &'static str = "";
+            fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
+                ::core::unreachable!()
+            }
+            fn to_args(&self) -> #p::Value {
+                ::core::unreachable!()
+            }
+            fn from_validated(_: &#p::CommandSpec, _: &#p::Value) -> ::core::result::Result<Self, #p::SlotError> {
+                ::core::unreachable!()
+            }
+        }
+        #methods
+    }
+}
+
+/// The field's `DefaultDef`, and the const assertion that its kind fits the field's type.
+fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
+    let p = p();
+    let ty = &f.ty;
+    let name = &f.name;
+    let Some(default) = &f.attrs.default else {
+        return (quote!(#p::DefaultDef::None), TokenStream::new());
+    };
+    let (class_check, what, span) = match default {
+        DefaultValue::Str(lit) => ("takes_string_default", "a string", lit.span()),
+        DefaultValue::Int(_, span) => ("takes_integer_default", "an integer", *span),
+        DefaultValue::Float(_, span) => ("takes_float_default", "a float", *span),
+        DefaultValue::Expr(expr) => {
+            let expr = expr.as_ref();
+            let typed = quote_spanned! {expr.span()=>
+                #p::DefaultDef::Typed(|| <#ty as #p::SlotType>::to_json(&(#expr)))
+            };
+            return (typed, TokenStream::new());
+        }
+    };
+    let check = format_ident!("{}", class_check);
+    let message = const_panic(&format!(
+        "field `{name}`: the default is {what}, which does not fit this field's slot kind; write a default of the field's kind (a string for a `String`, `WorkPath` or enum value, an integer for an integer, a number for `f64`), or a value of the field's type such as `Mode::Long`"
+    ));
+    let assertion = quote_spanned! {span=>
+        const _: () = #p::require(<#ty as #p::SlotType>::CLASS.#check(), #message);
+    };
+    let value = match default {
+        DefaultValue::Str(lit) => quote!(#p::DefaultDef::Str(#lit)),
+        DefaultValue::Int(v, _) => match i64::try_from(*v) {
+            Ok(v) => {
+                let lit = Literal::i64_suffixed(v);
+                quote!(#p::DefaultDef::Int(#lit))
+            }
+            Err(_) => {
+                let lit = Literal::u64_suffixed(u64::try_from(*v).unwrap_or(u64::MAX));
+                quote!(#p::DefaultDef::UInt(#lit))
+            }
+        },
+        DefaultValue::Float(v, _) => {
+            let lit = Literal::f64_suffixed(*v);
+            quote!(#p::DefaultDef::Float(#lit))
+        }
+        DefaultValue::Expr(_) => TokenStream::new(),
+    };
+    (value, assertion)
+}
+
+fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn generate(
+    input: &DeriveInput,
+    name: &str,
+    description: &str,
+    template: &syn::LitStr,
+    fields: &[Field],
+    code_entries: &[CodeEntry],
+) -> TokenStream {
+    let p = p();
+    let ident = &input.ident;
+    let mut assertions = TokenStream::new();
+    let mut specs = Vec::new();
+    for f in fields {
+        let ty = &f.ty;
+        let name = &f.name;
+        let doc = &f.doc;
+        if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
+            let message = const_panic(&format!(
+                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nwrite instead: fix the code in the template, or give `{name}` a type that cannot carry code (an integer, `f64`, or an enum with #[derive(SlotEnum)]), or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
+                entry.message
+            ));
+            assertions.extend(quote_spanned! {ty.span()=>
+                const _: () = #p::require(<#ty as #p::SlotType>::CONSTRAINED, #message);
+            });
+        }
+        let (default, default_check) = default_tokens(f);
+        assertions.extend(default_check);
+        if let Some(pattern) = &f.attrs.pattern {
+            let message = const_panic(&format!(
+                "field `{name}`: `pattern` applies to a `String` slot only; remove it, or make the field a `String` (an integer or enum is already constrained, a path is checked by confinement)"
+            ));
+            assertions.extend(quote_spanned! {pattern.span()=>
+                const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_pattern(), #message);
+            });
+        }
+        for (bound, key) in [(&f.attrs.minimum, "minimum"), (&f.attrs.maximum, "maximum")] {
+            if let Some(bound) = bound {
+                let message = const_panic(&format!(
+                    "field `{name}`: `{key}` applies to an integer or number slot only; remove it, or give the field an integer type or `f64`"
+                ));
+                assertions.extend(quote_spanned! {bound.span=>
+                    const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_bounds(), #message);
+                });
+            }
+        }
+        let new_spec = quote_spanned! {ty.span()=> <#ty as #p::SlotType>::slot_spec };
+        let pattern = option_tokens(f.attrs.pattern.as_ref());
+        let minimum = option_tokens(
+            f.attrs
+                .minimum
+                .as_ref()
+                .map(|b| Literal::f64_suffixed(b.value)),
+        );
+        let maximum = option_tokens(
+            f.attrs
+                .maximum
+                .as_ref()
+                .map(|b| Literal::f64_suffixed(b.value)),
+        );
+        specs.push(quote! {
+            #p::SlotDef {
+                name: #name,
+                description: #doc,
+                spec: #new_spec,
+                default: #default,
+                pattern: #pattern,
+                minimum: #minimum,
+                maximum: #maximum,
+            }
+        });
+    }
+    let idents: Vec<&Ident> = fields.iter().map(|f| &f.ident).collect();
+    let names: Vec<&String> = fields.iter().map(|f| &f.name).collect();
+    let to_json: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let ty = &f.ty;
+            quote_spanned! {ty.span()=> <#ty as #p::SlotType>::to_json }
+        })
+        .collect();
+    let field: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let ty = &f.ty;
+            quote_spanned! {ty.span()=> <#ty as #p::SlotType>::field }
+        })
+        .collect();
+    let methods = inherent(ident);
+    quote! {
+        #input
+
+        #assertions
+
+        #[automatically_derived]
+        impl #p::CommandStruct for #ident {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = #description;
+            const TEMPLATE: &'static str = #template;
+
+            fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
+                static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
+                    #p::OnceLock::new();
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*]))
+                    .as_ref()
+            }
+
+            #[inline]
+            fn to_args(&self) -> #p::Value {
+                #[allow(unused_mut)]
+                let mut args = #p::Map::new();
+                #(
+                    if let ::core::option::Option::Some(value) =
+                        #to_json(&self.#idents)
+                    {
+                        args.insert(::std::string::String::from(#names), value);
+                    }
+                )*
+                #p::Value::Object(args)
+            }
+
+            #[inline]
+            fn from_validated(
+                _spec: &#p::CommandSpec,
+                _args: &#p::Value,
+            ) -> ::core::result::Result<Self, #p::SlotError> {
+                ::core::result::Result::Ok(Self {
+                    #( #idents: #field(_spec, _args, #names)?, )*
+                })
+            }
+        }
+
+        #methods
+    }
+}

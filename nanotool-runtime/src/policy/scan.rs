@@ -1,0 +1,923 @@
+//! The scanner: reads one command — a template's tokens or a free-text argv — against the
+//! code-entry table ([`super::tables::CODE_ENTRY`]) and reports every place where code goes
+//! (a [`Hit`]). The checks in the parent module decide what a hit means for each form.
+
+use super::tables::{self, Arity, Entry, Operands, Opt, Role};
+use super::{is_denied, name_forms};
+use crate::template::{Part, Template};
+use std::ops::Range;
+
+/// The `option` of a site that is a program operand (`python3 <script>`, `sed <script> f`).
+pub const PROGRAM: &str = "program operand";
+/// The `option` of a site that is an operand read as code (`make <target>`, `m4 <file>`).
+pub const OPERAND: &str = "operand";
+/// The `option` of a site that chooses the subcommand (`git <sub>`, `deno <x>`).
+pub const SUBCOMMAND: &str = "subcommand";
+/// The `option` of a site that is the binary of a command a launcher runs
+/// (`timeout 5 <cmd>`, `find . -exec <cmd> +`): only literal text may stand there.
+pub const COMMAND: &str = "command";
+/// The `option` of a site that chooses the option itself (`python3 -<flags>`, `git --<x>`).
+pub const OPTION_NAME: &str = "option name";
+/// The `option` of a site after an option a slot chooses, which may be that option's value.
+pub const OPTION_VALUE: &str = "option value";
+/// The `option` of a site in a `+command` (`less +<x>`), or an operand that could begin
+/// with `+` (`less <file>`).
+pub const PLUS_COMMAND: &str = "+command";
+
+/// One character of a token, or a slot standing there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Ch(char),
+    Slot(usize),
+}
+
+/// A token (template) or an argument (argv), as the scanner reads it.
+#[derive(Debug, Clone)]
+pub(crate) struct Word {
+    items: Vec<Item>,
+    slots: Vec<(String, Range<usize>)>,
+    span: Option<Range<usize>>,
+    text: String,
+}
+
+impl Word {
+    pub(crate) fn from_template(template: &Template) -> Vec<Word> {
+        let source = template.source();
+        template
+            .tokens()
+            .iter()
+            .map(|token| {
+                let mut items = Vec::new();
+                let mut slots = Vec::new();
+                for part in token.parts() {
+                    match part {
+                        Part::Literal(text) => items.extend(text.chars().map(Item::Ch)),
+                        Part::Slot(slot) => {
+                            items.push(Item::Slot(slots.len()));
+                            slots.push((slot.name().to_owned(), slot.span()));
+                        }
+                    }
+                }
+                Word {
+                    items,
+                    slots,
+                    text: source[token.span()].to_owned(),
+                    span: Some(token.span()),
+                }
+            })
+            .collect()
+    }
+
+    pub(crate) fn from_argv(argv: &[String]) -> Vec<Word> {
+        argv.iter()
+            .map(|arg| Word {
+                items: arg.chars().map(Item::Ch).collect(),
+                slots: Vec::new(),
+                span: None,
+                text: arg.clone(),
+            })
+            .collect()
+    }
+
+    pub(crate) fn literal(&self) -> Option<&str> {
+        self.slots.is_empty().then_some(self.text.as_str())
+    }
+
+    /// The literal text before the first slot.
+    fn lit_prefix(&self) -> String {
+        self.items
+            .iter()
+            .map_while(|item| match item {
+                Item::Ch(c) => Some(*c),
+                Item::Slot(_) => None,
+            })
+            .collect()
+    }
+
+    fn slots_in(&self, items: &[Item]) -> Vec<(String, Range<usize>)> {
+        items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Slot(i) => Some(self.slots[*i].clone()),
+                Item::Ch(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// What a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HitKind {
+    /// Code stands here (an option's value, a program operand, an option a slot chooses): a
+    /// slot here must be constrained; ExecTool refuses it outright.
+    Code,
+    /// A launcher's command binary is a slot: only literal text may stand there.
+    CommandBinary,
+    /// An option that writes files or runs a configured program: ExecTool refuses it.
+    Effect,
+    /// A launcher would run a denied binary.
+    Denied,
+    /// Launchers nested deeper than [`MAX_DEPTH`]: the innermost command is not read.
+    TooDeep,
+    /// A launcher runs this (literal, allowed) command: fine in a template, where the author
+    /// fixed it; ExecTool refuses it, since its allowlist vouches only for the first binary.
+    Launch,
+}
+
+/// A place where code goes, found by the scanner.
+#[derive(Debug, Clone)]
+pub(crate) struct Hit {
+    pub kind: HitKind,
+    /// The binary whose option or operand this is, as written.
+    pub binary: String,
+    /// The option (canonical name) or a label such as [`PROGRAM`].
+    pub option: &'static str,
+    pub why: &'static str,
+    /// The slots standing in the code, in order.
+    pub slots: Vec<(String, Range<usize>)>,
+    /// The option and its value as written (the denied binary for [`HitKind::Denied`]).
+    pub written: String,
+    /// The denied binary's span ([`HitKind::Denied`]).
+    pub span: Option<Range<usize>>,
+    /// ExecTool may let this literal through (`sed -n 5p`).
+    pub exec_ok: bool,
+}
+
+#[derive(Default)]
+struct Step {
+    consumed: usize,
+    code: bool,
+    ambiguous: bool,
+    choice: bool,
+}
+
+struct Cx<'e> {
+    binary: String,
+    entry: &'e Entry,
+    depth: usize,
+}
+
+/// How deep launchers may nest (`timeout 5 nice -n 1 ...`); a deeper command is refused.
+pub(crate) const MAX_DEPTH: usize = 8;
+
+pub(crate) struct Scanner<'a> {
+    extra: &'a [String],
+    pub hits: Vec<Hit>,
+}
+
+impl<'a> Scanner<'a> {
+    pub(crate) fn new(extra: &'a [String]) -> Self {
+        Scanner {
+            extra,
+            hits: Vec::new(),
+        }
+    }
+
+    /// Scans a whole command whose binary (`words[0]`) was already checked.
+    pub(crate) fn command(&mut self, words: &[Word], depth: usize) {
+        let Some(binary) = words.first().and_then(Word::literal) else {
+            return;
+        };
+        let Some(entry) = tables::entry_for(&name_forms(binary)) else {
+            return;
+        };
+        let cx = Cx {
+            binary: binary_label(binary),
+            entry,
+            depth,
+        };
+        self.args(
+            &cx,
+            entry.options,
+            &entry.operands,
+            entry.permute,
+            &words[1..],
+        );
+    }
+
+    /// A command a launcher runs: its binary must be literal and allowed, then it is scanned.
+    fn nested(&mut self, launcher: &str, words: &[Word], depth: usize) {
+        let Some(first) = words.first() else {
+            return;
+        };
+        match first.literal() {
+            None => self.hits.push(Hit {
+                kind: HitKind::CommandBinary,
+                binary: launcher.to_owned(),
+                option: COMMAND,
+                why: "the binary of the command it runs",
+                slots: first.slots.clone(),
+                written: first.text.clone(),
+                span: first.span.clone(),
+                exec_ok: false,
+            }),
+            Some(binary) if is_denied(binary, self.extra) => self.hits.push(Hit {
+                kind: HitKind::Denied,
+                binary: launcher.to_owned(),
+                option: COMMAND,
+                why: "",
+                slots: Vec::new(),
+                written: binary.to_owned(),
+                span: first.span.clone(),
+                exec_ok: false,
+            }),
+            Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
+                kind: HitKind::TooDeep,
+                binary: launcher.to_owned(),
+                option: COMMAND,
+                why: "",
+                slots: Vec::new(),
+                written: binary.to_owned(),
+                span: first.span.clone(),
+                exec_ok: false,
+            }),
+            Some(binary) => {
+                self.command(words, depth + 1);
+                self.hits.push(Hit {
+                    kind: HitKind::Launch,
+                    binary: launcher.to_owned(),
+                    option: COMMAND,
+                    why: "the command it runs, outside ExecTool's allowlist",
+                    slots: Vec::new(),
+                    written: binary.to_owned(),
+                    span: first.span.clone(),
+                    exec_ok: false,
+                });
+            }
+        }
+    }
+
+    fn push(
+        &mut self,
+        cx: &Cx,
+        kind: HitKind,
+        option: &'static str,
+        why: &'static str,
+        slots: Vec<(String, Range<usize>)>,
+        words: &[Word],
+    ) {
+        let written = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.hits.push(Hit {
+            kind,
+            binary: cx.binary.clone(),
+            option,
+            why,
+            slots,
+            written,
+            span: None,
+            exec_ok: false,
+        });
+    }
+
+    fn push_code_operand(&mut self, cx: &Cx, why: &'static str, word: &Word) {
+        self.push_program(cx, why, word);
+        if let Some(hit) = self.hits.last_mut() {
+            hit.option = OPERAND;
+        }
+    }
+
+    fn push_program(&mut self, cx: &Cx, why: &'static str, word: &Word) {
+        let exec_ok = match (word.literal(), cx.entry.exec_program_ok) {
+            (Some(text), Some(ok)) => ok(text),
+            _ => false,
+        };
+        self.push(
+            cx,
+            HitKind::Code,
+            PROGRAM,
+            why,
+            word.slots.clone(),
+            std::slice::from_ref(word),
+        );
+        if let Some(hit) = self.hits.last_mut() {
+            hit.exec_ok = exec_ok;
+        }
+    }
+
+    fn is_option(&self, cx: &Cx, word: &Word) -> bool {
+        let prefix = word.lit_prefix();
+        (prefix.starts_with('-') && word.text != "-")
+            || (cx.entry.plus_code && prefix.starts_with('+'))
+    }
+
+    fn args(
+        &mut self,
+        cx: &Cx,
+        opts: &[&[Opt]],
+        operands: &Operands,
+        permute: bool,
+        words: &[Word],
+    ) {
+        let mut i = 0;
+        let mut ended = false;
+        let mut code_given = false;
+        let mut ambiguous = false;
+        let mut operands_seen = 0;
+        let mut pending_program: Vec<usize> = Vec::new();
+        let mut program_done = false;
+        while i < words.len() {
+            let word = &words[i];
+            if !ended && word.literal() == Some("--") {
+                ended = true;
+                ambiguous = false;
+                i += 1;
+                continue;
+            }
+            let old_bundle = i == 0
+                && cx.entry.old_bundle
+                && !word.lit_prefix().starts_with('-')
+                && word.text != "-";
+            if !ended && (old_bundle || self.is_option(cx, word)) {
+                let step = if old_bundle {
+                    self.old_bundle(cx, opts, words, i)
+                } else {
+                    self.option(cx, opts, words, i)
+                };
+                let consumed = step.consumed.max(1);
+                if step.choice
+                    && let Some(next) = words.get(i + consumed)
+                    && !next.slots.is_empty()
+                    && !self.is_option(cx, next)
+                {
+                    self.push(
+                        cx,
+                        HitKind::Code,
+                        OPTION_VALUE,
+                        "the value of an option another slot chooses",
+                        next.slots.clone(),
+                        std::slice::from_ref(next),
+                    );
+                }
+                code_given |= step.code;
+                ambiguous = (step.ambiguous && !cx.entry.complete) || step.choice;
+                i += consumed;
+                if step.code && cx.entry.stop_after_code {
+                    return;
+                }
+                continue;
+            }
+            // An operand; `certain` is false when it may be the value of the option before.
+            let certain = !std::mem::take(&mut ambiguous);
+            if !ended
+                && cx.entry.plus_code
+                && word.lit_prefix().is_empty()
+                && !word.slots.is_empty()
+            {
+                // DESIGN §3 keeps a value from beginning with `-`, not with `+`.
+                self.push(
+                    cx,
+                    HitKind::Code,
+                    PLUS_COMMAND,
+                    "an operand that may begin with `+`, which makes it a command the program runs at start",
+                    word.slots.clone(),
+                    std::slice::from_ref(word),
+                );
+            }
+            match *operands {
+                Operands::Data => {}
+                Operands::Program(why) => {
+                    if !code_given && !program_done {
+                        if permute {
+                            pending_program.push(i);
+                            program_done = certain;
+                        } else {
+                            self.push_program(cx, why, word);
+                            if certain {
+                                // What follows is the program's own arguments.
+                                return;
+                            }
+                        }
+                    }
+                }
+                Operands::AllCode(why) => self.push_code_operand(cx, why, word),
+                Operands::CodeAfter { skip, why } => {
+                    if operands_seen >= skip || !certain {
+                        self.push_code_operand(cx, why, word);
+                    }
+                }
+                Operands::Command { skip } => {
+                    if !certain {
+                        // Maybe the command, maybe a value: judge it as the command, and
+                        // go on as if it were a value.
+                        self.nested(&cx.binary, &words[i..], cx.depth);
+                    } else if operands_seen >= skip {
+                        self.nested(&cx.binary, &words[i..], cx.depth);
+                        return;
+                    }
+                }
+                Operands::Subcommands {
+                    subs,
+                    other,
+                    why,
+                    slot_is_data,
+                } => {
+                    let rest = &words[i + 1..];
+                    let Some(name) = word.literal() else {
+                        if slot_is_data {
+                            if let Some(sub) = other {
+                                self.args(cx, sub.options, &sub.operands, permute, rest);
+                            }
+                            return;
+                        }
+                        self.push(
+                            cx,
+                            HitKind::Code,
+                            SUBCOMMAND,
+                            why,
+                            word.slots.clone(),
+                            std::slice::from_ref(word),
+                        );
+                        // Whichever subcommand it is, its options are judged.
+                        let every: Vec<&[Opt]> = subs
+                            .iter()
+                            .chain(other)
+                            .flat_map(|sub| sub.options.iter().copied())
+                            .collect();
+                        self.args(cx, &every, &Operands::Data, permute, rest);
+                        return;
+                    };
+                    match subs.iter().find(|sub| sub.names.contains(&name)).or(other) {
+                        Some(sub) => self.args(cx, sub.options, &sub.operands, permute, rest),
+                        None => self.push_program(cx, why, word),
+                    }
+                    return;
+                }
+            }
+            operands_seen += 1;
+            i += 1;
+        }
+        if !code_given {
+            for idx in pending_program {
+                self.push_program(cx, program_why(operands), &words[idx]);
+            }
+        }
+    }
+
+    /// One option token (and the value it takes from the next token, if any).
+    fn option(&mut self, cx: &Cx, opts: &[&[Opt]], words: &[Word], i: usize) -> Step {
+        let word = &words[i];
+        let prefix = word.lit_prefix();
+        if cx.entry.plus_code && prefix.starts_with('+') {
+            self.push(
+                cx,
+                HitKind::Code,
+                PLUS_COMMAND,
+                "a command the program runs at start",
+                word.slots.clone(),
+                std::slice::from_ref(word),
+            );
+            return Step {
+                consumed: 1,
+                ..Step::default()
+            };
+        }
+        let items = &word.items;
+        let eq = items.iter().position(|item| *item == Item::Ch('='));
+        let name_end = eq.unwrap_or(items.len());
+        let name_has_slot = items[..name_end]
+            .iter()
+            .any(|item| matches!(item, Item::Slot(_)));
+        let attached_after_eq = eq.map(|e| &items[e + 1..]);
+
+        // `-javaagent:x`, `-TTcmd`: a word that takes the rest of the token.
+        if let Some(opt) = attached_word(opts, &prefix, items.len(), cx.entry.long_only) {
+            let rest = &items[opt.name.chars().count()..];
+            let rest = rest.strip_prefix(&[Item::Ch('=')]).unwrap_or(rest);
+            return self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
+        }
+
+        if prefix.starts_with("--") || cx.entry.long_only || word_len(&prefix, name_end) > 2 {
+            if !name_has_slot {
+                let name: String = items[..name_end]
+                    .iter()
+                    .filter_map(|item| match item {
+                        Item::Ch(c) => Some(*c),
+                        Item::Slot(_) => None,
+                    })
+                    .collect();
+                let abbreviations = prefix.starts_with("--") || cx.entry.long_only;
+                if let Some(opt) = lookup_word(opts, &name, abbreviations) {
+                    return self.apply(cx, opt, attached_after_eq, words, i);
+                }
+            }
+            if prefix.starts_with("--") || cx.entry.long_only {
+                if name_has_slot {
+                    self.push(
+                        cx,
+                        HitKind::Code,
+                        OPTION_NAME,
+                        "the choice of option",
+                        word.slots.clone(),
+                        std::slice::from_ref(word),
+                    );
+                    return Step {
+                        consumed: 1,
+                        choice: true,
+                        ..Step::default()
+                    };
+                }
+                return Step {
+                    consumed: 1,
+                    ambiguous: eq.is_none(),
+                    ..Step::default()
+                };
+            }
+        }
+
+        // A bundle of short flags: `-Ic`, `-le`, `-cCODE`, `-W ignore`.
+        let mut last_unknown = false;
+        let mut pending: Option<&Opt> = None;
+        let mut k = 1;
+        while k < items.len() {
+            match items[k] {
+                Item::Slot(_) => {
+                    self.push(
+                        cx,
+                        HitKind::Code,
+                        OPTION_NAME,
+                        "the choice of option letters",
+                        word.slots_in(&items[k..]),
+                        std::slice::from_ref(word),
+                    );
+                    return Step {
+                        consumed: 1,
+                        choice: true,
+                        ..Step::default()
+                    };
+                }
+                Item::Ch(c) => match lookup_short(opts, c) {
+                    None => {
+                        last_unknown = true;
+                        k += 1;
+                    }
+                    Some(opt) if opt.arity == Arity::Flag => {
+                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        last_unknown = false;
+                        k += 1;
+                    }
+                    Some(opt) if opt.arity == Arity::Digits => {
+                        last_unknown = false;
+                        k += 1;
+                        let is = |k: usize, f: fn(char) -> bool| matches!(items.get(k), Some(Item::Ch(c)) if f(*c));
+                        if opt.name == "-0" && is(k, |c| c == 'x') {
+                            k += 1;
+                            while is(k, |c| c.is_ascii_hexdigit()) {
+                                k += 1;
+                            }
+                        }
+                        while is(k, |c| ('0'..='7').contains(&c)) {
+                            k += 1;
+                        }
+                    }
+                    Some(opt)
+                        if !cx.entry.attached_values
+                            && matches!(opt.arity, Arity::Next | Arity::Command) =>
+                    {
+                        // `node -pe CODE`: the bundle is flags; the value comes next.
+                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        pending = Some(opt);
+                        last_unknown = false;
+                        k += 1;
+                    }
+                    Some(opt) => {
+                        let rest = &items[k + 1..];
+                        return self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
+                    }
+                },
+            }
+        }
+        if let Some(opt) = pending {
+            // Drop the flag-only hit just recorded for it: the value comes with it now.
+            if self
+                .hits
+                .last()
+                .is_some_and(|h| h.option == opt.name && h.slots.is_empty())
+            {
+                self.hits.pop();
+            }
+            return self.apply(cx, opt, None, words, i);
+        }
+        Step {
+            consumed: 1,
+            ambiguous: last_unknown,
+            ..Step::default()
+        }
+    }
+
+    /// Old-style `tar xIf zstd a.tar`: letters whose values follow in order.
+    fn old_bundle(&mut self, cx: &Cx, opts: &[&[Opt]], words: &[Word], i: usize) -> Step {
+        let word = &words[i];
+        if !word.slots.is_empty() {
+            self.push(
+                cx,
+                HitKind::Code,
+                OPTION_NAME,
+                "the choice of option letters (a first argument without a dash is options)",
+                word.slots.clone(),
+                std::slice::from_ref(word),
+            );
+            return Step {
+                consumed: 1,
+                choice: true,
+                ..Step::default()
+            };
+        }
+        let mut values = 0;
+        let mut code = false;
+        for c in word.text.chars() {
+            let Some(opt) = lookup_short(opts, c) else {
+                continue;
+            };
+            if matches!(opt.arity, Arity::Next | Arity::Command) {
+                values += 1;
+                let value = words.get(i + values);
+                let slots = value.map(|v| v.slots.clone()).unwrap_or_default();
+                let shown: Vec<Word> = std::iter::once(word.clone())
+                    .chain(value.cloned())
+                    .collect();
+                code |= self.role_hit(cx, opt, slots, &shown);
+            } else {
+                code |= self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+            }
+        }
+        Step {
+            consumed: (1 + values).min(words.len() - i),
+            code,
+            ..Step::default()
+        }
+    }
+
+    /// Records a Code or Effect option; returns whether it gave code.
+    fn role_hit(
+        &mut self,
+        cx: &Cx,
+        opt: &Opt,
+        slots: Vec<(String, Range<usize>)>,
+        shown: &[Word],
+    ) -> bool {
+        match opt.role {
+            Role::Plain => false,
+            Role::Code | Role::Load => {
+                self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
+                opt.role == Role::Code
+            }
+            Role::Effect => {
+                self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
+                false
+            }
+        }
+    }
+
+    /// Applies a recognised option: takes its value (attached or the next token).
+    fn apply(
+        &mut self,
+        cx: &Cx,
+        opt: &Opt,
+        attached: Option<&[Item]>,
+        words: &[Word],
+        i: usize,
+    ) -> Step {
+        let word = &words[i];
+        match opt.arity {
+            Arity::Flag | Arity::Attached | Arity::Digits => {
+                let slots = attached.map(|a| word.slots_in(a)).unwrap_or_default();
+                let code = self.role_hit(cx, opt, slots, std::slice::from_ref(word));
+                Step {
+                    consumed: 1,
+                    code,
+                    ..Step::default()
+                }
+            }
+            Arity::Next => match (attached, words.get(i + 1)) {
+                (Some(a), _) => {
+                    let code = self.role_hit(cx, opt, word.slots_in(a), std::slice::from_ref(word));
+                    Step {
+                        consumed: 1,
+                        code,
+                        ..Step::default()
+                    }
+                }
+                (None, Some(next)) => {
+                    let code = self.role_hit(cx, opt, next.slots.clone(), &words[i..i + 2]);
+                    Step {
+                        consumed: 2,
+                        code,
+                        ..Step::default()
+                    }
+                }
+                (None, None) => {
+                    let code = self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                    Step {
+                        consumed: 1,
+                        code,
+                        ..Step::default()
+                    }
+                }
+            },
+            Arity::Command => {
+                let start = i + 1;
+                let end = words[start..]
+                    .iter()
+                    .position(|w| matches!(w.literal(), Some(";" | "+")))
+                    .map_or(words.len(), |p| start + p);
+                self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                if start < end {
+                    self.nested(&cx.binary, &words[start..end], cx.depth);
+                }
+                Step {
+                    consumed: end - i + usize::from(end < words.len()),
+                    code: true,
+                    ..Step::default()
+                }
+            }
+        }
+    }
+}
+
+/// The binary as shown in messages: its basename as written (`/usr/bin/python3` → `python3`).
+fn binary_label(binary: &str) -> String {
+    super::binary_basename(binary).to_owned()
+}
+
+fn program_why(operands: &Operands) -> &'static str {
+    match operands {
+        Operands::Program(why) => why,
+        _ => "the program",
+    }
+}
+
+/// Length of an option word's name (characters up to `=` or the first slot).
+fn word_len(prefix: &str, name_end: usize) -> usize {
+    prefix.chars().count().min(name_end)
+}
+
+fn all_opts<'o>(opts: &'o [&'o [Opt]]) -> impl Iterator<Item = &'o Opt> {
+    opts.iter().flat_map(|list| list.iter())
+}
+
+fn lookup_short<'o>(opts: &'o [&'o [Opt]], c: char) -> Option<&'o Opt> {
+    all_opts(opts).find(|opt| {
+        let mut chars = opt.name.chars();
+        chars.next() == Some('-') && chars.next() == Some(c) && chars.next().is_none()
+    })
+}
+
+/// A long option or single-dash word: exact, else (when `abbreviations`) a prefix of at least
+/// three characters of one: a prefix of a code-entry or effect option is taken as that option
+/// (GNU `getopt_long` accepts `--ev` for `--eval`; ambiguous prefixes are refused on the safe
+/// side), else a prefix of exactly one plain option is that option.
+fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Option<&'o Opt> {
+    if let Some(opt) = all_opts(opts).find(|opt| opt.name == name) {
+        return Some(opt);
+    }
+    if abbreviations
+        && let Some(single) = name.strip_prefix('-')
+        && single.starts_with('-')
+        && !single.starts_with("--")
+        && all_opts(opts).any(|opt| opt.name.len() > 2 && !opt.name.starts_with("--"))
+    {
+        // `getopt_long_only` binaries (`gdb --args`) take a word with one dash or two.
+        if let Some(opt) = lookup_word(opts, single, true) {
+            return Some(opt);
+        }
+    }
+    // Families listed by a `*` pattern: `--experimental-*`, `-X*` (never a code-entry
+    // option: those are listed by name, and the exact names above win).
+    if let Some(opt) = all_opts(opts).find(|opt| {
+        opt.name
+            .strip_suffix('*')
+            .is_some_and(|family| name.starts_with(family))
+    }) {
+        return Some(opt);
+    }
+    if !abbreviations || name.chars().count() < 3 {
+        return None;
+    }
+    let dashes = |s: &str| s.len() - s.trim_start_matches('-').len();
+    let candidates: Vec<&Opt> = all_opts(opts)
+        .filter(|opt| {
+            opt.name.len() > name.len()
+                && opt.name.starts_with(name)
+                && dashes(opt.name) == dashes(name)
+                && !opt.name.ends_with([':', '*'])
+        })
+        .collect();
+    let danger = |opt: &&Opt| match opt.role {
+        Role::Code | Role::Load => 2,
+        Role::Effect => 1,
+        Role::Plain => 0,
+    };
+    // The first listed of the most dangerous candidates.
+    let best = candidates
+        .iter()
+        .copied()
+        .fold(None, |best: Option<&Opt>, opt| match best {
+            Some(b) if danger(&b) >= danger(&opt) => Some(b),
+            _ => Some(opt),
+        });
+    match best {
+        Some(opt) if opt.role != Role::Plain => Some(opt),
+        Some(opt) if candidates.len() == 1 => Some(opt),
+        _ => None,
+    }
+}
+
+/// A word option written with its value attached: `-javaagent:x` (names ending in `:`), or
+/// in bundle-parsing binaries a code-entry word of more than one letter followed by text
+/// (`zip -TTcmd`).
+fn attached_word<'o>(
+    opts: &'o [&'o [Opt]],
+    prefix: &str,
+    len: usize,
+    long_only: bool,
+) -> Option<&'o Opt> {
+    all_opts(opts).find(|opt| {
+        if opt.name.ends_with(':') {
+            return prefix.starts_with(opt.name);
+        }
+        !long_only
+            && !opt.name.starts_with("--")
+            && opt.name.chars().count() > 2
+            && opt.role != Role::Plain
+            && opt.arity != Arity::Flag
+            && len > opt.name.chars().count()
+            && prefix.starts_with(opt.name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTS: &[Opt] = &[
+        Opt {
+            name: "--eval",
+            arity: Arity::Next,
+            role: Role::Code,
+            why: "code",
+        },
+        Opt {
+            name: "--env-file",
+            arity: Arity::Next,
+            role: Role::Load,
+            why: "env",
+        },
+        Opt {
+            name: "--encoding",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+        Opt {
+            name: "--title",
+            arity: Arity::Next,
+            role: Role::Plain,
+            why: "",
+        },
+    ];
+
+    #[test]
+    fn abbreviations_lean_to_the_dangerous_option() {
+        let find = |name: &str| lookup_word(&[OPTS], name, true).map(|o| o.name);
+        assert_eq!(find("--eval"), Some("--eval"));
+        assert_eq!(find("--ev"), Some("--eval"));
+        // Ambiguous between `--eval`, `--env-file` and `--encoding`: taken as code.
+        assert_eq!(find("--e"), Some("--eval"));
+        assert_eq!(find("--enc"), Some("--encoding"));
+        assert_eq!(find("--ti"), Some("--title"));
+        assert_eq!(find("--"), None);
+        assert_eq!(find("--x"), None);
+        assert_eq!(lookup_word(&[OPTS], "--ev", false).map(|o| o.name), None);
+    }
+
+    #[test]
+    fn words_keep_slot_positions() {
+        let t = Template::parse("x -c<code>p").unwrap();
+        let words = Word::from_template(&t);
+        assert_eq!(words[1].lit_prefix(), "-c");
+        assert_eq!(words[1].slots, [("code".to_string(), 4..10)]);
+        assert_eq!(words[1].literal(), None);
+        assert_eq!(words[0].literal(), Some("x"));
+    }
+
+    #[test]
+    fn launchers_nest_only_so_deep() {
+        let mut argv: Vec<String> = Vec::new();
+        for _ in 0..(MAX_DEPTH + 4) {
+            argv.extend(["nice".to_string()]);
+        }
+        argv.push("rm".into());
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::TooDeep));
+        argv.drain(..(MAX_DEPTH + 4 - 3));
+        let mut scanner = Scanner::new(&[]);
+        scanner.command(&Word::from_argv(&argv), 0);
+        assert!(scanner.hits.iter().any(|h| h.kind == HitKind::Denied));
+        assert!(scanner.hits.iter().all(|h| h.kind != HitKind::TooDeep));
+    }
+}

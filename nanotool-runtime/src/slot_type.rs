@@ -1,0 +1,577 @@
+//! The runtime side of the code form: how a Rust field type becomes a slot.
+//!
+//! [`SlotType`] maps a field type to a [`SlotKind`] and converts between the typed value and
+//! the JSON the model sends. The `#[command_tool]` macro never looks at a type's *name*: it
+//! asks this trait, so an unsupported field type fails with the trait's own message.
+//!
+//! | Rust type | slot kind | constrained (may stand where code goes) |
+//! |---|---|---|
+//! | `String` | `string` | only with `#[slot(pattern = "...")]` |
+//! | `i8` … `i64`, `isize`, `u8` … `u64`, `usize` | `integer` (bounded by the type) | yes |
+//! | `f32`, `f64` | `number` | yes |
+//! | a `#[derive(SlotEnum)]` enum | `enum` | yes |
+//! | [`WorkPath`] | `path` | no |
+//! | `Option<T>` | `T`'s kind, not required | as `T` |
+//!
+//! [`CommandStruct`] is what the macro implements for a struct; [`TypedTool`] turns it into a
+//! [`Tool`] that delegates to [`CommandTool`], the one call path every form shares. The free
+//! functions ([`typed_argv`], [`typed_run`], [`typed_from_args`]) back the inherent methods
+//! the macro generates.
+//!
+//! What does *not* live here: validation of a value (see [`crate::spec::CommandSpec::render`])
+//! and the policy (see [`crate::policy`]).
+
+use crate::kernel::{CommandExecKernel, ExecResult};
+use crate::slot::{SlotError, SlotKind, SlotSpec};
+use crate::spec::{Argv, CommandSpec, SpecError};
+use crate::tool::{CommandTool, Tool, ToolContext, ToolOutput};
+use serde_json::Value;
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// The kind of a slot as a constant, so compile-time assertions can look at it
+/// ([`SlotKind`] itself holds the enum values and cannot be matched in a `const`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotClass {
+    /// [`SlotKind::String`].
+    String,
+    /// [`SlotKind::Integer`].
+    Integer,
+    /// [`SlotKind::Number`].
+    Number,
+    /// [`SlotKind::Enum`].
+    Enum,
+    /// [`SlotKind::Path`].
+    Path,
+}
+
+impl SlotClass {
+    /// Whether a `#[slot(pattern = "...")]` makes sense on this class (strings only).
+    pub const fn takes_pattern(self) -> bool {
+        matches!(self, SlotClass::String)
+    }
+
+    /// Whether `#[slot(minimum = ..)]` / `maximum` make sense (integers and numbers).
+    pub const fn takes_bounds(self) -> bool {
+        matches!(self, SlotClass::Integer | SlotClass::Number)
+    }
+
+    /// Whether a string literal is a sensible default (string, enum value, path).
+    pub const fn takes_string_default(self) -> bool {
+        matches!(self, SlotClass::String | SlotClass::Enum | SlotClass::Path)
+    }
+
+    /// Whether an integer literal is a sensible default (integer or number).
+    pub const fn takes_integer_default(self) -> bool {
+        matches!(self, SlotClass::Integer | SlotClass::Number)
+    }
+
+    /// Whether a float literal is a sensible default (number only).
+    pub const fn takes_float_default(self) -> bool {
+        matches!(self, SlotClass::Number)
+    }
+}
+
+/// A Rust type that can be a slot of a `#[command_tool]` struct.
+///
+/// Implemented for `String`, the integer types, `f32`/`f64`, [`WorkPath`], `Option<T>`, and
+/// every `#[derive(SlotEnum)]` enum. Implement it for a newtype of your own only if it truly
+/// maps to one of the kinds; the runtime checks the resulting [`SlotSpec`] when the tool is
+/// first used, so a type that claims to be `CONSTRAINED` while it is a free string is refused
+/// there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of a command-tool slot",
+    label = "not a slot type",
+    note = "a slot field is a `String`, an integer type (`u32`, `i64`, ...), `f64`/`f32`, `nanotool::WorkPath` (a path inside the working directory), an enum with `#[derive(nanotool::SlotEnum)]`, or an `Option` of one of these"
+)]
+pub trait SlotType: Sized {
+    /// The slot's kind as a constant.
+    const CLASS: SlotClass;
+    /// Whether the type can never carry code (integer, number, enum), so it may stand where
+    /// a binary takes code (DESIGN §4). A `String` is free unless it carries a `pattern`.
+    const CONSTRAINED: bool;
+    /// Whether the model must give the slot (`false` for `Option<T>`).
+    const REQUIRED: bool = true;
+
+    /// The slot's kind.
+    fn kind() -> SlotKind;
+
+    /// Adds the type's own constraints to a fresh spec (an integer type's range, say).
+    fn constrain(spec: SlotSpec) -> SlotSpec {
+        spec
+    }
+
+    /// Converts a value that already passed [`CommandSpec::render`]; the error says why not.
+    fn from_json(value: &Value) -> Result<Self, String>;
+
+    /// The value to use when the argument is absent and the slot has no default
+    /// (`Some(None)` for `Option<T>`, `None` for everything else).
+    fn absent() -> Option<Self> {
+        None
+    }
+
+    /// The value as the model would send it (`None` for an absent `Option`).
+    fn to_json(&self) -> Option<Value>;
+
+    /// The slot's spec for a field of this type: [`SlotType::kind`], the type's own
+    /// constraints, and not required for an `Option` (called by generated code).
+    fn slot_spec(name: &str, description: &str) -> SlotSpec {
+        let spec = Self::constrain(SlotSpec::new(name, Self::kind(), description));
+        if Self::REQUIRED {
+            spec
+        } else {
+            spec.optional()
+        }
+    }
+
+    /// One field of a call that already passed [`CommandSpec::render`]: the argument, else
+    /// the slot's default, else [`SlotType::absent`] (called by generated code).
+    fn field(spec: &CommandSpec, args: &Value, name: &str) -> Result<Self, SlotError> {
+        let given = args
+            .get(name)
+            .or_else(|| spec.slot(name).and_then(SlotSpec::default));
+        match given {
+            Some(value) => Self::from_json(value).map_err(|why| SlotError::new(name, why)),
+            None => Self::absent()
+                .ok_or_else(|| SlotError::new(name, "missing required argument; give a value")),
+        }
+    }
+}
+
+impl SlotType for String {
+    const CLASS: SlotClass = SlotClass::String;
+    const CONSTRAINED: bool = false;
+
+    fn kind() -> SlotKind {
+        SlotKind::String
+    }
+
+    fn from_json(value: &Value) -> Result<Self, String> {
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("expected a string, got {value}"))
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.clone()))
+    }
+}
+
+macro_rules! integer_slot {
+    ($($t:ty),*) => {$(
+        impl SlotType for $t {
+            const CLASS: SlotClass = SlotClass::Integer;
+            const CONSTRAINED: bool = true;
+
+            fn kind() -> SlotKind {
+                SlotKind::Integer
+            }
+
+            fn constrain(spec: SlotSpec) -> SlotSpec {
+                spec.with_minimum(<$t>::MIN as f64).with_maximum(<$t>::MAX as f64)
+            }
+
+            fn from_json(value: &Value) -> Result<Self, String> {
+                let wide: Option<i128> = match value {
+                    Value::Number(n) => n
+                        .as_i64()
+                        .map(i128::from)
+                        .or_else(|| n.as_u64().map(i128::from))
+                        .or_else(|| {
+                            n.as_f64()
+                                .filter(|f| f.fract() == 0.0 && f.abs() < 1.8e19)
+                                .map(|f| f as i128)
+                        }),
+                    _ => None,
+                };
+                wide.and_then(|w| <$t>::try_from(w).ok()).ok_or_else(|| {
+                    format!(
+                        "expected an integer from {} to {}, got {value}",
+                        <$t>::MIN,
+                        <$t>::MAX
+                    )
+                })
+            }
+
+            fn to_json(&self) -> Option<Value> {
+                Some(Value::from(*self))
+            }
+        }
+    )*};
+}
+
+integer_slot!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+macro_rules! number_slot {
+    ($($t:ty),*) => {$(
+        impl SlotType for $t {
+            const CLASS: SlotClass = SlotClass::Number;
+            const CONSTRAINED: bool = true;
+
+            fn kind() -> SlotKind {
+                SlotKind::Number
+            }
+
+            fn from_json(value: &Value) -> Result<Self, String> {
+                value
+                    .as_f64()
+                    .map(|f| f as $t)
+                    .ok_or_else(|| format!("expected a number, got {value}"))
+            }
+
+            fn to_json(&self) -> Option<Value> {
+                Some(Value::from(*self as f64))
+            }
+        }
+    )*};
+}
+
+number_slot!(f32, f64);
+
+impl<T: SlotType> SlotType for Option<T> {
+    const CLASS: SlotClass = T::CLASS;
+    const CONSTRAINED: bool = T::CONSTRAINED;
+    const REQUIRED: bool = false;
+
+    fn kind() -> SlotKind {
+        T::kind()
+    }
+
+    fn constrain(spec: SlotSpec) -> SlotSpec {
+        T::constrain(spec)
+    }
+
+    fn from_json(value: &Value) -> Result<Self, String> {
+        if value.is_null() {
+            Ok(None)
+        } else {
+            T::from_json(value).map(Some)
+        }
+    }
+
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        self.as_ref().and_then(T::to_json)
+    }
+}
+
+/// A path inside the working directory: the `path` slot kind.
+///
+/// Written relative (`src/lib.rs`, `.`); the runtime refuses an absolute path, a `..`
+/// escape, a symlink out of the working directory and a value that begins with `-`, and
+/// renders it prefixed `./` so no binary reads it as an option.
+///
+/// ```
+/// use nanotool_runtime::slot_type::WorkPath;
+///
+/// let p = WorkPath::from("src");
+/// assert_eq!(p.as_str(), "src");
+/// assert_eq!(p.to_string(), "src");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct WorkPath(String);
+
+impl WorkPath {
+    /// A path as written (checked when the call is rendered, not here).
+    pub fn new(path: impl Into<String>) -> Self {
+        WorkPath(path.into())
+    }
+
+    /// The path as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path as written, as a [`Path`] (relative to the working directory).
+    pub fn as_path(&self) -> &Path {
+        Path::new(&self.0)
+    }
+}
+
+impl From<&str> for WorkPath {
+    fn from(path: &str) -> Self {
+        WorkPath(path.to_owned())
+    }
+}
+
+impl From<String> for WorkPath {
+    fn from(path: String) -> Self {
+        WorkPath(path)
+    }
+}
+
+impl AsRef<Path> for WorkPath {
+    fn as_ref(&self) -> &Path {
+        self.as_path()
+    }
+}
+
+impl fmt::Display for WorkPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl SlotType for WorkPath {
+    const CLASS: SlotClass = SlotClass::Path;
+    const CONSTRAINED: bool = false;
+
+    fn kind() -> SlotKind {
+        SlotKind::Path
+    }
+
+    fn from_json(value: &Value) -> Result<Self, String> {
+        value
+            .as_str()
+            .map(WorkPath::from)
+            .ok_or_else(|| format!("expected a path (a string), got {value}"))
+    }
+
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.0.clone()))
+    }
+}
+
+/// A struct that is a command tool: what `#[command_tool]` implements.
+///
+/// The struct's fields are the slots; a value of it is one call. Use the inherent methods
+/// the macro generates (`tool()`, `run()`, `argv()`, `from_args()`) rather than this trait.
+pub trait CommandStruct: Sized + Send + Sync + 'static {
+    /// The tool's name.
+    const NAME: &'static str;
+    /// The tool's description (the struct's doc comment).
+    const DESCRIPTION: &'static str;
+    /// The template as written.
+    const TEMPLATE: &'static str;
+
+    /// The tool, built once from the template and the slot specs the field types give.
+    fn command_tool() -> Result<&'static CommandTool, &'static SpecError>;
+
+    /// The call's arguments as the model would send them.
+    fn to_args(&self) -> Value;
+
+    /// Builds the typed value from arguments that already passed [`CommandSpec::render`].
+    fn from_validated(spec: &CommandSpec, args: &Value) -> Result<Self, SlotError>;
+}
+
+/// A [`CommandStruct`] as a [`Tool`]: delegates to its [`CommandTool`], so the code form
+/// and the descriptor form share one call path (render → refused, or kernel run).
+pub struct TypedTool<T>(PhantomData<fn() -> T>);
+
+impl<T> TypedTool<T> {
+    /// The tool for `T`.
+    pub const fn new() -> Self {
+        TypedTool(PhantomData)
+    }
+}
+
+impl<T> Default for TypedTool<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Clone for TypedTool<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for TypedTool<T> {}
+
+impl<T: CommandStruct> fmt::Debug for TypedTool<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("TypedTool").field(&T::NAME).finish()
+    }
+}
+
+// The generic items below are one-line shims over non-generic functions, so a crate with a
+// hundred tools compiles each body once, not once per tool.
+
+impl<T: CommandStruct> Tool for TypedTool<T> {
+    fn name(&self) -> &str {
+        T::NAME
+    }
+
+    fn description(&self) -> &str {
+        T::DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        schema_of(T::command_tool())
+    }
+
+    fn spec(&self) -> Option<&CommandSpec> {
+        T::command_tool().ok().map(CommandTool::spec)
+    }
+
+    fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+        call_of(T::NAME, T::command_tool(), args, ctx)
+    }
+}
+
+type Built = Result<&'static CommandTool, &'static SpecError>;
+
+fn schema_of(tool: Built) -> Value {
+    match tool {
+        Ok(tool) => tool.input_schema(),
+        Err(_) => serde_json::json!({
+            "type": "object", "properties": {}, "required": [], "additionalProperties": false
+        }),
+    }
+}
+
+fn call_of(name: &str, tool: Built, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
+    match tool {
+        Ok(tool) => tool.call(args, ctx),
+        Err(err) => ToolOutput {
+            text: format!("tool `{name}` cannot run: {err}"),
+            is_error: true,
+            code: None,
+            exec: None,
+        },
+    }
+}
+
+fn spec_of(name: &str, tool: Built) -> Result<&'static CommandSpec, SlotError> {
+    tool.map(CommandTool::spec).map_err(|err| {
+        SlotError::new(
+            name,
+            format!("the tool `{name}` itself is invalid ({err}); fix its definition"),
+        )
+    })
+}
+
+fn render_of(name: &str, tool: Built, args: &Value, root: &Path) -> Result<Argv, SlotError> {
+    spec_of(name, tool)?.render(args, root)
+}
+
+fn run_of(
+    name: &str,
+    tool: Built,
+    args: &Value,
+    kernel: &CommandExecKernel,
+) -> Result<ExecResult, SlotError> {
+    let argv = render_of(name, tool, args, kernel.cwd())?;
+    Ok(kernel.run(argv.as_slice()))
+}
+
+fn validate_of(
+    name: &str,
+    tool: Built,
+    args: &Value,
+    root: &Path,
+) -> Result<&'static CommandSpec, SlotError> {
+    let spec = spec_of(name, tool)?;
+    spec.render(args, root)?;
+    Ok(spec)
+}
+
+/// Renders a typed call to argv, through the same [`CommandSpec::render`] as a JSON call.
+pub fn typed_argv<T: CommandStruct>(value: &T, root: &Path) -> Result<Argv, SlotError> {
+    render_of(T::NAME, T::command_tool(), &value.to_args(), root)
+}
+
+/// Runs a typed call through `kernel`: typed values → JSON → [`CommandSpec::render`] → run.
+pub fn typed_run<T: CommandStruct>(
+    value: &T,
+    kernel: &CommandExecKernel,
+) -> Result<ExecResult, SlotError> {
+    run_of(T::NAME, T::command_tool(), &value.to_args(), kernel)
+}
+
+/// Validates JSON arguments with [`CommandSpec::render`], then builds the typed value.
+pub fn typed_from_args<T: CommandStruct>(args: &Value, root: &Path) -> Result<T, SlotError> {
+    let spec = validate_of(T::NAME, T::command_tool(), args, root)?;
+    T::from_validated(spec, args)
+}
+
+/// A default as the macro wrote it down (used by generated code).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum DefaultDef {
+    /// No default.
+    None,
+    /// A string literal.
+    Str(&'static str),
+    /// An integer literal.
+    Int(i64),
+    /// An integer literal above `i64::MAX`.
+    UInt(u64),
+    /// A float literal.
+    Float(f64),
+    /// A typed expression (`Mode::Long`), converted through [`SlotType::to_json`].
+    Typed(fn() -> Option<Value>),
+}
+
+/// One field as the macro wrote it down (used by generated code).
+#[doc(hidden)]
+pub struct SlotDef {
+    /// The slot's name.
+    pub name: &'static str,
+    /// The field's doc comment.
+    pub description: &'static str,
+    /// `<FieldType as SlotType>::slot_spec`.
+    pub spec: fn(&str, &str) -> SlotSpec,
+    /// `#[slot(default = ...)]`.
+    pub default: DefaultDef,
+    /// `#[slot(pattern = ...)]`.
+    pub pattern: Option<&'static str>,
+    /// `#[slot(minimum = ...)]`.
+    pub minimum: Option<f64>,
+    /// `#[slot(maximum = ...)]`.
+    pub maximum: Option<f64>,
+}
+
+/// Builds a macro tool through [`CommandSpec::new`], the same constructor descriptors use
+/// (used by generated code; one body for every tool).
+#[doc(hidden)]
+pub fn build_tool(
+    name: &str,
+    description: &str,
+    template: &str,
+    slots: &[SlotDef],
+) -> Result<CommandTool, SpecError> {
+    let specs = slots
+        .iter()
+        .map(|def| {
+            let mut spec = (def.spec)(def.name, def.description);
+            let default = match def.default {
+                DefaultDef::None => None,
+                DefaultDef::Str(s) => Some(Value::from(s)),
+                DefaultDef::Int(i) => Some(Value::from(i)),
+                DefaultDef::UInt(u) => Some(Value::from(u)),
+                DefaultDef::Float(f) => Some(Value::from(f)),
+                DefaultDef::Typed(f) => f(),
+            };
+            if let Some(default) = default {
+                spec = spec.with_default(default);
+            }
+            if let Some(pattern) = def.pattern {
+                spec = spec.with_pattern(pattern);
+            }
+            if let Some(minimum) = def.minimum {
+                spec = spec.with_minimum(minimum);
+            }
+            if let Some(maximum) = def.maximum {
+                spec = spec.with_maximum(maximum);
+            }
+            spec
+        })
+        .collect();
+    CommandSpec::new(name, description, template, specs).map(CommandTool::new)
+}
+
+/// A compile-time assertion: fails the build with `message` when `ok` is false (used by
+/// generated code, in `const` items, for what the macro cannot see: field types).
+#[doc(hidden)]
+pub const fn require(ok: bool, message: &'static str) {
+    if !ok {
+        panic!("{}", message)
+    }
+}

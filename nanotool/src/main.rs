@@ -1,0 +1,684 @@
+//! The `nanotool` command (DESIGN §9): list, export, check and call command tools, or serve
+//! them to an MCP client over stdio.
+//!
+//! Exit statuses: 0 when the work was done (for `call`: the command ran, whatever its own exit
+//! code, a timeout included), 2 when a call was refused (614) or names an unknown tool, 1 when
+//! something could not run (a binary missing, a folder unreadable, bad usage, `check` errors).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nanotool::mcp::{self, McpServer, ServerOptions, ToolHost};
+use nanotool::{
+    CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR, CancelHandle, CommandExecKernel,
+    DescriptorError, KernelSettings, Tool, Toolbox,
+};
+use serde_json::{Value, json};
+
+const EXAMPLES: &str = "\
+Examples:
+  nanotool list
+  nanotool call grep '{\"pattern\": \"TODO\", \"path\": \"src\"}'
+  nanotool call sed_print '{\"range\": \"1,20\", \"path\": \"README.md\"}' --json
+  nanotool check .work/tools
+  nanotool schema --format openai > tools.json
+  nanotool serve --work ~/agent --cwd ~/project
+
+Descriptors (*.tool.json) are read from WORK/tools; built-in tools (grep, find, sed_print)
+are always there. Exit status: 0 done, 2 call refused (614) or unknown tool, 1 could not run.";
+
+/// Command tools for LLM agents whose safety is a property of their shape.
+#[derive(Debug, Parser)]
+#[command(name = "nanotool", version, after_long_help = EXAMPLES, after_help = EXAMPLES)]
+struct Cli {
+    #[command(flatten)]
+    common: Common,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every subcommand takes, before or after its name.
+#[derive(Debug, Args)]
+struct Common {
+    /// Work folder; descriptors are read from DIR/tools [default: .work]
+    #[arg(long, global = true, value_name = "DIR")]
+    work: Option<PathBuf>,
+    /// Folder every command runs in (paths stay inside it)
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    cwd: PathBuf,
+    /// Kill a command's whole process group after SECS seconds [default: 30]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_timeout)]
+    timeout: Option<Duration>,
+    /// Keep at most BYTES of a command's output, as head and tail [default: 2048]
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_max_output)]
+    max_output: Option<usize>,
+    /// Enable the free-text `exec` tool for these binaries only
+    #[arg(
+        long,
+        global = true,
+        value_name = "BIN[,BIN...]",
+        value_delimiter = ','
+    )]
+    allow_exec: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools with their descriptions
+    List {
+        /// Print a JSON array of {name, description, input_schema}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the tool definitions as JSON
+    Schema {
+        /// Provider format
+        #[arg(long, value_enum, default_value_t = Format::Mcp)]
+        format: Format,
+    },
+    /// Run one call and print its result
+    Call {
+        /// Tool name (see `nanotool list`)
+        name: String,
+        /// Arguments as a JSON object
+        #[arg(value_name = "ARGS_JSON", default_value = "{}")]
+        args: String,
+        /// Print the result as a JSON object
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate the descriptors in DIR [default: WORK/tools]; exit 1 on any error (613)
+    Check {
+        /// Folder of *.tool.json files
+        dir: Option<PathBuf>,
+        /// Print {dir, loaded, errors} as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the tools over stdio to an MCP client (protocol 2025-11-25 and 2026-07-28)
+    Serve,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// MCP `tools/list` entries
+    Mcp,
+    /// OpenAI function tools
+    Openai,
+    /// Anthropic tools
+    Anthropic,
+}
+
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let hint = "give seconds as a positive number, e.g. --timeout 30 or --timeout 0.5";
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number; {hint}"))?;
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(format!("`{s}` is out of range (0 < SECS <= 86400); {hint}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_max_output(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 64 => Ok(n),
+        Ok(_) => Err(format!(
+            "`{s}` is too small; keep at least 64 bytes, e.g. --max-output 4096"
+        )),
+        Err(_) => Err(format!(
+            "`{s}` is not a byte count; give a whole number, e.g. --max-output 4096"
+        )),
+    }
+}
+
+/// A failure of the command itself, with its exit status.
+#[derive(Debug)]
+struct Failure {
+    status: u8,
+    message: String,
+}
+
+impl Failure {
+    fn cannot_run(message: impl Into<String>) -> Self {
+        Failure {
+            status: 1,
+            message: message.into(),
+        }
+    }
+
+    fn refused(message: impl Into<String>) -> Self {
+        Failure {
+            status: 2,
+            message: message.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    init_logging();
+    match run(cli) {
+        Ok(status) => ExitCode::from(status),
+        Err(failure) => {
+            eprintln!("nanotool: {}", failure.message);
+            ExitCode::from(failure.status)
+        }
+    }
+}
+
+fn init_logging() {
+    let level = match std::env::var("NANOTOOL_LOG").ok().as_deref() {
+        Some("off") => None,
+        Some("error") => Some(tracing::Level::ERROR),
+        Some("warn") => Some(tracing::Level::WARN),
+        Some("debug") => Some(tracing::Level::DEBUG),
+        Some("trace") => Some(tracing::Level::TRACE),
+        _ => Some(tracing::Level::INFO),
+    };
+    if let Some(level) = level {
+        tracing_subscriber::fmt()
+            .with_writer(io::stderr)
+            .with_max_level(level)
+            .with_target(false)
+            .init();
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    let common = &cli.common;
+    match &cli.command {
+        Command::List { json } => {
+            let (toolbox, errors) = assemble(common)?;
+            warn_descriptors(&errors);
+            list(&toolbox, *json)
+        }
+        Command::Schema { format } => {
+            let (toolbox, errors) = assemble(common)?;
+            warn_descriptors(&errors);
+            let defs = match format {
+                Format::Mcp => toolbox.mcp_tools(),
+                Format::Openai => toolbox.openai_tools(false),
+                Format::Anthropic => toolbox.anthropic_tools(),
+            };
+            print_json(&Value::Array(defs))
+        }
+        Command::Call { name, args, json } => {
+            let (toolbox, errors) = assemble(common)?;
+            warn_descriptors(&errors);
+            call(&toolbox, name, args, *json)
+        }
+        Command::Check { dir, json } => check(common, dir.as_deref(), *json),
+        Command::Serve => serve(common),
+    }
+}
+
+/// Where the descriptors are, and whether the folder was named on the command line.
+fn tools_dir(common: &Common) -> Result<Option<PathBuf>, Failure> {
+    match &common.work {
+        Some(work) => {
+            if !work.is_dir() {
+                return Err(Failure::cannot_run(format!(
+                    "work folder `{}` does not exist or is not a folder; create it with `mkdir -p {}/tools`, or leave --work out to use .work",
+                    work.display(),
+                    work.display()
+                )));
+            }
+            let dir = work.join("tools");
+            if dir.is_dir() {
+                Ok(Some(dir))
+            } else {
+                tracing::warn!(
+                    "no descriptor folder `{}`: only the built-in tools are served",
+                    dir.display()
+                );
+                Ok(None)
+            }
+        }
+        None => {
+            // A missing default `.work` is not an error: no descriptors yet.
+            let dir = Path::new(".work").join("tools");
+            Ok(dir.is_dir().then_some(dir))
+        }
+    }
+}
+
+fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
+    let mut settings = KernelSettings {
+        cwd: common.cwd.clone(),
+        ..KernelSettings::default()
+    };
+    if let Some(timeout) = common.timeout {
+        settings.timeout = timeout;
+    }
+    if let Some(max) = common.max_output {
+        settings.max_output = max;
+    }
+    CommandExecKernel::new(settings).map_err(|e| {
+        Failure::cannot_run(format!(
+            "{e}; pass an existing folder with --cwd DIR (default: the current folder)"
+        ))
+    })
+}
+
+/// The toolbox every subcommand uses: built-ins, then the descriptors, then `exec` if allowed.
+fn assemble(common: &Common) -> Result<(Toolbox, Vec<DescriptorError>), Failure> {
+    let dir = tools_dir(common)?;
+    assemble_from(common, dir.as_deref())
+}
+
+fn assemble_from(
+    common: &Common,
+    dir: Option<&Path>,
+) -> Result<(Toolbox, Vec<DescriptorError>), Failure> {
+    let mut toolbox = Toolbox::new(kernel(common)?);
+    for tool in nanotool::builtins::all() {
+        let name = tool.name().to_owned();
+        toolbox.register_arc(tool).map_err(|e| {
+            Failure::cannot_run(format!(
+                "built-in tool `{name}` could not be registered: {e}"
+            ))
+        })?;
+    }
+    let errors = match dir {
+        Some(dir) => {
+            std::fs::read_dir(dir).map_err(|e| {
+                Failure::cannot_run(format!(
+                    "descriptor folder `{}` is unreadable: {e}",
+                    dir.display()
+                ))
+            })?;
+            toolbox.load_descriptors(dir)
+        }
+        None => Vec::new(),
+    };
+    if !common.allow_exec.is_empty() {
+        let allow: Vec<String> = common
+            .allow_exec
+            .iter()
+            .map(|b| b.trim().to_owned())
+            .filter(|b| !b.is_empty())
+            .collect();
+        toolbox.enable_exec(allow).map_err(|e| {
+            Failure::cannot_run(format!(
+                "--allow-exec: {e}; give binaries by name, e.g. --allow-exec git,ls"
+            ))
+        })?;
+    }
+    Ok((toolbox, errors))
+}
+
+fn warn_descriptors(errors: &[DescriptorError]) {
+    for e in errors {
+        eprintln!(
+            "warning[{CODE_INVALID_DESCRIPTOR}]: {e} (this file is skipped; the others load)"
+        );
+    }
+}
+
+fn print_json(value: &Value) -> Result<u8, Failure> {
+    let text = serde_json::to_string_pretty(value).expect("a JSON value always serialises");
+    write_stdout(&text)?;
+    Ok(0)
+}
+
+fn write_stdout(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    let result = if text.ends_with('\n') {
+        out.write_all(text.as_bytes())
+    } else {
+        writeln!(out, "{text}")
+    };
+    result
+        .and_then(|()| out.flush())
+        .or_else(|e| {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(|e| Failure::cannot_run(format!("cannot write to stdout: {e}")))
+}
+
+fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
+    let tools = toolbox.tools();
+    if json {
+        let items: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name(),
+                    "description": t.description(),
+                    "input_schema": t.input_schema(),
+                })
+            })
+            .collect();
+        return print_json(&Value::Array(items));
+    }
+    let width = tools.iter().map(|t| t.name().len()).max().unwrap_or(0);
+    let mut text = String::new();
+    for t in tools {
+        let description = t.description().lines().next().unwrap_or("");
+        text.push_str(&format!("{:width$}  {description}\n", t.name()));
+    }
+    if tools.is_empty() {
+        text.push_str("no tools\n");
+    }
+    write_stdout(&text)?;
+    Ok(0)
+}
+
+fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8, Failure> {
+    let Some(tool) = toolbox.get(name).cloned() else {
+        let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name()).collect();
+        let closest = toolbox.closest_names(name);
+        let hint = match closest.as_slice() {
+            [] => String::new(),
+            [one] => format!("did you mean `{one}`? "),
+            many => format!(
+                "did you mean one of {}? ",
+                many.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        return Err(Failure::refused(format!(
+            "unknown tool `{name}`; {hint}tools: {} (see `nanotool list`)",
+            names.join(", ")
+        )));
+    };
+    let args = parse_args(raw_args, tool.as_ref())?;
+    make_non_dumpable();
+    let cancel = CancelHandle::new();
+    let signalled = Arc::new(std::sync::atomic::AtomicI32::new(0));
+    if let Some(signals) = SignalWatch::start() {
+        let cancel = cancel.clone();
+        let signalled = signalled.clone();
+        signals.on_signal(move |signal| {
+            signalled.store(signal, std::sync::atomic::Ordering::SeqCst);
+            cancel.cancel();
+        });
+    }
+    let started = Instant::now();
+    let output = ToolHost::call(toolbox, tool.as_ref(), &args, &cancel);
+    let argv = ToolHost::argv(toolbox, tool.as_ref(), &args);
+    mcp::audit(
+        "cli",
+        tool.name(),
+        argv.as_deref(),
+        &output,
+        started.elapsed(),
+    );
+    let status = match &output.exec {
+        _ if output.code == Some(CODE_INVALID_ARGUMENTS) => 2,
+        // The command could not start (missing binary, ...).
+        Some(exec) if exec.start_error.is_some() => 1,
+        Some(_) => 0,
+        None if output.is_error => 1,
+        None => 0,
+    };
+    if json {
+        let mut value = json!({
+            "tool": tool.name(),
+            "is_error": output.is_error,
+            "code": output.code,
+            "text": output.text,
+        });
+        if let Some(exec) = &output.exec {
+            value["exit_code"] = json!(exec.exit_code);
+            value["signal"] = json!(exec.signal);
+            value["timed_out"] = json!(exec.timed_out);
+            value["cancelled"] = json!(exec.cancelled);
+            value["truncated"] = json!(exec.truncated);
+            value["total_bytes"] = json!(exec.total_bytes);
+            value["duration_ms"] = json!(exec.duration.as_secs_f64() * 1000.0);
+            value["output"] = json!(exec.output);
+            value["start_error"] = json!(exec.start_error);
+        }
+        print_json(&value)?;
+    } else {
+        write_stdout(&output.text)?;
+    }
+    let signal = signalled.load(std::sync::atomic::Ordering::SeqCst);
+    if signal != 0 {
+        return Ok(u8::try_from(128 + signal).unwrap_or(1));
+    }
+    Ok(status)
+}
+
+/// Parses ARGS_JSON, or says where it went wrong and what good JSON looks like.
+fn parse_args(raw: &str, tool: &dyn Tool) -> Result<Value, Failure> {
+    let example = example_args(tool);
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(Value::Object(map)),
+        Ok(other) => Err(Failure::cannot_run(format!(
+            "ARGS_JSON must be a JSON object, not {}; for example:\n  nanotool call {} '{example}'",
+            match other {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                Value::Array(_) => "an array",
+                Value::Object(_) => "an object",
+            },
+            tool.name()
+        ))),
+        Err(e) => {
+            let line_text = raw.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
+            let caret = format!("{}^", " ".repeat(e.column().saturating_sub(1)));
+            Err(Failure::cannot_run(format!(
+                "ARGS_JSON is not valid JSON: {e}\n  {line_text}\n  {caret}\nwrite a JSON object in single quotes, keys and strings in double quotes, for example:\n  nanotool call {} '{example}'",
+                tool.name()
+            )))
+        }
+    }
+}
+
+/// A JSON object naming the tool's arguments, for error messages.
+fn example_args(tool: &dyn Tool) -> String {
+    let schema = tool.input_schema();
+    let mut example = serde_json::Map::new();
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            let value = match prop.get("type").and_then(Value::as_str) {
+                Some("integer") => json!(1),
+                Some("number") => json!(1.5),
+                Some("boolean") => json!(true),
+                _ => match prop.get("enum").and_then(Value::as_array) {
+                    Some(values) if !values.is_empty() => values[0].clone(),
+                    _ => json!("..."),
+                },
+            };
+            example.insert(name.clone(), value);
+        }
+    }
+    Value::Object(example).to_string()
+}
+
+fn check(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => {
+            let work = common
+                .work
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".work"));
+            work.join("tools")
+        }
+    };
+    if !dir.is_dir() {
+        return Err(Failure::cannot_run(format!(
+            "no descriptor folder `{}`; create it (mkdir -p {}) or name one: nanotool check DIR",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let (toolbox, errors) = assemble_from(common, Some(&dir))?;
+    let builtins = nanotool::builtins::all().len();
+    let loaded: Vec<&str> = toolbox
+        .tools()
+        .iter()
+        .skip(builtins)
+        .filter(|t| t.name() != "exec")
+        .map(|t| t.name())
+        .collect();
+    if json {
+        let value = json!({
+            "dir": dir.display().to_string(),
+            "loaded": loaded,
+            "errors": errors.iter().map(|e| json!({
+                "code": CODE_INVALID_DESCRIPTOR,
+                "file": e.file.display().to_string(),
+                "message": e.message,
+            })).collect::<Vec<_>>(),
+        });
+        print_json(&value)?;
+    } else {
+        let mut text = String::new();
+        for e in &errors {
+            text.push_str(&format!("error[{CODE_INVALID_DESCRIPTOR}]: {e}\n"));
+        }
+        text.push_str(&format!(
+            "{}: {} descriptor(s) loaded, {} error(s)\n",
+            dir.display(),
+            loaded.len(),
+            errors.len()
+        ));
+        write_stdout(&text)?;
+    }
+    Ok(if errors.is_empty() { 0 } else { 1 })
+}
+
+fn serve(common: &Common) -> Result<u8, Failure> {
+    let (toolbox, errors) = assemble(common)?;
+    warn_descriptors(&errors);
+    make_non_dumpable();
+    let signals = SignalWatch::start();
+    let tools = toolbox.tools().len();
+    let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
+    if let Some(signals) = &signals {
+        let server = server.clone();
+        signals.on_signal(move |signal| {
+            let n = server.cancel_all();
+            tracing::warn!(
+                signal,
+                cancelled = n,
+                "signal: cancelling calls and exiting"
+            );
+            // The kernel kills each cancelled group and reaps it; give that a moment.
+            for _ in 0..200 {
+                if server.in_flight() == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::process::exit(128 + signal);
+        });
+    }
+    tracing::info!(
+        tools,
+        cwd = %common.cwd.display(),
+        "serving MCP over stdio (2025-11-25 initialize, 2026-07-28 server/discover)"
+    );
+    let stdin = io::stdin();
+    server
+        .serve(stdin, io::stdout())
+        .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
+    tracing::info!("stdin closed; exiting");
+    Ok(0)
+}
+
+/// Makes this process non-dumpable, so no tool it runs (same user) can read its
+/// `/proc/<pid>/environ` or `mem`: the host's secrets stay out of reach.
+fn make_non_dumpable() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(PR_SET_DUMPABLE) takes plain integers and touches no memory of ours.
+        let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+        if rc != 0 {
+            tracing::warn!(
+                "prctl(PR_SET_DUMPABLE, 0) failed: {}",
+                io::Error::last_os_error()
+            );
+        }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP taken by one thread (`sigwait`), so that a signal cancels the
+/// running calls (killing their process groups, which the terminal's or client's signal does
+/// not reach) instead of leaving them orphaned.
+struct SignalWatch {
+    set: libc::sigset_t,
+}
+
+impl SignalWatch {
+    /// Blocks the signals in this thread (and the threads it spawns from now on). Children do
+    /// not inherit the mask: std resets it when it spawns.
+    fn start() -> Option<Self> {
+        // SAFETY: plain libc calls on a local, initialised sigset_t.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            libc::sigaddset(&mut set, libc::SIGHUP);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return None;
+            }
+            Some(SignalWatch { set })
+        }
+    }
+
+    /// Runs `f` with the signal number on a dedicated thread when a signal arrives; a second
+    /// signal while `f` runs exits at once.
+    fn on_signal(&self, f: impl FnOnce(i32) + Send + 'static) {
+        let set = self.set;
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let mut f = Some(f);
+                loop {
+                    let mut signal: libc::c_int = 0;
+                    // SAFETY: `set` is a valid, initialised sigset_t owned by this thread.
+                    if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
+                        return;
+                    }
+                    match f.take() {
+                        Some(f) => {
+                            let set2 = set;
+                            // A second signal while cancelling: exit now.
+                            std::thread::spawn(move || {
+                                let mut again: libc::c_int = 0;
+                                // SAFETY: as above.
+                                if unsafe { libc::sigwait(&set2, &mut again) } == 0 {
+                                    std::process::exit(128 + again);
+                                }
+                            });
+                            f(signal);
+                        }
+                        None => std::process::exit(128 + signal),
+                    }
+                }
+            });
+        if spawned.is_err() {
+            tracing::warn!("no signal thread; a signal ends nanotool without cancelling calls");
+        }
+    }
+}

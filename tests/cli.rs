@@ -1,0 +1,494 @@
+//! The `nanotool` command line (DESIGN §9): every subcommand, its exit statuses, the `--json`
+//! outputs, common options before and after the subcommand, and the errors a person acts on.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// Builds the `nanotool` binary once per test process (it lives in the `nanotool` crate, which
+/// this package sees only as a library) and returns its path: `target/<profile>/nanotool`,
+/// next to the `deps/` folder this test runs from.
+fn nanotool_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test's own path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>/deps/<test>");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev".to_owned(),
+            Some(other) => other.to_owned(),
+        };
+        let target_dir = profile_dir.parent().expect("target/");
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "nanotool",
+                "--bin",
+                "nanotool",
+                "--profile",
+            ])
+            .arg(&profile)
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo build");
+        assert!(
+            status.success(),
+            "cargo build -p nanotool --bin nanotool failed"
+        );
+        let bin = profile_dir.join(format!("nanotool{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.is_file(), "no binary at {}", bin.display());
+        bin
+    })
+}
+
+/// A project folder (the cwd of every run) with a few files and `.work/tools`.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/main.rs"),
+            "fn main() {}\n// TODO: more\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+        Project { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn descriptor(&self, file: &str, body: &str) -> &Project {
+        let tools = self.path().join(".work/tools");
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::write(tools.join(file), body).unwrap();
+        self
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(nanotool_bin())
+            .args(args)
+            .current_dir(self.path())
+            .env("NANOTOOL_LOG", "info")
+            .output()
+            .expect("run nanotool");
+        Run(out)
+    }
+}
+
+struct Run(Output);
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.0.status.code().expect("an exit code")
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout()))
+    }
+    fn expect(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code(),
+            code,
+            "exit status\nstdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+}
+
+const SLEEP: &str = r#"{"name": "nap", "description": "Sleep", "command": "sleep <seconds>",
+  "arguments": {"seconds": {"type": "integer", "description": "Seconds", "minimum": 0, "maximum": 60}}}"#;
+const MISSING: &str = r#"{"name": "ghost", "description": "A binary that is not installed", "command": "nanotool-no-such-binary-xyz"}"#;
+const WC: &str = r#"{"name": "count_lines", "description": "Count lines in a file", "command": "wc -l <file>",
+  "arguments": {"file": {"type": "path", "description": "File to count"}}}"#;
+
+#[test]
+fn help_shows_every_subcommand_and_examples() {
+    let p = Project::new();
+    let run = p.run(&["--help"]);
+    run.expect(0);
+    let help = run.stdout();
+    for word in [
+        "list",
+        "schema",
+        "call",
+        "check",
+        "serve",
+        "--work",
+        "--cwd",
+        "--timeout",
+        "--max-output",
+        "--allow-exec",
+        "Examples:",
+    ] {
+        assert!(help.contains(word), "--help lacks {word}:\n{help}");
+    }
+    p.run(&["call", "--help"]).expect(0);
+    p.run(&["--version"]).expect(0);
+}
+
+#[test]
+fn bad_usage_exits_1_with_a_message() {
+    let p = Project::new();
+    for args in [
+        &["frobnicate"][..],
+        &[],
+        &["call"],
+        &["schema", "--format", "yaml"],
+        &["list", "--timeout", "soon"],
+        &["list", "--timeout", "-3"],
+        &["list", "--max-output", "lots"],
+    ] {
+        let run = p.run(args);
+        run.expect(1);
+        assert!(!run.stderr().trim().is_empty(), "{args:?}: no message");
+        assert!(run.stdout().is_empty(), "{args:?}: {}", run.stdout());
+    }
+    let run = p.run(&["list", "--timeout", "soon"]);
+    assert!(run.stderr().contains("--timeout 30"), "{}", run.stderr());
+}
+
+#[test]
+fn list_shows_builtins_without_a_work_folder() {
+    let p = Project::new();
+    let run = p.run(&["list"]);
+    run.expect(0);
+    let out = run.stdout();
+    for name in ["grep", "find", "sed_print"] {
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "{name} missing:\n{out}"
+        );
+    }
+    let run = p.run(&["list", "--json"]);
+    run.expect(0);
+    let tools = run.json();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["grep", "find", "sed_print"]);
+    for t in tools.as_array().unwrap() {
+        assert!(t["description"].as_str().is_some_and(|d| !d.is_empty()));
+        assert_eq!(t["input_schema"]["type"], "object");
+    }
+}
+
+#[test]
+fn descriptors_load_from_work_tools_and_bad_ones_warn() {
+    let p = Project::new();
+    p.descriptor("count.tool.json", WC)
+        .descriptor("broken.tool.json", "{ not json");
+    let run = p.run(&["list", "--json"]);
+    run.expect(0);
+    let names: Vec<String> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, ["grep", "find", "sed_print", "count_lines"]);
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("613") && stderr.contains("broken.tool.json"),
+        "{stderr}"
+    );
+    // A work folder named explicitly, from elsewhere.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let work = p.path().join(".work");
+    let run = Run(Command::new(nanotool_bin())
+        .args(["list", "--work"])
+        .arg(&work)
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap());
+    run.expect(0);
+    assert!(run.stdout().contains("count_lines"));
+}
+
+#[test]
+fn an_explicit_work_folder_that_does_not_exist_is_an_error() {
+    let p = Project::new();
+    let run = p.run(&["list", "--work", "no-such-folder"]);
+    run.expect(1);
+    assert!(run.stderr().contains("no-such-folder"), "{}", run.stderr());
+    assert!(run.stderr().contains("mkdir"), "{}", run.stderr());
+    p.run(&[
+        "call",
+        "grep",
+        r#"{"pattern":"x"}"#,
+        "--work",
+        "no-such-folder",
+    ])
+    .expect(1);
+    let run = p.run(&["list", "--cwd", "no-such-dir"]);
+    run.expect(1);
+    assert!(run.stderr().contains("--cwd"), "{}", run.stderr());
+}
+
+#[test]
+fn call_runs_a_builtin_and_exits_0() {
+    let p = Project::new();
+    let run = p.run(&["call", "grep", r#"{"pattern": "TODO", "path": "src"}"#]);
+    run.expect(0);
+    assert!(run.stdout().contains("exit: 0"), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("src/main.rs:2:// TODO: more"),
+        "{}",
+        run.stdout()
+    );
+    // The audit trail is on stderr.
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("grep") && stderr.contains("exit=0"),
+        "{stderr}"
+    );
+    // A command exiting non-zero still "ran": grep's 1 means no match.
+    let run = p.run(&["call", "grep", r#"{"pattern": "nowhere-to-be-found"}"#]);
+    run.expect(0);
+    assert!(run.stdout().contains("exit: 1"), "{}", run.stdout());
+}
+
+#[test]
+fn call_json_output_for_scripts() {
+    let p = Project::new();
+    let run = p.run(&[
+        "call",
+        "sed_print",
+        r#"{"range": "2,3", "path": "notes.txt"}"#,
+        "--json",
+    ]);
+    run.expect(0);
+    let v = run.json();
+    assert_eq!(v["tool"], "sed_print");
+    assert_eq!(v["is_error"], false);
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["output"], "two\nthree\n");
+    assert_eq!(v["timed_out"], false);
+    assert_eq!(v["truncated"], false);
+    assert!(v["text"].as_str().unwrap().starts_with("exit: 0"));
+}
+
+#[test]
+fn call_args_default_to_an_empty_object() {
+    let p = Project::new();
+    // grep requires `pattern`: refused (614) with exit 2, saying what is missing.
+    let run = p.run(&["call", "grep"]);
+    run.expect(2);
+    assert!(run.stdout().contains("614"), "{}", run.stdout());
+    assert!(run.stdout().contains("pattern"), "{}", run.stdout());
+}
+
+#[test]
+fn refused_calls_exit_2_with_the_614_text() {
+    let p = Project::new();
+    let run = p.run(&["call", "grep", r#"{"pattern": "x", "path": "../../etc"}"#]);
+    run.expect(2);
+    assert!(run.stdout().contains("614"), "{}", run.stdout());
+    assert!(run.stderr().contains("refused"), "{}", run.stderr());
+    let run = p.run(&["call", "grep", r#"{"pattern": "--include=x"}"#, "--json"]);
+    run.expect(2);
+    let v = run.json();
+    assert_eq!(v["code"], 614);
+    assert_eq!(v["is_error"], true);
+}
+
+#[test]
+fn unknown_tools_exit_2_with_the_closest_names() {
+    let p = Project::new();
+    let run = p.run(&["call", "gerp", "{}"]);
+    run.expect(2);
+    let stderr = run.stderr();
+    assert!(stderr.contains("unknown tool `gerp`"), "{stderr}");
+    assert!(stderr.contains("did you mean `grep`"), "{stderr}");
+    let run = p.run(&["call", "sed", "{}"]);
+    run.expect(2);
+    assert!(run.stderr().contains("`sed_print`"), "{}", run.stderr());
+}
+
+#[test]
+fn bad_args_json_points_at_the_mistake_and_shows_good_json() {
+    let p = Project::new();
+    let run = p.run(&["call", "grep", "{pattern: 'TODO'}"]);
+    run.expect(1);
+    let stderr = run.stderr();
+    assert!(stderr.contains("line 1 column 2"), "{stderr}");
+    assert!(stderr.contains('^'), "{stderr}");
+    assert!(stderr.contains(r#"nanotool call grep '{"#), "{stderr}");
+    assert!(stderr.contains(r#""pattern":"#), "{stderr}");
+    let run = p.run(&["call", "grep", "[1, 2]"]);
+    run.expect(1);
+    assert!(
+        run.stderr().contains("must be a JSON object"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn a_missing_binary_exits_1_and_a_timeout_exits_0() {
+    let p = Project::new();
+    p.descriptor("ghost.tool.json", MISSING)
+        .descriptor("nap.tool.json", SLEEP);
+    let run = p.run(&["call", "ghost"]);
+    run.expect(1);
+    assert!(run.stdout().contains("exit: 127"), "{}", run.stdout());
+    let run = p.run(&[
+        "call",
+        "nap",
+        r#"{"seconds": 30}"#,
+        "--timeout",
+        "0.3",
+        "--json",
+    ]);
+    run.expect(0);
+    let v = run.json();
+    assert_eq!(v["timed_out"], true, "{v}");
+    assert_eq!(v["exit_code"], 124);
+}
+
+#[test]
+fn options_go_before_or_after_the_subcommand() {
+    let p = Project::new();
+    let long = "x".repeat(5000);
+    std::fs::write(p.path().join("long.txt"), format!("{long}\n")).unwrap();
+    let args = r#"{"range": "1", "path": "long.txt"}"#;
+    let before = p.run(&["--max-output", "100", "call", "sed_print", args, "--json"]);
+    let after = p.run(&["call", "sed_print", args, "--json", "--max-output", "100"]);
+    before.expect(0);
+    after.expect(0);
+    assert_eq!(before.json()["truncated"], true);
+    assert_eq!(after.json()["truncated"], true);
+    assert_eq!(before.json()["output"], after.json()["output"]);
+    let sub = tempfile::tempdir().unwrap();
+    std::fs::write(sub.path().join("only-here.txt"), "x").unwrap();
+    let cwd = sub.path().to_str().unwrap();
+    for args in [
+        &["--cwd", cwd, "call", "find", r#"{"pattern": "*.txt"}"#][..],
+        &["call", "find", r#"{"pattern": "*.txt"}"#, "--cwd", cwd],
+    ] {
+        let run = p.run(args);
+        run.expect(0);
+        assert!(
+            run.stdout().contains("only-here.txt"),
+            "{args:?}: {}",
+            run.stdout()
+        );
+    }
+}
+
+#[test]
+fn schema_exports_every_format() {
+    let p = Project::new();
+    let mcp = p.run(&["schema"]);
+    mcp.expect(0);
+    let mcp = mcp.json();
+    assert_eq!(mcp.as_array().unwrap().len(), 3);
+    assert_eq!(mcp[0]["name"], "grep");
+    assert_eq!(mcp[0]["inputSchema"]["type"], "object");
+    assert!(mcp[0]["outputSchema"].is_object());
+    let explicit = p.run(&["schema", "--format", "mcp"]);
+    assert_eq!(explicit.json(), mcp);
+    for format in ["openai", "anthropic"] {
+        let run = p.run(&["schema", "--format", format]);
+        run.expect(0);
+        let v = run.json();
+        assert_eq!(v.as_array().map(Vec::len), Some(3), "{format}: {v}");
+        assert!(v.to_string().contains("grep"), "{format}: {v}");
+    }
+}
+
+#[test]
+fn check_reports_613_errors_and_exits_1() {
+    let p = Project::new();
+    p.descriptor("count.tool.json", WC);
+    let run = p.run(&["check"]);
+    run.expect(0);
+    assert!(
+        run.stdout().contains("1 descriptor(s) loaded, 0 error(s)"),
+        "{}",
+        run.stdout()
+    );
+    p.descriptor("broken.tool.json", "{ not json")
+        .descriptor("shell.tool.json", r#"{"name": "sh_run", "description": "x", "command": "sh -c <code>", "arguments": {"code": {"type": "string", "description": "code"}}}"#);
+    let run = p.run(&["check"]);
+    run.expect(1);
+    let out = run.stdout();
+    assert!(
+        out.contains("error[613]") && out.contains("broken.tool.json"),
+        "{out}"
+    );
+    assert!(out.contains("shell.tool.json"), "{out}");
+    let run = p.run(&["check", "--json"]);
+    run.expect(1);
+    let v = run.json();
+    assert_eq!(v["loaded"], serde_json::json!(["count_lines"]));
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{v}");
+    assert!(errors.iter().all(|e| e["code"] == 613));
+    // A folder named on the command line; and one that is missing.
+    let good = tempfile::tempdir().unwrap();
+    std::fs::write(good.path().join("count.tool.json"), WC).unwrap();
+    p.run(&["check", good.path().to_str().unwrap()]).expect(0);
+    let run = p.run(&["check", "nowhere"]);
+    run.expect(1);
+    assert!(run.stderr().contains("nowhere"), "{}", run.stderr());
+}
+
+#[test]
+fn allow_exec_enables_the_exec_tool() {
+    let p = Project::new();
+    let run = p.run(&["list", "--json"]);
+    assert!(!run.stdout().contains("\"exec\""));
+    let run = p.run(&["--allow-exec", "ls,wc", "list", "--json"]);
+    run.expect(0);
+    let names: Vec<String> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"exec".to_owned()), "{names:?}");
+    let run = p.run(&[
+        "call",
+        "exec",
+        r#"{"command": "wc -l notes.txt"}"#,
+        "--allow-exec",
+        "wc",
+    ]);
+    run.expect(0);
+    assert!(run.stdout().contains("4 notes.txt"), "{}", run.stdout());
+    let run = p.run(&[
+        "call",
+        "exec",
+        r#"{"command": "cat notes.txt"}"#,
+        "--allow-exec",
+        "wc",
+    ]);
+    run.expect(2);
+}

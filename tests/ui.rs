@@ -1,0 +1,126 @@
+//! The compile-time security proofs: every case under `tests/ui/<attack-class>/` must fail to
+//! compile with the error in its `.stderr`, and every case under `tests/ui/pass/` (the legal
+//! neighbours) must compile and run. Regenerate the `.stderr` files with
+//! `TRYBUILD=overwrite cargo test --test ui` and read every diff before committing.
+//!
+//! The second test ties the cases to `tests/fixtures/forms.rs`, the table the descriptor-side
+//! test (`tests/two_forms.rs`) runs: same names, same templates, in both directions.
+
+#[path = "fixtures/forms.rs"]
+mod forms;
+
+use forms::{FORMS, Verdict};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The attack classes, one folder each.
+const CLASSES: &[&str] = &[
+    "metachar",
+    "denied_binary",
+    "code_entry",
+    "slot_mismatch",
+    "bad_attribute",
+    "bad_template",
+    "bad_type",
+    "docs",
+    "name",
+];
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    for class in CLASSES {
+        t.compile_fail(format!("tests/ui/{class}/*.rs"));
+    }
+    t.pass("tests/ui/pass/*.rs");
+}
+
+/// Reads the first string literal after `#[command_tool(` in a ui case, unescaped.
+fn template_of(source: &str) -> Option<String> {
+    let start = source.find("#[command_tool(")? + "#[command_tool(".len();
+    let rest = source[start..].trim_start().strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                '0' => out.push('\0'),
+                '\\' => out.push('\\'),
+                '"' => out.push('"'),
+                '\'' => out.push('\''),
+                'u' => {
+                    let hex: String = chars.by_ref().skip(1).take_while(|&c| c != '}').collect();
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                }
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+#[test]
+fn every_fixture_row_has_its_ui_case_and_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui");
+    let mut on_disk = BTreeSet::new();
+    for class in CLASSES.iter().chain(&["pass"]) {
+        for entry in std::fs::read_dir(root.join(class)).expect("ui class folder") {
+            let path = entry.expect("dir entry").path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                on_disk.insert((class.to_string(), stem));
+            }
+        }
+    }
+    let mut in_table = BTreeSet::new();
+    for form in FORMS {
+        assert!(
+            in_table.insert((form.class.to_string(), form.name.to_string())),
+            "fixture `{}/{}` is listed twice",
+            form.class,
+            form.name
+        );
+        assert_eq!(
+            form.class == "pass",
+            form.verdict == Verdict::Accepted,
+            "fixture `{}/{}`: pass/ holds exactly the accepted rows",
+            form.class,
+            form.name
+        );
+        let file = root.join(form.class).join(format!("{}.rs", form.name));
+        let source = std::fs::read_to_string(&file).unwrap_or_else(|e| {
+            panic!(
+                "fixture `{}/{}` has no ui case ({e})",
+                form.class, form.name
+            )
+        });
+        if form.name != "missing_template" {
+            assert_eq!(
+                template_of(&source).as_deref(),
+                Some(form.template),
+                "ui case {} and its fixture row disagree on the template",
+                file.display()
+            );
+        }
+    }
+    let only_on_disk: Vec<_> = on_disk.difference(&in_table).collect();
+    let only_in_table: Vec<_> = in_table.difference(&on_disk).collect();
+    assert!(
+        only_on_disk.is_empty(),
+        "ui cases without a fixture row: {only_on_disk:?}"
+    );
+    assert!(
+        only_in_table.is_empty(),
+        "fixture rows without a ui case: {only_in_table:?}"
+    );
+    let failing = FORMS.iter().filter(|f| f.class != "pass").count();
+    assert!(
+        failing >= 30,
+        "at least 30 compile-fail cases, found {failing}"
+    );
+}
