@@ -49,6 +49,19 @@
 //! ("no descriptors yet"); a path that exists but is not a folder is an error. The folder itself
 //! may be a symbolic link; the files in it may not.
 //!
+//! Other choices the format makes:
+//!
+//! - One error per bad file: when a file has several shape problems (unknown fields, wrong
+//!   types), the one 613 error lists each on its own line, so the author fixes them in one go.
+//! - A key given twice in one object is an error (a JSON parser would keep the last one
+//!   silently, and a reader could check one `command` while another runs).
+//! - A UTF-8 byte-order mark at the start of the file is accepted and ignored.
+//! - A file's name need not match the tool's `name`; names must be unique among all tools:
+//!   the loader is given the names already taken ([`DescriptorLoader::reserve`]), and of two
+//!   files with one name the later in name order is refused.
+//! - File names are compared byte by byte; a name that is not UTF-8 is an error naming the
+//!   file (shown lossily), never a crash.
+//!
 //! ```
 //! use nanotool_runtime::descriptor::DescriptorLoader;
 //!
