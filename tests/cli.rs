@@ -328,6 +328,11 @@ fn unknown_tools_exit_2_with_the_closest_names() {
     let run = p.run(&["call", "sed", "{}"]);
     run.expect(2);
     assert!(run.stderr().contains("`sed_print`"), "{}", run.stderr());
+    let run = p.run(&["call", "gerp", "--json"]);
+    run.expect(2);
+    let v = run.json();
+    assert_eq!(v["error"], "unknown tool");
+    assert_eq!(v["closest"], serde_json::json!(["grep"]));
 }
 
 #[test]

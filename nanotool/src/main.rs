@@ -374,7 +374,11 @@ fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
     let width = tools.iter().map(|t| t.name().len()).max().unwrap_or(0);
     let mut text = String::new();
     for t in tools {
-        let description = t.description().lines().next().unwrap_or("");
+        let description = t
+            .description()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         text.push_str(&format!("{:width$}  {description}\n", t.name()));
     }
     if tools.is_empty() {
@@ -399,6 +403,15 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
                     .join(", ")
             ),
         };
+        if json {
+            print_json(&json!({
+                "tool": name,
+                "is_error": true,
+                "error": "unknown tool",
+                "closest": closest,
+                "tools": names,
+            }))?;
+        }
         return Err(Failure::refused(format!(
             "unknown tool `{name}`; {hint}tools: {} (see `nanotool list`)",
             names.join(", ")
@@ -422,6 +435,7 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
     mcp::audit(
         "cli",
         tool.name(),
+        &args,
         argv.as_deref(),
         &output,
         started.elapsed(),
@@ -572,6 +586,12 @@ fn serve(common: &Common) -> Result<u8, Failure> {
     make_non_dumpable();
     let signals = SignalWatch::start();
     let tools = toolbox.tools().len();
+    let cwd = toolbox.kernel().cwd().to_path_buf();
+    if cwd == Path::new("/") {
+        tracing::warn!(
+            "the working directory is `/`: path arguments may name any file on the system; pass --cwd DIR (MCP clients often start servers in `/`)"
+        );
+    }
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = &signals {
         let server = server.clone();
@@ -594,7 +614,7 @@ fn serve(common: &Common) -> Result<u8, Failure> {
     }
     tracing::info!(
         tools,
-        cwd = %common.cwd.display(),
+        cwd = %cwd.display(),
         "serving MCP over stdio (2025-11-25 initialize, 2026-07-28 server/discover)"
     );
     let stdin = io::stdin();

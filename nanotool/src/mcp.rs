@@ -137,7 +137,8 @@ pub struct ServerOptions {
     /// Tools per `tools/list` page (default 100).
     pub page_size: usize,
     /// The `ttlMs` cache hint on `tools/list` and `server/discover` (default 60 000: the tool
-    /// set of a process never changes, the hint only bounds how stale a cache may get).
+    /// set of a process never changes, the hint only bounds how stale a cache may get). The
+    /// scope is always `private`: the tools come from one user's work folder.
     pub ttl_ms: u64,
     /// `serverInfo.name` (default `nanotool`).
     pub name: String,
@@ -250,21 +251,23 @@ pub fn call_result(output: &ToolOutput) -> Value {
 }
 
 /// Writes the audit record of one call to the `tracing` log (stderr in the binary): tool,
-/// argv, exit status, duration, truncation, and for a refused call, why.
+/// argv (the arguments as sent, for a call refused before an argv existed), exit status,
+/// duration, truncation, and for a refused call, why.
 pub fn audit(
     via: &str,
     tool: &str,
+    args: &Value,
     argv: Option<&[String]>,
     output: &ToolOutput,
     duration: Duration,
 ) {
-    let argv = argv.map(|a| format!("{a:?}")).unwrap_or_default();
-    let ms = duration.as_secs_f64() * 1000.0;
+    let argv = argv.map_or_else(String::new, |a| Value::from(a.to_vec()).to_string());
+    let ms = (duration.as_secs_f64() * 1e6).round() / 1e3;
     if output.code == Some(nanotool_runtime::CODE_INVALID_ARGUMENTS) {
         tracing::warn!(
             via,
             tool,
-            argv,
+            args = %args,
             refused = true,
             code = 614,
             why = output.text.as_str(),
@@ -277,7 +280,7 @@ pub fn audit(
         Some(exec) => tracing::info!(
             via,
             tool,
-            argv,
+            argv = %argv,
             exit = exec.exit_code,
             timed_out = exec.timed_out,
             cancelled = exec.cancelled,
@@ -290,7 +293,7 @@ pub fn audit(
         None => tracing::info!(
             via,
             tool,
-            argv,
+            args = %args,
             is_error = output.is_error,
             duration_ms = ms,
             "call"
@@ -1064,7 +1067,7 @@ impl Shared {
             "supportedVersions": MODERN_VERSIONS,
             "capabilities": {"tools": {}},
             "ttlMs": self.options.ttl_ms,
-            "cacheScope": "public",
+            "cacheScope": "private",
         });
         if let Some(instructions) = &self.options.instructions {
             result["instructions"] = Value::from(instructions.as_str());
@@ -1089,7 +1092,7 @@ impl Shared {
         }
         if era == Era::Modern {
             result["ttlMs"] = Value::from(self.options.ttl_ms);
-            result["cacheScope"] = Value::from("public");
+            result["cacheScope"] = Value::from("private");
         }
         Ok(result)
     }
@@ -1144,7 +1147,14 @@ impl Shared {
         let reply = match outcome {
             Ok(output) => {
                 let argv = self.host.argv(job.tool.as_ref(), &job.args);
-                audit("mcp", job.tool.name(), argv.as_deref(), &output, duration);
+                audit(
+                    "mcp",
+                    job.tool.name(),
+                    &job.args,
+                    argv.as_deref(),
+                    &output,
+                    duration,
+                );
                 Ok(call_result(&output))
             }
             Err(panic) => {
