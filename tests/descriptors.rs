@@ -488,6 +488,7 @@ fn semantic_errors_come_from_the_runtime_and_point_where_they_apply() {
         ),
         ("invalid_json", "", "invalid JSON"),
         ("trailing_comma", "", "invalid JSON"),
+        ("duplicate_key", "", "the key `command` is given twice"),
     ];
     for (fixture, pointer, says) in cases {
         let path = fixtures("bad/semantic").join(format!("{fixture}.tool.json"));

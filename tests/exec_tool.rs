@@ -273,6 +273,8 @@ fn layer_4_confines_operands_and_option_values_to_the_workspace() {
         "grep --file=/etc/passwd canary".to_owned(),
         "grep -r x --include=a,/etc x".to_owned(),
         "wc --files0-from=/etc/passwd".to_owned(),
+        "cat -- -/../../etc/passwd".to_owned(),
+        "cat --opt=-/../x".to_owned(),
     ] {
         let text = assert_refused(&ws, &command, 4);
         assert!(

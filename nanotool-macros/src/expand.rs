@@ -160,7 +160,7 @@ pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 
     let ident = &input.ident;
-    if !cx.is_ok() || tool_args.is_none() || named.is_none() {
+    let (true, Some(args), Some(_)) = (cx.is_ok(), &tool_args, &named) else {
         let errors = cx.into_compile_errors();
         let stub = if named.is_some() && input.generics.params.is_empty() {
             fallback(ident)
@@ -168,12 +168,8 @@ pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
             TokenStream::new()
         };
         return quote!(#input #errors #stub);
-    }
-    let template = tool_args
-        .map(|a| a.template)
-        .into_iter()
-        .collect::<Vec<_>>();
-    let template = &template[0];
+    };
+    let template = &args.template;
     let description = description.unwrap_or_default();
     generate(
         &input,
@@ -189,9 +185,35 @@ fn p() -> TokenStream {
     quote!(::nanotool::__private)
 }
 
-/// The message of a const assertion, as a string literal.
-fn const_panic(message: &str) -> Literal {
-    Literal::string(message)
+/// A const assertion at `span`: the build fails with `message`, pointing at `span`, when
+/// `condition` (a const expression over a field type's `SlotType`) is false. Every token
+/// carries `span`, so the error points at the field, not at the attribute.
+fn assertion(span: Span, condition: TokenStream, message: &str) -> TokenStream {
+    let message = Literal::string(&message.replace('{', "{{").replace('}', "}}"));
+    let condition = respan(condition, span);
+    quote_spanned! {span=>
+        #[allow(clippy::all)]
+        const _: () = if !(#condition) {
+            ::core::panic!(#message)
+        };
+    }
+}
+
+/// The same tokens, every one at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 fn inherent(ident: &Ident) -> TokenStream {
@@ -294,12 +316,14 @@ fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
         }
     };
     let check = format_ident!("{}", class_check);
-    let message = const_panic(&format!(
+    let message = format!(
         "field `{name}`: the default is {what}, which does not fit this field's slot kind; write a default of the field's kind (a string for a `String`, `WorkPath` or enum value, an integer for an integer, a number for `f64`), or a value of the field's type such as `Mode::Long`"
-    ));
-    let assertion = quote_spanned! {span=>
-        const _: () = #p::require(<#ty as #p::SlotType>::CLASS.#check(), #message);
-    };
+    );
+    let assertion = assertion(
+        span,
+        quote!(<#ty as #p::SlotType>::CLASS.#check()),
+        &message,
+    );
     let value = match default {
         DefaultValue::Str(lit) => quote!(#p::DefaultDef::Str(#lit)),
         DefaultValue::Int(v, _) => match i64::try_from(*v) {
@@ -345,32 +369,38 @@ fn generate(
         let name = &f.name;
         let doc = &f.doc;
         if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
-            let message = const_panic(&format!(
-                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nwrite instead: fix the code in the template, or give `{name}` a type that cannot carry code (an integer, `f64`, or an enum with #[derive(SlotEnum)]), or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
+            let message = format!(
+                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64` or a #[derive(SlotEnum)] enum, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
                 entry.message
+            );
+            assertions.extend(assertion(
+                ty.span(),
+                quote!(<#ty as #p::SlotType>::CONSTRAINED),
+                &message,
             ));
-            assertions.extend(quote_spanned! {ty.span()=>
-                const _: () = #p::require(<#ty as #p::SlotType>::CONSTRAINED, #message);
-            });
         }
         let (default, default_check) = default_tokens(f);
         assertions.extend(default_check);
         if let Some(pattern) = &f.attrs.pattern {
-            let message = const_panic(&format!(
+            let message = format!(
                 "field `{name}`: `pattern` applies to a `String` slot only; remove it, or make the field a `String` (an integer or enum is already constrained, a path is checked by confinement)"
+            );
+            assertions.extend(assertion(
+                pattern.span(),
+                quote!(<#ty as #p::SlotType>::CLASS.takes_pattern()),
+                &message,
             ));
-            assertions.extend(quote_spanned! {pattern.span()=>
-                const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_pattern(), #message);
-            });
         }
         for (bound, key) in [(&f.attrs.minimum, "minimum"), (&f.attrs.maximum, "maximum")] {
             if let Some(bound) = bound {
-                let message = const_panic(&format!(
+                let message = format!(
                     "field `{name}`: `{key}` applies to an integer or number slot only; remove it, or give the field an integer type or `f64`"
+                );
+                assertions.extend(assertion(
+                    bound.span,
+                    quote!(<#ty as #p::SlotType>::CLASS.takes_bounds()),
+                    &message,
                 ));
-                assertions.extend(quote_spanned! {bound.span=>
-                    const _: () = #p::require(<#ty as #p::SlotType>::CLASS.takes_bounds(), #message);
-                });
             }
         }
         let new_spec = quote_spanned! {ty.span()=> <#ty as #p::SlotType>::slot_spec };

@@ -23,7 +23,7 @@ fn check_value(value: &str) -> Result<(), String> {
             value.escape_debug(),
             err.message()
         )),
-        Ok(t) if t.args().len() != 1 || t.args()[0].as_literal() != Some(value) => Err(format!(
+        Ok(t) if !matches!(t.args(), [one] if one.as_literal() == Some(value)) => Err(format!(
             "enum value `{}` must be one argv element: no spaces and no placeholders",
             value.escape_debug()
         )),

@@ -49,6 +49,19 @@
 //! ("no descriptors yet"); a path that exists but is not a folder is an error. The folder itself
 //! may be a symbolic link; the files in it may not.
 //!
+//! Other choices the format makes:
+//!
+//! - One error per bad file: when a file has several shape problems (unknown fields, wrong
+//!   types), the one 613 error lists each on its own line, so the author fixes them in one go.
+//! - A key given twice in one object is an error (a JSON parser would keep the last one
+//!   silently, and a reader could check one `command` while another runs).
+//! - A UTF-8 byte-order mark at the start of the file is accepted and ignored.
+//! - A file's name need not match the tool's `name`; names must be unique among all tools:
+//!   the loader is given the names already taken ([`DescriptorLoader::reserve`]), and of two
+//!   files with one name the later in name order is refused.
+//! - File names are compared byte by byte; a name that is not UTF-8 is an error naming the
+//!   file (shown lossily), never a crash.
+//!
 //! ```
 //! use nanotool_runtime::descriptor::DescriptorLoader;
 //!
@@ -210,6 +223,9 @@ pub struct DescriptorLoader {
     /// Name → who holds it (`a registered tool`, or a file name).
     taken: HashMap<String, String>,
     deny: Vec<String>,
+    /// Slot specs of arguments with a `pattern`, by argument name and JSON text: compiling a
+    /// regex costs far more than reading a descriptor, and folders repeat their arguments.
+    patterned: PatternCache,
 }
 
 impl DescriptorLoader {
@@ -325,7 +341,10 @@ impl DescriptorLoader {
     /// a symbolic link swapped in since, and the size is checked on the open file.
     fn load_file_unchecked(&mut self, path: &Path) -> Result<CommandTool, DescriptorError> {
         let bytes = read_limited(path)?;
-        let spec = self.parse(path, &bytes)?;
+        let mut cache = std::mem::take(&mut self.patterned);
+        let spec = self.parse_cached(path, &bytes, &mut cache);
+        self.patterned = cache;
+        let spec = spec?;
         self.taken.insert(
             spec.name().to_owned(),
             format!(
@@ -342,6 +361,15 @@ impl DescriptorLoader {
     /// name is checked against the names taken but not taken: [`load_file`](Self::load_file)
     /// and [`load_dir`](Self::load_dir) do that.
     pub fn parse(&self, file: &Path, bytes: &[u8]) -> Result<CommandSpec, DescriptorError> {
+        self.parse_cached(file, bytes, &mut PatternCache::default())
+    }
+
+    fn parse_cached(
+        &self,
+        file: &Path,
+        bytes: &[u8],
+        cache: &mut PatternCache,
+    ) -> Result<CommandSpec, DescriptorError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             DescriptorError::file(
                 file,
@@ -353,8 +381,8 @@ impl DescriptorLoader {
         })?;
         // Editors on some systems write a byte-order mark; it is not part of the JSON.
         let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-        let value: Value = serde_json::from_str(text).map_err(|e| json_error(file, &e))?;
-        let raw = RawDescriptor::from_value(&value).map_err(|problems| {
+        let value = parse_json(text).map_err(|e| json_error(file, &e))?;
+        let raw = RawDescriptor::from_value(&value, cache).map_err(|problems| {
             let mut problems = problems.into_iter();
             let (pointer, first) = problems.next().expect("at least one problem");
             let mut err = DescriptorError::at(file, pointer, first);
@@ -465,6 +493,86 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, DescriptorError> {
     Ok(bytes)
 }
 
+/// Parses JSON like `serde_json::from_str::<Value>`, but refuses a key given twice in one
+/// object: `serde_json` would keep the last silently, so a reader could check one `command`
+/// while another runs.
+fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// A [`Value`] seed that errors on a duplicate object key.
+#[derive(Clone, Copy)]
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self)?;
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the key `{key}` is given twice in one object; keep one"
+                )));
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
 fn json_error(file: &Path, e: &serde_json::Error) -> DescriptorError {
     let full = e.to_string();
     let what = match full.rfind(" at line ") {
@@ -473,17 +581,17 @@ fn json_error(file: &Path, e: &serde_json::Error) -> DescriptorError {
     };
     let advice = match e.classify() {
         serde_json::error::Category::Eof => {
-            "the file ends too early: close every `{`, `[` and `\"` that is opened"
+            "; the file ends too early: close every `{`, `[` and `\"` that is opened"
         }
         serde_json::error::Category::Syntax => {
-            "check for a missing or extra comma, quote, colon or brace there (JSON allows no \
+            "; check for a missing or extra comma, quote, colon or brace there (JSON allows no \
              comments and no trailing commas)"
         }
-        _ => "write plain JSON values there",
+        _ => "",
     };
     DescriptorError {
         file: file.to_path_buf(),
-        message: format!("invalid JSON: {what}; {advice}"),
+        message: format!("invalid JSON: {what}{advice}"),
         pointer: None,
         position: (e.line() > 0).then(|| (e.line(), e.column())),
     }
@@ -613,7 +721,7 @@ struct RawDescriptor<'v> {
 }
 
 impl<'v> RawDescriptor<'v> {
-    fn from_value(value: &'v Value) -> Result<Self, Vec<Problem>> {
+    fn from_value(value: &'v Value, cache: &mut PatternCache) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
         let Some(object) = value.as_object() else {
             return Err(vec![(
@@ -680,7 +788,11 @@ impl<'v> RawDescriptor<'v> {
             None => {}
             Some(Value::Object(arguments)) => {
                 for (arg, spec) in arguments {
-                    if let Some(slot) = argument(arg, spec, &mut problems) {
+                    let cached = cached_slot(cache, arg, spec);
+                    if let Some(slot) = cached {
+                        slots.push(slot);
+                    } else if let Some(slot) = argument(arg, spec, &mut problems) {
+                        remember_slot(cache, arg, spec, &slot);
                         slots.push(slot);
                     }
                 }
@@ -763,6 +875,26 @@ fn required_str<'v>(
             ));
             None
         }
+    }
+}
+
+/// Slot specs already built for arguments with a `pattern`, keyed by the argument's name and
+/// JSON text (keys sorted, so equal objects give equal text).
+#[derive(Debug, Clone, Default)]
+struct PatternCache(HashMap<String, SlotSpec>);
+
+fn cache_key(name: &str, value: &Value) -> Option<String> {
+    value.get("pattern")?;
+    Some(format!("{name}\u{0}{value}"))
+}
+
+fn cached_slot(cache: &PatternCache, name: &str, value: &Value) -> Option<SlotSpec> {
+    cache.0.get(&cache_key(name, value)?).cloned()
+}
+
+fn remember_slot(cache: &mut PatternCache, name: &str, value: &Value, slot: &SlotSpec) {
+    if let Some(key) = cache_key(name, value) {
+        cache.0.insert(key, slot.clone());
     }
 }
 

@@ -332,7 +332,9 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
         } else {
             piece
         };
-        if candidate.is_empty() || candidate.starts_with('-') {
+        // An option name is no path; an operand after `--` that begins with `-` but holds a
+        // `/` could be one, and the path rule refuses it.
+        if candidate.is_empty() || (candidate.starts_with('-') && !candidate.contains('/')) {
             continue;
         }
         if let Err(e) = slot::validate(path_rule, &Value::String(candidate.to_owned()), root) {

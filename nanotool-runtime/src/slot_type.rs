@@ -566,12 +566,3 @@ pub fn build_tool(
         .collect();
     CommandSpec::new(name, description, template, specs).map(CommandTool::new)
 }
-
-/// A compile-time assertion: fails the build with `message` when `ok` is false (used by
-/// generated code, in `const` items, for what the macro cannot see: field types).
-#[doc(hidden)]
-pub const fn require(ok: bool, message: &'static str) {
-    if !ok {
-        panic!("{}", message)
-    }
-}

@@ -10,34 +10,12 @@
 //! What does not live here: validation of a call's arguments (the tool does it, through
 //! [`crate::CommandSpec::render`]), and running a command (the kernel).
 //!
-//! ```
-//! use nanotool_runtime::{
-//!     CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind, SlotSpec, Toolbox,
-//! };
-//!
-//! let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
-//! let mut toolbox = Toolbox::new(kernel);
-//! let spec = CommandSpec::new(
-//!     "count_lines",
-//!     "Count the lines of a file",
-//!     "wc -l <file>",
-//!     vec![SlotSpec::new("file", SlotKind::Path, "The file to count")],
-//! )
-//! .unwrap();
-//! toolbox.register(CommandTool::new(spec)).unwrap();
-//!
-//! let mcp = toolbox.mcp_tools();
-//! assert_eq!(mcp[0]["name"], "count_lines");
-//! assert_eq!(mcp[0]["inputSchema"]["required"][0], "file");
-//! let openai = toolbox.openai_tools(true);
-//! assert_eq!(openai[0]["function"]["strict"], true);
-//! let anthropic = toolbox.anthropic_tools();
-//! assert_eq!(anthropic[0]["input_schema"]["additionalProperties"], false);
-//! ```
+//! See [`Toolbox`] for an example.
 
 use crate::descriptor::{DescriptorError, DescriptorLoader, closest};
 use crate::exec_tool::{ExecTool, ExecToolError};
 use crate::kernel::{CancelHandle, CommandExecKernel};
+use crate::policy;
 use crate::spec::{SpecError, is_tool_name};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 use serde_json::{Map, Value, json};
@@ -115,6 +93,40 @@ pub fn command_output_schema() -> Value {
 
 /// The kernel and the registered tools. `Send + Sync`: share it behind an [`Arc`] and call
 /// from any thread.
+///
+/// Register a [`crate::CommandTool`] and export it:
+///
+/// ```
+/// use nanotool_runtime::{
+///     CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind, SlotSpec, Toolbox,
+/// };
+///
+/// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+/// let mut toolbox = Toolbox::new(kernel);
+/// let spec = CommandSpec::new(
+///     "count_lines",
+///     "Count the lines of a file",
+///     "wc -l <file>",
+///     vec![SlotSpec::new("file", SlotKind::Path, "The file to count")],
+/// )
+/// .unwrap();
+/// toolbox.register(CommandTool::new(spec)).unwrap();
+///
+/// // Doc tests run in the crate's folder.
+/// let out = toolbox
+///     .call("count_lines", &serde_json::json!({"file": "Cargo.toml"}), None)
+///     .unwrap();
+/// assert!(out.text.starts_with("exit: 0"), "{}", out.text);
+/// assert!(toolbox.call("count_line", &serde_json::json!({}), None).is_err());
+///
+/// let mcp = toolbox.mcp_tools();
+/// assert_eq!(mcp[0]["name"], "count_lines");
+/// assert_eq!(mcp[0]["inputSchema"]["required"][0], "file");
+/// let openai = toolbox.openai_tools(true);
+/// assert_eq!(openai[0]["function"]["strict"], true);
+/// let anthropic = toolbox.anthropic_tools();
+/// assert_eq!(anthropic[0]["input_schema"]["additionalProperties"], false);
+/// ```
 pub struct Toolbox {
     kernel: CommandExecKernel,
     tools: Vec<Arc<dyn Tool>>,
@@ -274,11 +286,15 @@ impl Toolbox {
             suggestions: self.closest_names(name),
         })?;
         if let Some(spec) = tool.spec() {
-            // A binary denied after registration is refused at call time.
-            if let Err(e) = spec.check_denied(&self.deny_list()) {
+            // A binary denied after registration is refused at call time (the rest of the
+            // policy was checked at registration and does not change).
+            let deny = self.deny.read().unwrap_or_else(|e| e.into_inner());
+            let binary = spec.template().binary();
+            if !deny.is_empty() && policy::is_denied(binary, &deny) {
                 return Ok(ToolOutput {
                     text: format!(
-                        "error {}: tool `{name}` is refused: {e}",
+                        "error {}: tool `{name}` is refused: its binary `{binary}` is on the \
+                         host's deny list",
                         crate::error::CODE_INVALID_ARGUMENTS
                     ),
                     is_error: true,

@@ -16,8 +16,8 @@ pub use nanotool_runtime::*;
 #[doc(hidden)]
 pub mod __private {
     pub use nanotool_runtime::slot_type::{
-        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, TypedTool, build_tool, require,
-        typed_argv, typed_from_args, typed_run,
+        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, TypedTool, build_tool, typed_argv,
+        typed_from_args, typed_run,
     };
     pub use nanotool_runtime::{
         Argv, CommandExecKernel, CommandSpec, CommandTool, ExecResult, SlotError, SlotKind,
