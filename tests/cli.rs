@@ -444,7 +444,7 @@ fn check_reports_613_errors_and_exits_1() {
     run.expect(1);
     let out = run.stdout();
     assert!(
-        out.contains("error[613]") && out.contains("broken.tool.json"),
+        out.contains("error 613: ") && out.contains("broken.tool.json"),
         "{out}"
     );
     assert!(out.contains("shell.tool.json"), "{out}");

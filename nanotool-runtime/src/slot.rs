@@ -132,13 +132,13 @@ impl SlotSpec {
     /// write `[0-9]` where only ASCII digits will do.
     pub fn with_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
-        // The pattern is compiled alone first: only a balanced regex may be wrapped, or
-        // `a)|(b` would turn into an unanchored alternation.
-        self.regex = Some(
-            Regex::new(pattern)
-                .and_then(|_| Regex::new(&format!(r"\A(?:{pattern})\z")))
-                .map_err(|e| e.to_string()),
-        );
+        // The pattern is parsed alone first: only a balanced regex may be wrapped, or
+        // `a)|(b` would turn into an unanchored alternation. Parsing is cheap; the one
+        // compile is of the anchored form.
+        self.regex = Some(match regex_syntax::Parser::new().parse(pattern) {
+            Ok(_) => Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        });
         self
     }
 

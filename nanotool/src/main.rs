@@ -325,9 +325,7 @@ fn assemble_from(
 
 fn warn_descriptors(errors: &[DescriptorError]) {
     for e in errors {
-        eprintln!(
-            "warning[{CODE_INVALID_DESCRIPTOR}]: {e} (this file is skipped; the others load)"
-        );
+        eprintln!("warning: {e} (this file is skipped; the others load)");
     }
 }
 
@@ -567,7 +565,7 @@ fn check(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8, Failure>
     } else {
         let mut text = String::new();
         for e in &errors {
-            text.push_str(&format!("error[{CODE_INVALID_DESCRIPTOR}]: {e}\n"));
+            text.push_str(&format!("{e}\n"));
         }
         text.push_str(&format!(
             "{}: {} descriptor(s) loaded, {} error(s)\n",
