@@ -3,12 +3,14 @@
 //! serve` binary end to end (stdout purity, EOF exit, killing a cancelled command's process,
 //! a non-dumpable server).
 
+mod common;
+
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -804,48 +806,7 @@ fn duplicate_ids_in_flight_are_refused() {
 // The `nanotool serve` binary
 // ---------------------------------------------------------------------------------------------
 
-/// Builds the `nanotool` binary once per test process (it lives in the `nanotool` crate, which
-/// this package sees only as a library) and returns its path: `target/<profile>/nanotool`,
-/// next to the `deps/` folder this test runs from.
-fn nanotool_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test's own path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps/<test>");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev".to_owned(),
-            Some(other) => other.to_owned(),
-            None => "dev".to_owned(),
-        };
-        let target_dir = profile_dir.parent().expect("target/");
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "nanotool",
-                "--bin",
-                "nanotool",
-                "--profile",
-            ])
-            .arg(&profile)
-            .arg("--target-dir")
-            .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("run cargo build");
-        assert!(
-            status.success(),
-            "cargo build -p nanotool --bin nanotool failed"
-        );
-        let bin = profile_dir.join(format!("nanotool{}", std::env::consts::EXE_SUFFIX));
-        assert!(bin.is_file(), "no binary at {}", bin.display());
-        bin
-    })
-}
+use common::bin::nanotool_bin;
 
 struct Served {
     child: Child,

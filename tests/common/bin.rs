@@ -1,0 +1,47 @@
+//! Shared by the tests that run the `nanotool` binary (`mod common;` in each).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Builds the `nanotool` binary once per test process (it lives in the `nanotool` crate, which
+/// this package sees only as a library) and returns its path: `target/<profile>/nanotool`,
+/// next to the `deps/` folder this test runs from.
+pub fn nanotool_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test's own path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>/deps/<test>");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev".to_owned(),
+            Some(other) => other.to_owned(),
+        };
+        let target_dir = profile_dir.parent().expect("target/");
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "nanotool",
+                "--bin",
+                "nanotool",
+                "--profile",
+            ])
+            .arg(&profile)
+            .arg("--target-dir")
+            .arg(target_dir)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("run cargo build");
+        assert!(
+            status.success(),
+            "cargo build -p nanotool --bin nanotool failed"
+        );
+        let bin = profile_dir.join(format!("nanotool{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.is_file(), "no binary at {}", bin.display());
+        bin
+    })
+}
