@@ -4,7 +4,8 @@
 //! `cargo run --example custom_tool`
 
 use nanotool::{
-    CommandExecKernel, KernelSettings, SlotEnum, Tool, ToolContext, WorkPath, command_tool,
+    CommandExecKernel, CommandStruct, KernelSettings, SlotEnum, Tool, ToolContext, WorkPath,
+    command_tool,
 };
 use serde_json::json;
 

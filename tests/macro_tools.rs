@@ -4,8 +4,8 @@
 
 use nanotool::builtins::{self, Find, Grep, SedPrint};
 use nanotool::{
-    CODE_INVALID_ARGUMENTS, CommandExecKernel, KernelSettings, SlotEnum, Tool, ToolContext,
-    WorkPath, command_tool,
+    CODE_INVALID_ARGUMENTS, CommandExecKernel, CommandStruct, KernelSettings, SlotEnum, Tool,
+    ToolContext, WorkPath, command_tool,
 };
 use serde_json::json;
 

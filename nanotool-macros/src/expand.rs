@@ -1,6 +1,6 @@
 //! The expansion of `#[command_tool]`: read the struct, check everything, then generate the
-//! [`CommandStruct`](nanotool_runtime::slot_type::CommandStruct) impl and the inherent
-//! methods, or — when anything is wrong — every error beside a stub impl, so the user sees
+//! [`CommandStruct`](nanotool_runtime::slot_type::CommandStruct) impl (whose provided methods
+//! are the typed API), or — when anything is wrong — every error beside a stub impl, so the user sees
 //! the real mistakes and no follow-on errors.
 
 use crate::attr::{self, DefaultValue, SlotAttrs};
@@ -189,13 +189,11 @@ fn p() -> TokenStream {
 /// `condition` (a const expression over a field type's `SlotType`) is false. Every token
 /// carries `span`, so the error points at the field, not at the attribute.
 fn assertion(span: Span, condition: TokenStream, message: &str) -> TokenStream {
-    let message = Literal::string(&message.replace('{', "{{").replace('}', "}}"));
-    let condition = respan(condition, span);
+    let p = p();
+    let message = Literal::string(message);
+    let call = respan(quote!(#p::require(#condition, #message)), span);
     quote_spanned! {span=>
-        #[allow(clippy::all)]
-        const _: () = if !(#condition) {
-            ::core::panic!(#message)
-        };
+        const _: () = #call;
     }
 }
 
@@ -216,65 +214,10 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-fn inherent(ident: &Ident) -> TokenStream {
-    let p = p();
-    quote! {
-        #[automatically_derived]
-        impl #ident {
-            /// This tool, to register with a `Toolbox` or call through the `Tool` trait.
-            #[allow(dead_code)]
-            #[inline]
-            pub fn tool() -> #p::TypedTool<Self> {
-                #p::TypedTool::new()
-            }
-
-            /// Runs this call through `kernel`: the values go through the same validation
-            /// and rendering as a JSON call (`CommandSpec::render`), then the kernel runs the argv.
-            #[allow(dead_code)]
-            #[inline]
-            pub fn run(
-                &self,
-                kernel: &#p::CommandExecKernel,
-            ) -> ::core::result::Result<#p::ExecResult, #p::SlotError> {
-                #p::typed_run(self, kernel)
-            }
-
-            /// The argv this call renders to, with paths confined to `root`.
-            #[allow(dead_code)]
-            #[inline]
-            pub fn argv(
-                &self,
-                root: &::std::path::Path,
-            ) -> ::core::result::Result<#p::Argv, #p::SlotError> {
-                #p::typed_argv(self, root)
-            }
-
-            /// Validates JSON arguments (as the model sends them) and builds the typed call.
-            #[allow(dead_code)]
-            #[inline]
-            pub fn from_args(
-                args: &#p::Value,
-                root: &::std::path::Path,
-            ) -> ::core::result::Result<Self, #p::SlotError> {
-                #p::typed_from_args(args, root)
-            }
-
-            /// The tool's command spec, built once from the template and the field types.
-            #[allow(dead_code)]
-            #[inline]
-            pub fn command_spec(
-            ) -> ::core::result::Result<&'static #p::CommandSpec, &'static #p::SpecError> {
-                <Self as #p::CommandStruct>::command_tool().map(#p::CommandTool::spec)
-            }
-        }
-    }
-}
-
-/// What is emitted beside the errors: the same API with bodies that never run (the build
-/// fails on the errors), so uses of the struct elsewhere raise no follow-on errors.
+/// What is emitted beside the errors: the same trait impl with bodies that never run (the
+/// build fails on the errors), so uses of the struct elsewhere raise no follow-on errors.
 fn fallback(ident: &Ident) -> TokenStream {
     let p = p();
-    let methods = inherent(ident);
     quote! {
         #[automatically_derived]
         impl #p::CommandStruct for #ident {
@@ -291,7 +234,6 @@ fn fallback(ident: &Ident) -> TokenStream {
                 ::core::unreachable!()
             }
         }
-        #methods
     }
 }
 
@@ -431,11 +373,12 @@ fn generate(
     }
     let idents: Vec<&Ident> = fields.iter().map(|f| &f.ident).collect();
     let names: Vec<&String> = fields.iter().map(|f| &f.name).collect();
-    let to_json: Vec<TokenStream> = fields
+    // `&self.field` spanned at the field's type: a type that is no slot type is reported there.
+    let values: Vec<TokenStream> = fields
         .iter()
         .map(|f| {
-            let ty = &f.ty;
-            quote_spanned! {ty.span()=> <#ty as #p::SlotType>::to_json }
+            let (ident, ty) = (&f.ident, &f.ty);
+            quote_spanned! {ty.span()=> <#ty as #p::SlotType>::slot_value(&self.#ident) }
         })
         .collect();
     let field: Vec<TokenStream> = fields
@@ -445,7 +388,9 @@ fn generate(
             quote_spanned! {ty.span()=> <#ty as #p::SlotType>::field }
         })
         .collect();
-    let methods = inherent(ident);
+    // Generated bodies stay small and non-generic: `to_args` is one call of a runtime
+    // function, `from_validated` matches instead of `?` (no per-struct `FromResidual`), and
+    // the typed API is the trait's provided methods, instantiated only where called.
     quote! {
         #input
 
@@ -464,31 +409,23 @@ fn generate(
                     .as_ref()
             }
 
-            #[inline]
             fn to_args(&self) -> #p::Value {
-                #[allow(unused_mut)]
-                let mut args = #p::Map::new();
-                #(
-                    if let ::core::option::Option::Some(value) =
-                        #to_json(&self.#idents)
-                    {
-                        args.insert(::std::string::String::from(#names), value);
-                    }
-                )*
-                #p::Value::Object(args)
+                #p::args_object(&[#( (#names, #values) ),*])
             }
 
-            #[inline]
             fn from_validated(
                 _spec: &#p::CommandSpec,
                 _args: &#p::Value,
             ) -> ::core::result::Result<Self, #p::SlotError> {
                 ::core::result::Result::Ok(Self {
-                    #( #idents: #field(_spec, _args, #names)?, )*
+                    #(
+                        #idents: match #field(_spec, _args, #names) {
+                            ::core::result::Result::Ok(value) => value,
+                            ::core::result::Result::Err(err) => return ::core::result::Result::Err(err),
+                        },
+                    )*
                 })
             }
         }
-
-        #methods
     }
 }

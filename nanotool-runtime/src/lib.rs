@@ -35,7 +35,7 @@ pub use exec_tool::ExecTool;
 pub use kernel::{CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings};
 pub use policy::PolicyError;
 pub use slot::{SlotError, SlotKind, SlotSpec};
-pub use slot_type::{CommandStruct, SlotType, TypedTool, WorkPath};
+pub use slot_type::{CodeTool, CommandStruct, SlotType, WorkPath};
 pub use spec::{Argv, CommandSpec, SpecError};
 pub use template::{Template, TemplateError};
 pub use tool::{CommandTool, Tool, ToolContext, ToolOutput};

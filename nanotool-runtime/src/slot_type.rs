@@ -13,10 +13,10 @@
 //! | [`WorkPath`] | `path` | no |
 //! | `Option<T>` | `T`'s kind, not required | as `T` |
 //!
-//! [`CommandStruct`] is what the macro implements for a struct; [`TypedTool`] turns it into a
-//! [`Tool`] that delegates to [`CommandTool`], the one call path every form shares. The free
-//! functions ([`typed_argv`], [`typed_run`], [`typed_from_args`]) back the inherent methods
-//! the macro generates.
+//! [`CommandStruct`] is what the macro implements for a struct, and carries the typed API
+//! (`tool()`, `run()`, `argv()`, `from_args()`, `command_spec()`); [`CodeTool`] is the
+//! struct as a [`Tool`] that delegates to [`CommandTool`], the one call path every form
+//! shares.
 //!
 //! What does *not* live here: validation of a value (see [`crate::spec::CommandSpec::render`])
 //! and the policy (see [`crate::policy`]).
@@ -27,7 +27,6 @@ use crate::spec::{Argv, CommandSpec, SpecError};
 use crate::tool::{CommandTool, Tool, ToolContext, ToolOutput};
 use serde_json::Value;
 use std::fmt;
-use std::marker::PhantomData;
 use std::path::Path;
 
 /// The kind of a slot as a constant, so compile-time assertions can look at it
@@ -123,6 +122,12 @@ pub trait SlotType: Sized {
         } else {
             spec.optional()
         }
+    }
+
+    /// The value behind `dyn`, for [`args_object`] (called by generated code).
+    #[doc(hidden)]
+    fn slot_value(&self) -> &dyn SlotValue {
+        self
     }
 
     /// One field of a call that already passed [`CommandSpec::render`]: the argument, else
@@ -339,8 +344,22 @@ impl SlotType for WorkPath {
 
 /// A struct that is a command tool: what `#[command_tool]` implements.
 ///
-/// The struct's fields are the slots; a value of it is one call. Use the inherent methods
-/// the macro generates (`tool()`, `run()`, `argv()`, `from_args()`) rather than this trait.
+/// The struct's fields are the slots; a value of it is one call. The macro implements the
+/// required items; the provided methods are the typed API — bring the trait into scope to
+/// call them, as with any derive (`use nanotool::CommandStruct;`):
+///
+/// - [`tool`](CommandStruct::tool): the tool, to register with a `Toolbox` or call through
+///   the [`Tool`] trait;
+/// - [`run`](CommandStruct::run): one typed call through a kernel;
+/// - [`argv`](CommandStruct::argv): the argv a typed call renders to;
+/// - [`from_args`](CommandStruct::from_args): JSON arguments → a typed call;
+/// - [`command_spec`](CommandStruct::command_spec): the tool's [`CommandSpec`].
+///
+/// A typed call and a JSON call both go through [`CommandSpec::render`]: the typed values
+/// are turned into the JSON the model would send, so there is one validation path.
+///
+/// The methods are generic, so a crate pays for them only where it calls them: a hundred
+/// tools compile to a hundred small trait impls, not a hundred copies of this API.
 pub trait CommandStruct: Sized + Send + Sync + 'static {
     /// The tool's name.
     const NAME: &'static str;
@@ -357,86 +376,111 @@ pub trait CommandStruct: Sized + Send + Sync + 'static {
 
     /// Builds the typed value from arguments that already passed [`CommandSpec::render`].
     fn from_validated(spec: &CommandSpec, args: &Value) -> Result<Self, SlotError>;
-}
 
-/// A [`CommandStruct`] as a [`Tool`]: delegates to its [`CommandTool`], so the code form
-/// and the descriptor form share one call path (render → refused, or kernel run).
-pub struct TypedTool<T>(PhantomData<fn() -> T>);
+    /// This tool, to register with a `Toolbox` or call through the [`Tool`] trait.
+    fn tool() -> CodeTool {
+        CodeTool::new(Self::NAME, Self::DESCRIPTION, Self::command_tool)
+    }
 
-impl<T> TypedTool<T> {
-    /// The tool for `T`.
-    pub const fn new() -> Self {
-        TypedTool(PhantomData)
+    /// Runs this call through `kernel`: the values go through the same validation and
+    /// rendering as a JSON call ([`CommandSpec::render`]), then the kernel runs the argv.
+    fn run(&self, kernel: &CommandExecKernel) -> Result<ExecResult, SlotError> {
+        run_of(Self::NAME, Self::command_tool(), &self.to_args(), kernel)
+    }
+
+    /// The argv this call renders to, with paths confined to `root`.
+    fn argv(&self, root: &Path) -> Result<Argv, SlotError> {
+        render_of(Self::NAME, Self::command_tool(), &self.to_args(), root)
+    }
+
+    /// Validates JSON arguments (as the model sends them) with [`CommandSpec::render`], then
+    /// builds the typed call.
+    fn from_args(args: &Value, root: &Path) -> Result<Self, SlotError> {
+        let spec = validate_of(Self::NAME, Self::command_tool(), args, root)?;
+        Self::from_validated(spec, args)
+    }
+
+    /// The tool's command spec, built once from the template and the field types.
+    fn command_spec() -> Result<&'static CommandSpec, &'static SpecError> {
+        Self::command_tool().map(CommandTool::spec)
     }
 }
 
-impl<T> Default for TypedTool<T> {
-    fn default() -> Self {
-        Self::new()
+/// How a code-form tool reaches its [`CommandTool`]: the `command_tool` function of its
+/// [`CommandStruct`] impl.
+pub type BuildFn = fn() -> Result<&'static CommandTool, &'static SpecError>;
+
+/// A [`CommandStruct`] as a [`Tool`] ([`CommandStruct::tool`]): delegates to its
+/// [`CommandTool`], so the code form and the descriptor form share one call path (render →
+/// refused, or kernel run).
+///
+/// One concrete type for every struct, so registering a hundred tools instantiates nothing
+/// per tool.
+#[derive(Clone, Copy)]
+pub struct CodeTool {
+    name: &'static str,
+    description: &'static str,
+    build: BuildFn,
+}
+
+impl CodeTool {
+    /// A tool named `name`, described by `description`, whose [`CommandTool`] `build` gives.
+    pub const fn new(name: &'static str, description: &'static str, build: BuildFn) -> Self {
+        CodeTool {
+            name,
+            description,
+            build,
+        }
+    }
+
+    /// The tool's [`CommandTool`], or the error that made its definition invalid.
+    pub fn command_tool(&self) -> Result<&'static CommandTool, &'static SpecError> {
+        (self.build)()
     }
 }
 
-impl<T> Clone for TypedTool<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<T> Copy for TypedTool<T> {}
-
-impl<T: CommandStruct> fmt::Debug for TypedTool<T> {
+impl fmt::Debug for CodeTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("TypedTool").field(&T::NAME).finish()
+        f.debug_tuple("CodeTool").field(&self.name).finish()
     }
 }
 
-// The generic items below are one-line shims over non-generic functions, so a crate with a
-// hundred tools compiles each body once, not once per tool.
-
-impl<T: CommandStruct> Tool for TypedTool<T> {
+impl Tool for CodeTool {
     fn name(&self) -> &str {
-        T::NAME
+        self.name
     }
 
     fn description(&self) -> &str {
-        T::DESCRIPTION
+        self.description
     }
 
     fn input_schema(&self) -> Value {
-        schema_of(T::command_tool())
+        match self.command_tool() {
+            Ok(tool) => tool.input_schema(),
+            Err(_) => serde_json::json!({
+                "type": "object", "properties": {}, "required": [], "additionalProperties": false
+            }),
+        }
     }
 
     fn spec(&self) -> Option<&CommandSpec> {
-        T::command_tool().ok().map(CommandTool::spec)
+        self.command_tool().ok().map(CommandTool::spec)
     }
 
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        call_of(T::NAME, T::command_tool(), args, ctx)
+        match self.command_tool() {
+            Ok(tool) => tool.call(args, ctx),
+            Err(err) => ToolOutput {
+                text: format!("tool `{}` cannot run: {err}", self.name),
+                is_error: true,
+                code: None,
+                exec: None,
+            },
+        }
     }
 }
 
 type Built = Result<&'static CommandTool, &'static SpecError>;
-
-fn schema_of(tool: Built) -> Value {
-    match tool {
-        Ok(tool) => tool.input_schema(),
-        Err(_) => serde_json::json!({
-            "type": "object", "properties": {}, "required": [], "additionalProperties": false
-        }),
-    }
-}
-
-fn call_of(name: &str, tool: Built, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-    match tool {
-        Ok(tool) => tool.call(args, ctx),
-        Err(err) => ToolOutput {
-            text: format!("tool `{name}` cannot run: {err}"),
-            is_error: true,
-            code: None,
-            exec: None,
-        },
-    }
-}
 
 fn spec_of(name: &str, tool: Built) -> Result<&'static CommandSpec, SlotError> {
     tool.map(CommandTool::spec).map_err(|err| {
@@ -472,23 +516,41 @@ fn validate_of(
     Ok(spec)
 }
 
-/// Renders a typed call to argv, through the same [`CommandSpec::render`] as a JSON call.
-pub fn typed_argv<T: CommandStruct>(value: &T, root: &Path) -> Result<Argv, SlotError> {
-    render_of(T::NAME, T::command_tool(), &value.to_args(), root)
+/// A field's value as JSON, behind `dyn` (used by generated code: one `to_args` body for
+/// every struct, [`args_object`]).
+#[doc(hidden)]
+pub trait SlotValue {
+    /// [`SlotType::to_json`].
+    fn slot_json(&self) -> Option<Value>;
 }
 
-/// Runs a typed call through `kernel`: typed values → JSON → [`CommandSpec::render`] → run.
-pub fn typed_run<T: CommandStruct>(
-    value: &T,
-    kernel: &CommandExecKernel,
-) -> Result<ExecResult, SlotError> {
-    run_of(T::NAME, T::command_tool(), &value.to_args(), kernel)
+impl<T: SlotType> SlotValue for T {
+    fn slot_json(&self) -> Option<Value> {
+        self.to_json()
+    }
 }
 
-/// Validates JSON arguments with [`CommandSpec::render`], then builds the typed value.
-pub fn typed_from_args<T: CommandStruct>(args: &Value, root: &Path) -> Result<T, SlotError> {
-    let spec = validate_of(T::NAME, T::command_tool(), args, root)?;
-    T::from_validated(spec, args)
+/// The arguments object of a typed call: each field under its slot name, absent `Option`s
+/// left out (used by generated code).
+#[doc(hidden)]
+pub fn args_object(fields: &[(&'static str, &dyn SlotValue)]) -> Value {
+    let mut args = serde_json::Map::new();
+    for (name, value) in fields {
+        if let Some(value) = value.slot_json() {
+            args.insert((*name).to_owned(), value);
+        }
+    }
+    Value::Object(args)
+}
+
+/// A compile-time check of generated code: the build fails with `message`, at the caller's
+/// span, when `ok` is false.
+#[doc(hidden)]
+#[track_caller]
+pub const fn require(ok: bool, message: &str) {
+    if !ok {
+        panic!("{}", message)
+    }
 }
 
 /// A default as the macro wrote it down (used by generated code).

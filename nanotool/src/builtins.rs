@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use nanotool::builtins::{self, Grep};
-//! use nanotool::{Tool, WorkPath};
+//! use nanotool::{CommandStruct, Tool, WorkPath};
 //!
 //! let names: Vec<String> = builtins::all().iter().map(|t| t.name().to_owned()).collect();
 //! assert_eq!(names, ["grep", "find", "sed_print"]);
@@ -13,7 +13,7 @@
 //! assert_eq!(argv.as_slice(), ["grep", "-rn", "fn_main", "."]);
 //! ```
 
-use crate::{Tool, WorkPath, command_tool};
+use crate::{CommandStruct, Tool, WorkPath, command_tool};
 use std::sync::Arc;
 
 /// Search file contents in the workspace, recursively, and print each matching line with its

@@ -16,13 +16,9 @@ pub use nanotool_runtime::*;
 #[doc(hidden)]
 pub mod __private {
     pub use nanotool_runtime::slot_type::{
-        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, TypedTool, build_tool, typed_argv,
-        typed_from_args, typed_run,
+        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, args_object, build_tool, require,
     };
-    pub use nanotool_runtime::{
-        Argv, CommandExecKernel, CommandSpec, CommandTool, ExecResult, SlotError, SlotKind,
-        SpecError,
-    };
-    pub use serde_json::{Map, Value};
+    pub use nanotool_runtime::{CommandSpec, CommandTool, SlotError, SlotKind, SpecError};
+    pub use serde_json::Value;
     pub use std::sync::OnceLock;
 }

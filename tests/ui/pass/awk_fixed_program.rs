@@ -1,5 +1,5 @@
 //! pass: awk fixed program.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("awk -f scripts/sum.awk <file>")]

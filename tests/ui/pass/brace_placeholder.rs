@@ -1,5 +1,5 @@
 //! pass: brace placeholder.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("ls {dir}")]

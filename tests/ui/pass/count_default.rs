@@ -1,5 +1,5 @@
 //! pass: count default.
-use nanotool::command_tool;
+use nanotool::{CommandStruct, command_tool};
 
 /// Runs a command.
 #[command_tool("git log -n <count>")]

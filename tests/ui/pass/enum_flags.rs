@@ -1,5 +1,5 @@
 //! pass: enum flags.
-use nanotool::{SlotEnum, WorkPath, command_tool};
+use nanotool::{CommandStruct, SlotEnum, WorkPath, command_tool};
 
 /// The values the slot takes.
 #[derive(SlotEnum)]

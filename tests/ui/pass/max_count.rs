@@ -1,5 +1,5 @@
 //! pass: max count.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("grep --max-count=<n> -rn <pattern> <path>")]

@@ -1,5 +1,5 @@
 //! pass: no slots.
-use nanotool::command_tool;
+use nanotool::{CommandStruct, command_tool};
 
 /// Runs a command.
 #[command_tool("find . -name *.rs")]

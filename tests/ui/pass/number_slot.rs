@@ -1,5 +1,5 @@
 //! pass: number slot.
-use nanotool::command_tool;
+use nanotool::{CommandStruct, command_tool};
 
 /// Runs a command.
 #[command_tool("sleep <seconds>")]

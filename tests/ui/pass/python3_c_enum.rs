@@ -1,5 +1,5 @@
 //! pass: python3 c enum.
-use nanotool::{SlotEnum, command_tool};
+use nanotool::{CommandStruct, SlotEnum, command_tool};
 
 /// The values the slot takes.
 #[derive(SlotEnum)]

@@ -1,5 +1,5 @@
 //! pass: python3 module.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("python3 -m json.tool <file>")]

@@ -1,5 +1,5 @@
 //! pass: python3 script arg.
-use nanotool::command_tool;
+use nanotool::{CommandStruct, command_tool};
 
 /// Runs a command.
 #[command_tool("python3 scripts/x.py <arg>")]

@@ -1,5 +1,5 @@
 //! pass: sed line integer.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("sed -n <line>p <file>")]

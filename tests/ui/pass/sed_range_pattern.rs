@@ -1,5 +1,5 @@
 //! pass: sed range pattern.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("sed -n <range>p <path>")]

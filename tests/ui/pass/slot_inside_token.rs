@@ -1,5 +1,5 @@
 //! pass: slot inside token.
-use nanotool::{WorkPath, command_tool};
+use nanotool::{CommandStruct, WorkPath, command_tool};
 
 /// Runs a command.
 #[command_tool("cut -d, -f<fields> <file>")]
