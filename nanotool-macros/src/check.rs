@@ -141,10 +141,11 @@ fn suggest_name(name: &str) -> String {
     }
 }
 
-/// Compiles a field's pattern with the same `regex` crate the runtime uses.
+/// Compiles a field's pattern with the runtime's own
+/// [`compile_pattern`](nanotool_runtime::slot::compile_pattern), as a descriptor's is.
 pub fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
     if let Some(lit) = &attrs.pattern {
-        if let Err(err) = regex::Regex::new(&lit.value()) {
+        if let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value()) {
             cx.error_at(
                 lit.span(),
                 format!("invalid `pattern` regex: {err}\nwrite a regex the `regex` crate accepts, e.g. `pattern = r\"^\\d+(,\\d+)?$\"`"),

@@ -94,6 +94,30 @@ impl PartialEq for SlotSpec {
     }
 }
 
+/// Compiles a slot `pattern` the way every form does: anchored as a whole match
+/// (`\A(?:pattern)\z`), with the `regex` crate. `Err` holds the regex's own message.
+///
+/// The descriptor loader (through [`SlotSpec::with_pattern`]) and `#[command_tool]` (at
+/// compile time) both call this, so a pattern one form accepts the other accepts too.
+///
+/// ```
+/// use nanotool_runtime::slot::compile_pattern;
+///
+/// let range = compile_pattern(r"\d+(,\d+)?").unwrap();
+/// assert!(range.is_match("1,20"));
+/// assert!(!range.is_match("1,20x"));
+/// assert!(compile_pattern("a)|(b").is_err());
+/// ```
+pub fn compile_pattern(pattern: &str) -> Result<Regex, String> {
+    // The pattern is parsed alone first: only a balanced regex may be wrapped, or `a)|(b`
+    // would turn into an unanchored alternation. Parsing is cheap; the one compile is of the
+    // anchored form.
+    match regex_syntax::Parser::new().parse(pattern) {
+        Ok(_) => Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 impl SlotSpec {
     /// A required slot of `kind`.
     pub fn new(name: impl Into<String>, kind: SlotKind, description: impl Into<String>) -> Self {
@@ -132,13 +156,7 @@ impl SlotSpec {
     /// write `[0-9]` where only ASCII digits will do.
     pub fn with_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
-        // The pattern is parsed alone first: only a balanced regex may be wrapped, or
-        // `a)|(b` would turn into an unanchored alternation. Parsing is cheap; the one
-        // compile is of the anchored form.
-        self.regex = Some(match regex_syntax::Parser::new().parse(pattern) {
-            Ok(_) => Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        });
+        self.regex = Some(compile_pattern(pattern));
         self
     }
 
