@@ -306,13 +306,214 @@ fn bad_args_json_points_at_the_mistake_and_shows_good_json() {
     assert!(stderr.contains('^'), "{stderr}");
     assert!(stderr.contains(r#"nanotool call grep '{"#), "{stderr}");
     assert!(stderr.contains(r#""pattern":"#), "{stderr}");
-    let run = p.run(&["call", "grep", "[1, 2]"]);
+    // Valid JSON that is not an object is refused by validation, as from a model: 614, exit 2.
+    for not_an_object in ["[1, 2]", "null", "5", r#""TODO""#] {
+        let run = p.run(&["call", "grep", not_an_object]);
+        run.expect(2);
+        assert!(
+            run.stdout().contains("error 614") && run.stdout().contains("JSON object"),
+            "{not_an_object}: {}",
+            run.stdout()
+        );
+    }
+}
+
+/// The signal numbers set in a `/proc/<pid>/status` mask line such as `SigBlk:\t0000...4003`.
+fn mask(status: &str, field: &str) -> u64 {
+    let line = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .unwrap_or_else(|| panic!("no {field} in {status}"));
+    u64::from_str_radix(line.trim(), 16).unwrap()
+}
+
+#[test]
+fn commands_start_with_no_signal_blocked_or_ignored() {
+    // nanotool catches SIGINT, SIGTERM and SIGHUP to cancel its calls; a command must not
+    // inherit that: it starts with an empty mask and default actions, so `timeout` can stop
+    // its child and a command can die of SIGTERM (exit 143).
+    let p = Project::new();
+    p.descriptor(
+        "status.tool.json",
+        r#"{"name": "status", "description": "Own signal state", "command": "grep Sig /proc/self/status"}"#,
+    );
+    let watched: u64 =
+        (1 << (libc::SIGINT - 1)) | (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGHUP - 1));
+    let run = p.run(&["call", "status"]);
+    run.expect(0);
+    let out = run.stdout();
+    assert_eq!(mask(&out, "SigBlk:"), 0, "{out}");
+    assert_eq!(mask(&out, "SigIgn:") & watched, 0, "{out}");
+
+    // The same under `serve`.
+    let mut child = Command::new(nanotool_bin())
+        .arg("serve")
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "off")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}"#,
+        ] {
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let reply: Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|v| v["id"] == 2)
+        .expect("a reply to the call");
+    let text = reply["result"]["structuredContent"]["output"]
+        .as_str()
+        .unwrap();
+    assert_eq!(mask(text, "SigBlk:"), 0, "{text}");
+    assert_eq!(mask(text, "SigIgn:") & watched, 0, "{text}");
+}
+
+#[test]
+fn a_signal_cancels_the_running_call_and_kills_its_group() {
+    let p = Project::new();
+    p.descriptor("nap.tool.json", SLEEP);
+    let child = Command::new(nanotool_bin())
+        .args(["call", "nap", r#"{"seconds": 30}"#, "--json"])
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "off")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the command runs (its `sleep` is a child of nanotool), then SIGTERM nanotool.
+    let pid = child.id() as i32;
+    let sleeping = || {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .map(|c| !c.trim().is_empty())
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !sleeping() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
+    // SAFETY: kill(2) on the pid of our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(128 + libc::SIGTERM));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cancelled"], true, "{v}");
+    for sleep_pid in children.split_whitespace() {
+        assert!(
+            !Path::new(&format!("/proc/{sleep_pid}")).exists()
+                || std::fs::read_to_string(format!("/proc/{sleep_pid}/stat"))
+                    .map(|s| s.contains(") Z "))
+                    .unwrap_or(true),
+            "the command {sleep_pid} outlived the cancel"
+        );
+    }
+}
+
+#[test]
+fn a_work_folder_that_cannot_be_read_exits_1_instead_of_hiding_its_tools() {
+    let p = Project::new();
+    // `WORK/tools` a file: the descriptors cannot be there.
+    std::fs::create_dir_all(p.path().join("w1")).unwrap();
+    std::fs::write(p.path().join("w1/tools"), "not a folder").unwrap();
+    for args in [
+        &["--work", "w1", "list"][..],
+        &["--work", "w1", "call", "grep", r#"{"pattern": "x"}"#],
+    ] {
+        let run = p.run(args);
+        run.expect(1);
+        assert!(run.stderr().contains("w1/tools"), "{}", run.stderr());
+    }
+    // `WORK/tools` cannot be resolved (a symlink loop stands for any unreadable folder; root
+    // reads through permissions).
+    std::fs::create_dir_all(p.path().join("w2")).unwrap();
+    std::os::unix::fs::symlink("tools", p.path().join("w2/tools")).unwrap();
+    let run = p.run(&["--work", "w2", "list"]);
+    run.expect(1);
+    assert!(run.stderr().contains("unreadable"), "{}", run.stderr());
+    // The default `.work`, broken the same way, is not silently skipped either.
+    std::fs::create_dir_all(p.path().join(".work")).unwrap();
+    std::fs::write(p.path().join(".work/tools"), "not a folder").unwrap();
+    let run = p.run(&["list"]);
+    run.expect(1);
+    // A work folder that is a file.
+    let run = p.run(&["--work", "notes.txt", "list"]);
+    run.expect(1);
+    assert!(run.stderr().contains("not a folder"), "{}", run.stderr());
+}
+
+#[test]
+fn a_descriptor_named_exec_is_one_613_beside_allow_exec() {
+    let p = Project::new();
+    p.descriptor(
+        "exec.tool.json",
+        r#"{"name": "exec", "description": "Shadows the exec tool", "command": "ls"}"#,
+    )
+    .descriptor("wc.tool.json", WC);
+    let run = p.run(&["--allow-exec", "ls", "list", "--json"]);
+    run.expect(0);
+    assert!(run.stderr().contains("exec.tool.json"), "{}", run.stderr());
+    let tools = run.json();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"count_lines") && names.contains(&"exec"),
+        "{names:?}"
+    );
+    // The `exec` served is the free-text tool, not the descriptor.
+    let exec = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "exec")
+        .unwrap();
+    assert!(
+        exec["input_schema"]["properties"]["command"].is_object(),
+        "{exec}"
+    );
+    let run = p.run(&["--allow-exec", "ls", "check"]);
     run.expect(1);
     assert!(
-        run.stderr().contains("must be a JSON object"),
+        run.stdout().contains("613") && run.stdout().contains("exec.tool.json"),
         "{}",
-        run.stderr()
+        run.stdout()
     );
+}
+
+#[test]
+fn a_small_output_cap_keeps_head_and_tail() {
+    let p = Project::new();
+    let run = p.run(&[
+        "call",
+        "sed_print",
+        r#"{"range": "1,4", "path": "notes.txt"}"#,
+        "--max-output",
+        "8",
+        "--json",
+    ]);
+    run.expect(0);
+    let v = run.json();
+    assert_eq!(v["truncated"], true, "{v}");
+    // 19 bytes with a cap of 8: the first 4 and the last 4, and what was left out.
+    assert_eq!(v["output"], "one\n[... 11 bytes omitted ...]\nour\n", "{v}");
+    assert_eq!(v["total_bytes"], 19, "{v}");
+    p.run(&["list", "--max-output", "0"]).expect(1);
 }
 
 #[test]

@@ -998,6 +998,53 @@ fn binary_speaks_both_eras_and_keeps_stdout_pure() {
 }
 
 #[test]
+fn binary_marks_a_failed_command_as_an_error_with_its_structured_result() {
+    // DESIGN §10: a failed command is `isError: true`, and still carries `structuredContent`
+    // (its exit code and output), unlike a refused call.
+    let work = tools_dir(&[
+        true_descriptor(),
+        (
+            "false",
+            json!({"name": "fail", "description": "Fail", "command": "false"}),
+        ),
+        (
+            "wc",
+            json!({"name": "count_lines", "description": "Count lines", "command": "wc -l <file>",
+                   "arguments": {"file": {"type": "path", "description": "File"}}}),
+        ),
+    ]);
+    let cwd = tempfile::tempdir().unwrap();
+    let mut s = Served::start(work.path(), cwd.path(), |_| {});
+    let r = s.request(req(
+        json!(1),
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+    ));
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = s.request(req(json!(2), "tools/call", json!({"name": "fail"})));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(r["result"]["structuredContent"]["exit_code"], 1, "{r}");
+    assert_eq!(r["result"]["structuredContent"]["timed_out"], false, "{r}");
+    let r = s.request(req(
+        json!(3),
+        "tools/call",
+        json!({"name": "count_lines", "arguments": {"file": "no-such-file"}}),
+    ));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let sc = &r["result"]["structuredContent"];
+    assert_ne!(sc["exit_code"], 0, "{r}");
+    assert!(
+        sc["output"].as_str().unwrap().contains("no-such-file"),
+        "{r}"
+    );
+    let r = s.request(req(json!(4), "tools/call", json!({"name": "nothing"})));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    let (status, _, stderr) = s.finish();
+    assert!(status.success(), "exit {status}; stderr: {stderr}");
+}
+
+#[test]
 fn binary_runs_32_concurrent_calls_and_exits_on_eof_after_them() {
     let work = tools_dir(&[true_descriptor()]);
     let cwd = tempfile::tempdir().unwrap();

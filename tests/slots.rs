@@ -919,9 +919,10 @@ fn an_accepted_call_runs_in_the_working_directory() {
     assert_eq!(out.code, None);
     assert_eq!(out.text, "exit: 0\noutput: ./secret.txt:1:KEY=hunter2\n");
     assert_eq!(out.exec.as_ref().unwrap().exit_code, 0);
-    // No match is grep's exit 1: a normal result, not an error.
+    // No match is grep's exit 1: the command ran (no 614) and failed, so `is_error`.
     let out = call_with(&grep, &kernel, None, json!({"pattern": "absent-text"}));
-    assert!(!out.is_error, "{}", out.text);
+    assert!(out.is_error, "{}", out.text);
+    assert_eq!(out.code, None);
     assert_eq!(out.exec.unwrap().exit_code, 1);
     // A file named like an option is a file once rendered `./-delete`.
     fs::write(ws.dir.path().join("-delete"), "dash file\n").unwrap();

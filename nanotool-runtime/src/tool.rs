@@ -50,8 +50,10 @@ pub struct ToolContext<'a> {
 pub struct ToolOutput {
     /// The result text.
     pub text: String,
-    /// Whether the call failed: refused (614), the command failed to start, timed out or was
-    /// cancelled. A non-zero exit is a normal result (grep's 1 means "no match").
+    /// Whether the call failed: refused (614), or the command failed — it could not start,
+    /// timed out, was cancelled or exited non-zero (MCP's `isError`, DESIGN §10). The exit
+    /// code stays in [`ExecResult::exit_code`] and in the text, so a caller for whom a
+    /// non-zero exit means something else (grep's 1 is "no match") can still tell.
     pub is_error: bool,
     /// The error code (614 for refused arguments), if any.
     pub code: Option<u16>,
@@ -80,7 +82,8 @@ impl ToolOutput {
     }
 
     /// The result of a command that ran (or tried to): the text is [`ExecResult::text`];
-    /// an error when the command failed to start, timed out or was cancelled.
+    /// an error when the command failed to start, timed out, was cancelled or exited
+    /// non-zero.
     pub fn from_exec(result: ExecResult) -> Self {
         ToolOutput {
             text: result.text(),
@@ -92,7 +95,7 @@ impl ToolOutput {
 }
 
 fn exec_failed(result: &ExecResult) -> bool {
-    result.start_error.is_some() || result.timed_out || result.cancelled
+    result.start_error.is_some() || result.timed_out || result.cancelled || result.exit_code != 0
 }
 
 /// One tool: a name, a description, an input schema, and a call.

@@ -127,9 +127,9 @@ fn parse_timeout(s: &str) -> Result<Duration, String> {
 
 fn parse_max_output(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
-        Ok(n) if n >= 64 => Ok(n),
+        Ok(n) if n >= 1 => Ok(n),
         Ok(_) => Err(format!(
-            "`{s}` is too small; keep at least 64 bytes, e.g. --max-output 4096"
+            "`{s}` keeps nothing; give at least 1 byte, e.g. --max-output 4096"
         )),
         Err(_) => Err(format!(
             "`{s}` is not a byte count; give a whole number, e.g. --max-output 4096"
@@ -228,33 +228,59 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     }
 }
 
-/// Where the descriptors are, and whether the folder was named on the command line.
+/// Where the descriptors are: `WORK/tools`, or `None` when there is none yet. A work folder
+/// or descriptor folder that exists but cannot be read is an error (exit 1), never an empty
+/// toolbox: its tools would silently vanish.
 fn tools_dir(common: &Common) -> Result<Option<PathBuf>, Failure> {
-    match &common.work {
-        Some(work) => {
-            if !work.is_dir() {
-                return Err(Failure::cannot_run(format!(
-                    "work folder `{}` does not exist or is not a folder; create it with `mkdir -p {}/tools`, or leave --work out to use .work",
-                    work.display(),
-                    work.display()
-                )));
-            }
-            let dir = work.join("tools");
-            if dir.is_dir() {
-                Ok(Some(dir))
-            } else {
+    let (work, named) = match &common.work {
+        Some(work) => (work.clone(), true),
+        None => (PathBuf::from(".work"), false),
+    };
+    match std::fs::metadata(&work) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(Failure::cannot_run(format!(
+                "work folder `{}` is not a folder; pass a folder with --work DIR (its descriptors go in DIR/tools)",
+                work.display()
+            )));
+        }
+        // A missing default `.work` is not an error: no descriptors yet.
+        Err(e) if e.kind() == io::ErrorKind::NotFound && !named => return Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(Failure::cannot_run(format!(
+                "work folder `{}` does not exist; create it with `mkdir -p {}/tools`, or leave --work out to use .work",
+                work.display(),
+                work.display()
+            )));
+        }
+        Err(e) => {
+            return Err(Failure::cannot_run(format!(
+                "work folder `{}` is unreadable: {e}",
+                work.display()
+            )));
+        }
+    }
+    let dir = work.join("tools");
+    match std::fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => Ok(Some(dir)),
+        Ok(_) => Err(Failure::cannot_run(format!(
+            "`{}` is not a folder: descriptors (*.tool.json) go in a folder WORK/tools",
+            dir.display()
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if named {
                 tracing::warn!(
                     "no descriptor folder `{}`: only the built-in tools are served",
                     dir.display()
                 );
-                Ok(None)
             }
+            Ok(None)
         }
-        None => {
-            // A missing default `.work` is not an error: no descriptors yet.
-            let dir = Path::new(".work").join("tools");
-            Ok(dir.is_dir().then_some(dir))
-        }
+        Err(e) => Err(Failure::cannot_run(format!(
+            "work folder `{}` is unreadable ({}: {e})",
+            work.display(),
+            dir.display()
+        ))),
     }
 }
 
@@ -276,7 +302,7 @@ fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
     })
 }
 
-/// The toolbox every subcommand uses: built-ins, then the descriptors, then `exec` if allowed.
+/// The toolbox every subcommand uses: built-ins, `exec` if allowed, then the descriptors.
 fn assemble(common: &Common) -> Result<(Toolbox, Vec<DescriptorError>), Failure> {
     let dir = tools_dir(common)?;
     assemble_from(common, dir.as_deref())
@@ -295,18 +321,8 @@ fn assemble_from(
             ))
         })?;
     }
-    let errors = match dir {
-        Some(dir) => {
-            std::fs::read_dir(dir).map_err(|e| {
-                Failure::cannot_run(format!(
-                    "descriptor folder `{}` is unreadable: {e}",
-                    dir.display()
-                ))
-            })?;
-            toolbox.load_descriptors(dir)
-        }
-        None => Vec::new(),
-    };
+    // `exec` first: a descriptor that takes its name is a name conflict (613) for that file,
+    // and the other files still load.
     if !common.allow_exec.is_empty() {
         let allow: Vec<String> = common
             .allow_exec
@@ -320,6 +336,18 @@ fn assemble_from(
             ))
         })?;
     }
+    let errors = match dir {
+        Some(dir) => {
+            std::fs::read_dir(dir).map_err(|e| {
+                Failure::cannot_run(format!(
+                    "descriptor folder `{}` is unreadable: {e}",
+                    dir.display()
+                ))
+            })?;
+            toolbox.load_descriptors(dir)
+        }
+        None => Vec::new(),
+    };
     Ok((toolbox, errors))
 }
 
@@ -475,32 +503,19 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
     Ok(status)
 }
 
-/// Parses ARGS_JSON, or says where it went wrong and what good JSON looks like.
+/// Parses ARGS_JSON, or says where it went wrong and what good JSON looks like. Valid JSON
+/// that is not an object goes to the tool, whose validation refuses it (614), as it would
+/// refuse it from a model.
 fn parse_args(raw: &str, tool: &dyn Tool) -> Result<Value, Failure> {
-    let example = example_args(tool);
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Object(map)) => Ok(Value::Object(map)),
-        Ok(other) => Err(Failure::cannot_run(format!(
-            "ARGS_JSON must be a JSON object, not {}; for example:\n  nanotool call {} '{example}'",
-            match other {
-                Value::Null => "null",
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                Value::Array(_) => "an array",
-                Value::Object(_) => "an object",
-            },
+    serde_json::from_str::<Value>(raw).map_err(|e| {
+        let example = example_args(tool);
+        let line_text = raw.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
+        let caret = format!("{}^", " ".repeat(e.column().saturating_sub(1)));
+        Failure::cannot_run(format!(
+            "ARGS_JSON is not valid JSON: {e}\n  {line_text}\n  {caret}\nwrite a JSON object in single quotes, keys and strings in double quotes, for example:\n  nanotool call {} '{example}'",
             tool.name()
-        ))),
-        Err(e) => {
-            let line_text = raw.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
-            let caret = format!("{}^", " ".repeat(e.column().saturating_sub(1)));
-            Err(Failure::cannot_run(format!(
-                "ARGS_JSON is not valid JSON: {e}\n  {line_text}\n  {caret}\nwrite a JSON object in single quotes, keys and strings in double quotes, for example:\n  nanotool call {} '{example}'",
-                tool.name()
-            )))
-        }
-    }
+        ))
+    })
 }
 
 /// A JSON object naming the tool's arguments, for error messages.
@@ -591,7 +606,7 @@ fn serve(common: &Common) -> Result<u8, Failure> {
         );
     }
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
-    if let Some(signals) = &signals {
+    if let Some(signals) = signals {
         let server = server.clone();
         signals.on_signal(move |signal| {
             let n = server.cancel_all();
@@ -639,54 +654,109 @@ fn make_non_dumpable() {
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP taken by one thread (`sigwait`), so that a signal cancels the
-/// running calls (killing their process groups, which the terminal's or client's signal does
-/// not reach) instead of leaving them orphaned.
+/// The write end of the signal pipe, for the handler (`-1`: none yet).
+static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// The handler of SIGINT, SIGTERM and SIGHUP: writes the signal's number to the pipe (a
+/// `write` is async-signal-safe), for the watching thread to act on.
+extern "C" fn note_signal(signal: libc::c_int) {
+    let fd = SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        let byte = signal as u8;
+        // SAFETY: write(2) on a pipe fd we own, from a one-byte local; errno is put back so
+        // the interrupted code sees its own.
+        unsafe {
+            let errno = *libc::__errno_location();
+            libc::write(fd, (&byte as *const u8).cast(), 1);
+            *libc::__errno_location() = errno;
+        }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP caught by a handler that wakes one thread, so that a signal
+/// cancels the running calls (killing their process groups, which the terminal's or
+/// client's signal does not reach) instead of leaving them orphaned.
+///
+/// A handler, not a blocked mask and `sigwait`: a blocked mask is inherited through
+/// `posix_spawn` and `exec`, so every command would start deaf to SIGTERM (`timeout` could
+/// not stop its child, nothing could die of SIGINT). A caught signal goes back to its default
+/// action in the child at `exec`, and the child's mask stays empty.
 struct SignalWatch {
-    set: libc::sigset_t,
+    read: std::os::fd::OwnedFd,
 }
 
 impl SignalWatch {
-    /// Blocks the signals in this thread (and the threads it spawns from now on). Children do
-    /// not inherit the mask: std resets it when it spawns.
+    /// Opens the pipe and installs the handler.
     fn start() -> Option<Self> {
-        // SAFETY: plain libc calls on a local, initialised sigset_t.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGINT);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            libc::sigaddset(&mut set, libc::SIGHUP);
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-                return None;
-            }
-            Some(SignalWatch { set })
+        use std::os::fd::FromRawFd;
+        let mut fds = [-1; 2];
+        // SAFETY: pipe2 writes two fds into the array; both are ours to own from here on.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
         }
+        // SAFETY: fresh fds from pipe2, owned by nobody else.
+        let (read, write) = unsafe {
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        // The handler must never block: a full pipe drops the byte (one is enough).
+        // SAFETY: fcntl on an fd we own.
+        unsafe {
+            let flags = libc::fcntl(fds[1], libc::F_GETFL);
+            libc::fcntl(fds[1], libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        // The write end lives as long as the process: the handler may run at any time.
+        SIGNAL_PIPE.store(
+            std::os::fd::IntoRawFd::into_raw_fd(write),
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: a zeroed sigaction with an empty mask and a handler that only calls
+            // async-signal-safe functions.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = note_signal as *const () as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                    return None;
+                }
+            }
+        }
+        Some(SignalWatch { read })
     }
 
     /// Runs `f` with the signal number on a dedicated thread when a signal arrives; a second
     /// signal while `f` runs exits at once.
-    fn on_signal(&self, f: impl FnOnce(i32) + Send + 'static) {
-        let set = self.set;
+    fn on_signal(self, f: impl FnOnce(i32) + Send + 'static) {
         let spawned = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
+                let mut pipe = std::fs::File::from(self.read);
                 let mut f = Some(f);
+                let mut byte = [0u8; 1];
                 loop {
-                    let mut signal: libc::c_int = 0;
-                    // SAFETY: `set` is a valid, initialised sigset_t owned by this thread.
-                    if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
-                        return;
+                    match std::io::Read::read(&mut pipe, &mut byte) {
+                        Ok(1) => {}
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                        _ => return,
                     }
+                    let signal = i32::from(byte[0]);
                     match f.take() {
                         Some(f) => {
-                            let set2 = set;
                             // A second signal while cancelling: exit now.
+                            let again = pipe.try_clone();
                             std::thread::spawn(move || {
-                                let mut again: libc::c_int = 0;
-                                // SAFETY: as above.
-                                if unsafe { libc::sigwait(&set2, &mut again) } == 0 {
-                                    std::process::exit(128 + again);
+                                let Ok(mut again) = again else { return };
+                                let mut byte = [0u8; 1];
+                                loop {
+                                    match std::io::Read::read(&mut again, &mut byte) {
+                                        Ok(1) => std::process::exit(128 + i32::from(byte[0])),
+                                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                                        _ => return,
+                                    }
                                 }
                             });
                             f(signal);
