@@ -593,6 +593,14 @@ fn legacy_results_carry_no_modern_fields() {
     ));
     assert_eq!(r["result"]["isError"], false);
     assert!(r["result"].get("resultType").is_none());
+    // A request that repeats the negotiated version in `_meta` keeps the handshake rules.
+    let r = h.request(req(
+        json!(3),
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}),
+    ));
+    assert!(r["result"]["tools"].is_array(), "{r}");
+    assert!(r["result"].get("resultType").is_none(), "{r}");
 }
 
 #[test]

@@ -130,7 +130,8 @@ pub struct ServerOptions {
     /// Longest accepted line, in bytes; a longer one is answered with an error and skipped
     /// without being held in memory (default 4 MiB).
     pub max_line_bytes: usize,
-    /// Calls run at once (default 16); more wait in a queue.
+    /// Calls run at once (default 64; the threads are started with the session and sleep
+    /// until there is work); more wait in a queue.
     pub workers: usize,
     /// Calls accepted (running or queued) before new ones are refused (default 1024).
     pub max_in_flight: usize,
@@ -152,7 +153,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             max_line_bytes: 4 * 1024 * 1024,
-            workers: 16,
+            workers: 64,
             max_in_flight: 1024,
             page_size: 100,
             ttl_ms: 60_000,
@@ -914,6 +915,15 @@ impl Session {
                     )),
                 }
             }
+            // A session opened with `initialize` keeps the handshake rules, even when a
+            // request's `_meta` repeats the version it negotiated.
+            Some(Value::String(v))
+                if HANDSHAKE_VERSIONS.contains(&v.as_str())
+                    && !modern_only
+                    && self.shared.initialized.load(Ordering::SeqCst) =>
+            {
+                Ok(Era::Handshake)
+            }
             Some(Value::String(v)) => Err(RpcError::new(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 format!(
@@ -1195,10 +1205,12 @@ fn error_message(id: &Value, error: &RpcError) -> Value {
 }
 
 fn has_modern_meta(params: &Map<String, Value>) -> bool {
+    // Any version but a handshake one asks for the modern rules (an unknown one is refused
+    // with -32022 in the modern shape).
     params
         .get("_meta")
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .is_some()
+        .is_some_and(|v| !v.as_str().is_some_and(|v| HANDSHAKE_VERSIONS.contains(&v)))
 }
 
 fn id_key(id: &Value) -> String {
