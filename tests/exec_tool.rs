@@ -1,7 +1,10 @@
 //! ExecTool, layer by layer, against real binaries in a scratch workspace whose canary files
 //! must survive every refused command.
 
-use nanotool_runtime::{CommandExecKernel, ExecTool, KernelSettings, ToolOutput, Toolbox};
+use nanotool_runtime::{
+    CommandExecKernel, CommandSpec, CommandTool, ExecTool, KernelSettings, SlotKind, SlotSpec,
+    ToolOutput, Toolbox,
+};
 use serde_json::{Value, json};
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -131,8 +134,8 @@ fn layer_3_refuses_operators_quotes_backslashes_and_invisible_characters() {
         "ls >> canary",
         "cat 'canary'",
         "cat \"canary\"",
-        "cat can\\ary",
-        "ls (sub)",
+        // A backslash before a space: a shell would join the words, and none runs here.
+        "grep a\\ b canary",
         "cat canary\nrm canary",
         "cat\tcanary",
         "cat canary\r",
@@ -290,7 +293,6 @@ fn plain_commands_run_through_the_kernel() {
     assert_runs(&ws, "ls", "canary");
     assert_runs(&ws, "ls -la sub", "inner.txt");
     assert_runs(&ws, "cat canary", "keep me");
-    assert_runs(&ws, "cat  sub/../canary", "keep me");
     assert_runs(&ws, "wc -l canary", "1 canary");
     assert_runs(&ws, "sed -n 1p canary", "keep me");
     assert_runs(&ws, "sort x", "a\nb");
@@ -347,4 +349,198 @@ fn exec_takes_exactly_one_string_argument_named_command() {
             .contains("Allowed binaries: ls, cat, find")
     );
     let _: &Path = ws.dir.path();
+}
+
+// ---------------------------------------------------------------------------------------
+// Audit fixes: `..` through a symlink, attached values, layer 3's backslash and parentheses
+
+#[test]
+fn layer_4_refuses_dot_dot_components_which_the_os_resolves_after_symlinks() {
+    // `out_link -> outside`: the path rule normalises `out_link/..` to `.`, but the OS
+    // resolves the link first, so the raw token would name the outside folder's parent.
+    let ws = Workspace::new(ALL);
+    let outside = ws.outside_name();
+    for command in [
+        format!("cat out_link/../{outside}/secret"),
+        "ls out_link/..".to_owned(),
+        "ls etc_link/..".to_owned(),
+        "cat etc_link/../etc/hostname".to_owned(),
+        format!("grep -r the out_link/../{outside}"),
+        format!("grep --file=out_link/../{outside}/secret canary"),
+        format!("grep -fout_link/../{outside}/secret canary"),
+        format!("grep -e x -- out_link/../{outside}/secret"),
+        "ls sub/..".to_owned(),
+        "cat sub/../canary".to_owned(),
+        "cat ./sub/../canary".to_owned(),
+        "find sub/.. -name secret".to_owned(),
+        "git log -- sub/..".to_owned(),
+        "cat sub/inner.txt,sub/..".to_owned(),
+    ] {
+        let text = assert_refused(&ws, &command, 4);
+        assert!(
+            text.contains("`..`") && text.contains("without `..`"),
+            "{command}: says how to write it: {text}"
+        );
+        assert!(!text.contains("the secret"), "{text}");
+    }
+    let text = assert_refused(&ws, "cat sub/../canary", 4);
+    assert!(text.contains("`canary`"), "suggests the plain path: {text}");
+    // `..` that is not a whole path component is ordinary text.
+    let exec = ExecTool::new(vec!["git".into(), "ls".into()]).unwrap();
+    for ok in [
+        "git log HEAD~1..HEAD",
+        "git diff main...HEAD",
+        "git log ..HEAD",
+        "git log HEAD..",
+        "ls ...",
+    ] {
+        assert!(exec.check(ok, &ws.root()).is_ok(), "{ok}");
+    }
+}
+
+#[test]
+fn layer_4_confines_a_value_attached_after_option_letters() {
+    // `-cf/x`: `c` is a flag, `f` takes the rest; the value starts at any letter.
+    let ws = Workspace::new(ALL);
+    let exec = ExecTool::new(vec!["tar".into(), "grep".into()]).unwrap();
+    for command in [
+        "tar -cf/tmp/nanotool-attached.tar canary",
+        "tar -xOf/etc/hostname",
+        "tar -tvfout_link/secret",
+        "grep -rf/etc/passwd canary",
+        "grep -rnfetc_link/passwd canary",
+        "tar -tf../x.tar",
+        "tar -tfsub/../x.tar",
+    ] {
+        let err = exec.check(command, &ws.root()).unwrap_err();
+        assert_eq!(err.layer, 4, "{command}: {err}");
+        assert!(
+            err.message.contains("working directory"),
+            "{command}: {err}"
+        );
+    }
+    assert!(!Path::new("/tmp/nanotool-attached.tar").exists());
+    for ok in [
+        "tar -tzf a.tar.gz",
+        "grep -rnA2 keep .",
+        "tar -cf sub/a.tar canary",
+    ] {
+        assert!(exec.check(ok, &ws.root()).is_ok(), "{ok}");
+    }
+}
+
+#[test]
+fn layer_3_allows_backslashes_and_parentheses_which_no_shell_reads() {
+    let ws = Workspace::new(ALL);
+    fs::write(ws.dir.path().join("a.txt"), "l1\nlx\n").unwrap();
+    assert_runs(&ws, r"grep -P l\d a.txt", "l1");
+    assert_runs(&ws, "find . ( -name a.txt -o -name inner.txt )", "./a.txt");
+    assert_runs(
+        &ws,
+        "find . ( -name a.txt -o -name inner.txt )",
+        "./sub/inner.txt",
+    );
+    let exec = ExecTool::new(vec!["grep".into()]).unwrap();
+    assert_eq!(
+        exec.check(r"grep -E (a|b)\.rs x", &ws.root())
+            .unwrap_err()
+            .layer,
+        3,
+        "`|` is still an operator"
+    );
+    let err = exec.check(r"grep a\ b x", &ws.root()).unwrap_err();
+    assert_eq!(err.layer, 3);
+    assert!(err.message.contains("cannot hold a space"), "{err}");
+}
+
+#[test]
+fn layer_4_refuses_symlink_following_destroyers_and_remote_names() {
+    let ws = Workspace::new(ALL);
+    for command in [
+        "find -L . -name secret",
+        "find . -follow -name secret",
+        "grep -R the .",
+        "grep -rR the .",
+        "grep --dereference-recursive the .",
+        "grep --dereference the .",
+    ] {
+        let text = assert_refused(&ws, command, 4);
+        assert!(text.contains("symbolic link"), "{command}: {text}");
+        assert!(!text.contains("the secret"), "{command}: {text}");
+    }
+    // Only the starting points are followed, and layer 4 confines those.
+    assert_runs(&ws, "find -H sub -name inner.txt", "sub/inner.txt");
+    assert_refused(&ws, "find -H out_link -name secret", 4);
+    assert_runs(&ws, "grep -r keep .", "canary");
+    let exec = ExecTool::new(vec!["tar".into(), "rsync".into()]).unwrap();
+    for (command, says) in [
+        ("tar -cf a.tar --remove-files canary", "deletes"),
+        ("tar --remove-f -cf a.tar canary", "deletes"),
+        ("rsync -a --remove-source-files sub/ dst/", "deletes"),
+        ("rsync -a --remove-sent-files sub/ dst/", "deletes"),
+        ("rsync -a --delete sub/ dst/", "deletes"),
+        ("rsync -a --del sub/ dst/", "deletes"),
+        ("rsync -a --delete-after sub/ dst/", "deletes"),
+        ("tar -cf host:a.tar canary", "remote"),
+        ("tar --file=host:a.tar -c canary", "remote"),
+        ("tar -cfhost:a.tar canary", "remote"),
+        ("tar cf host:a.tar canary", "remote"),
+        ("tar --rsh-command=x -cf a.tar canary", "remote shell"),
+        ("rsync -a sub/ host:dst/", "remote"),
+        ("rsync -a host::module/x sub/", "remote"),
+        ("rsync -a rsync://host/module sub/", "remote"),
+        ("rsync -a user@host:x sub/", "remote"),
+    ] {
+        let err = exec.check(command, &ws.root()).unwrap_err();
+        assert_eq!(err.layer, 4, "{command}: {err}");
+        assert!(err.message.contains(says), "{command}: {err}");
+    }
+    for ok in [
+        "tar -cf ./a:b.tar canary",
+        "tar -tf sub/a.tar",
+        "rsync -a sub/ ./dst:x/",
+        "rsync -a sub/ dst/",
+    ] {
+        assert!(exec.check(ok, &ws.root()).is_ok(), "{ok}");
+    }
+}
+
+#[test]
+fn a_template_path_never_reads_through_a_symlink_and_dot_dot() {
+    // The template renders the normalised path, so the OS never sees `out_link/..`.
+    let ws = Workspace::new(ALL);
+    let outside = ws.outside_name();
+    let spec = CommandSpec::new(
+        "show",
+        "Print a file",
+        "cat <file>",
+        vec![SlotSpec::new("file", SlotKind::Path, "The file")],
+    )
+    .unwrap();
+    let mut toolbox = Toolbox::new(
+        CommandExecKernel::new(KernelSettings {
+            cwd: ws.dir.path().to_path_buf(),
+            ..KernelSettings::default()
+        })
+        .unwrap(),
+    );
+    toolbox.register(CommandTool::new(spec.clone())).unwrap();
+    for value in [
+        format!("out_link/../{outside}/secret"),
+        format!("sub/../out_link/../{outside}/secret"),
+        "etc_link/../etc/hostname".to_owned(),
+        "out_link/../secret".to_owned(),
+    ] {
+        let out = toolbox
+            .call("show", &json!({ "file": value }), None)
+            .unwrap();
+        assert!(!out.text.contains("the secret"), "{value}: {}", out.text);
+        if let Ok(argv) = spec.render(&json!({ "file": value }), &ws.root()) {
+            assert!(
+                argv.as_slice().iter().all(|a| !a.contains("..")),
+                "{value}: {argv:?}"
+            );
+        }
+    }
+    ws.assert_canaries();
 }

@@ -140,7 +140,9 @@ enum Verdict {
 }
 use Verdict::{Code, DeniedCommand, Pass};
 
-use nanotool_runtime::policy::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PROGRAM, SUBCOMMAND};
+use nanotool_runtime::policy::{
+    COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND,
+};
 
 /// (template, slots that are constrained (all others free), verdict)
 const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
@@ -164,10 +166,28 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("sort -k <key> <file>", &[], Pass),
     ("find <path> -delete", &[], Pass),
     ("find <path> -executable -name <pattern>", &[], Pass),
-    ("tar -czf <archive> <dir>", &[], Pass),
-    ("tar xzf <archive>", &[], Pass),
-    ("tar -C <dir> -xf <archive>", &[], Pass),
-    ("rsync -a <src> <dst>", &[], Pass),
+    // A free string as tar's archive or an rsync location can be `host:x`, which makes them
+    // run a remote shell (see PATH_TEMPLATES for the same tools with `path` slots).
+    ("tar -czf <archive> <dir>", &[], Code("archive", "-f")),
+    ("tar xzf <archive>", &[], Code("archive", "-f")),
+    ("tar -C <dir> -xf <archive>", &[], Code("archive", "-f")),
+    ("tar -xf backups/<name>", &[], Pass),
+    ("tar -xf host:<name>", &[], Pass),
+    ("rsync -a <src> <dst>", &[], Code("src", OPERAND)),
+    ("rsync -a ./<src> <dst>", &[], Code("dst", OPERAND)),
+    ("rsync -a ./<src> backup/", &[], Pass),
+    // Syntax checks read the program and do not run it (perl -c runs BEGIN blocks).
+    ("node --check <file>", &[], Pass),
+    ("node -c <file>", &[], Pass),
+    ("ruby -c <file>", &[], Pass),
+    ("php -l <file>", &[], Pass),
+    ("php --syntax-check <file>", &[], Pass),
+    ("perl -c <file>", &[], Code("file", PROGRAM)),
+    ("node --ch <file>", &[], Code("file", PROGRAM)),
+    ("node --check -r <mod> app.js", &[], Code("mod", "-r")),
+    // grep's options run nothing, but a slot choosing them could choose `-R`.
+    ("grep -<flags> <pattern> .", &[], Code("flags", OPTION_NAME)),
+    ("grep -<flags> <pattern> .", &["flags"], Pass),
     ("zip -r <archive> <dir>", &[], Pass),
     ("man <page>", &[], Pass),
     ("less -- <file>", &[], Pass),
@@ -575,6 +595,173 @@ fn templates_by_table() {
 }
 
 // ------------------------------------------------------------------------------------------
+// Path slots: rendered `./relative` or `.`, so never `+cmd` and never `host:file`
+// ------------------------------------------------------------------------------------------
+
+/// (template, slots of kind `path`, verdict); every other slot is free.
+const PATH_TEMPLATES: &[(&str, &[&str], Verdict)] = &[
+    // A path can never begin with `+`: the pagers and editors read it as a file.
+    ("less <file>", &["file"], Pass),
+    ("less -N <file>", &["file"], Pass),
+    ("less -N -- <file>", &["file"], Pass),
+    ("vim -R <file>", &["file"], Pass),
+    ("view <file>", &["file"], Pass),
+    ("vim <file> <other>", &["file", "other"], Pass),
+    (
+        "less <file><suffix>",
+        &["file"],
+        Code("suffix", PLUS_COMMAND),
+    ),
+    ("less <file> <more>", &["file"], Code("more", PLUS_COMMAND)),
+    ("less +<x> <file>", &["x", "file"], Code("x", PLUS_COMMAND)),
+    ("vim +<x> notes.txt", &["x"], Code("x", PLUS_COMMAND)),
+    // But a path is no safer where the file's *content* is the code.
+    ("python3 <script>", &["script"], Code("script", PROGRAM)),
+    (
+        "python3 -u <script> <arg>",
+        &["script", "arg"],
+        Code("script", PROGRAM),
+    ),
+    (
+        "awk -f <prog> <file>",
+        &["prog", "file"],
+        Code("prog", "-f"),
+    ),
+    (
+        "sed <script> <file>",
+        &["script", "file"],
+        Code("script", PROGRAM),
+    ),
+    ("python3 -c <code>", &["code"], Code("code", "-c")),
+    ("vim -S <file>", &["file"], Code("file", "-S")),
+    (
+        "less -k <keys> <file>",
+        &["keys", "file"],
+        Code("keys", "-k"),
+    ),
+    ("timeout 5 <cmd>", &["cmd"], Code("cmd", COMMAND)),
+    ("perl -c <file>", &["file"], Code("file", PROGRAM)),
+    ("node --check <file>", &["file"], Pass),
+    // A path never holds `:` before its `/`: tar and rsync read it as local.
+    ("tar -czf <archive> <dir>", &["archive", "dir"], Pass),
+    ("tar xzf <archive>", &["archive"], Pass),
+    ("tar -C <dir> -xf <archive>", &["dir", "archive"], Pass),
+    ("tar --file=<archive> -x", &["archive"], Pass),
+    ("tar -xf<archive>", &["archive"], Pass),
+    ("tar -xf <archive>.tar", &["archive"], Pass),
+    ("tar -xf <archive>/<name>", &["archive"], Pass),
+    // `.` followed by `:x` is `.:x`, host `.`.
+    ("tar -xf <archive>:x", &["archive"], Code("archive", "-f")),
+    ("tar -xf <archive><name>", &["archive"], Code("name", "-f")),
+    ("rsync -a <src> <dst>", &["src", "dst"], Pass),
+    (
+        "rsync -av --exclude <pat> <src> <dst>",
+        &["src", "dst"],
+        Pass,
+    ),
+    (
+        "rsync -a <src> <host>:<dst>",
+        &["src", "dst"],
+        Code("host", OPERAND),
+    ),
+];
+
+fn path_verdict(template: &str, paths: &[&str]) -> Result<(), PolicyError> {
+    let t = Template::parse(template).unwrap_or_else(|e| panic!("{template}: {e}"));
+    let freedom = |slot: &str| {
+        if paths.contains(&slot) {
+            SlotFreedom::Path
+        } else {
+            SlotFreedom::Free
+        }
+    };
+    check_template(&t, &freedom, &[])
+}
+
+#[test]
+fn path_slots_by_table() {
+    let mut failures = Vec::new();
+    for &(template, paths, expected) in PATH_TEMPLATES {
+        let got = path_verdict(template, paths);
+        let ok = match (&got, expected) {
+            (Ok(()), Pass) => true,
+            (Err(PolicyError::CodeEntry { slot, option, .. }), Code(want_slot, want_option)) => {
+                slot == want_slot && *option == want_option
+            }
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!(
+                "{template:?} {paths:?}: want {expected:?}, got {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_path_slot_maps_to_path_freedom_and_its_sites_say_so() {
+    use nanotool_runtime::{SlotKind, SlotSpec};
+    let path = SlotSpec::new("file", SlotKind::Path, "A file");
+    assert_eq!(path.freedom(), SlotFreedom::Path);
+    assert_eq!(
+        SlotSpec::new("s", SlotKind::String, "A string").freedom(),
+        SlotFreedom::Free
+    );
+    let sites = code_entry_sites(&Template::parse("less <file>").unwrap());
+    assert_eq!(sites.len(), 1, "{sites:?}");
+    assert!(sites[0].path_ok && !sites[0].literal_only);
+    let sites = code_entry_sites(&Template::parse("python3 <script>").unwrap());
+    assert!(!sites[0].path_ok);
+    // The message offers a `path` where a path would do.
+    let err = verdict("less <file>", &[]).unwrap_err();
+    assert!(err.to_string().contains("`path`"), "{err}");
+    let err = verdict("python3 <file>", &[]).unwrap_err();
+    assert!(!err.to_string().contains("`path`"), "{err}");
+}
+
+#[test]
+fn descriptors_with_path_slots_at_plus_command_and_archive_sites_load() {
+    use nanotool_runtime::DescriptorLoader;
+    use std::path::Path;
+    let parse = |command: &str, kind: &str| {
+        let json = format!(
+            r#"{{"name": "t", "description": "A tool", "command": "{command}",
+                "arguments": {{"file": {{"type": "{kind}", "description": "A file"}}}}}}"#
+        );
+        DescriptorLoader::new().parse(Path::new("t.tool.json"), json.as_bytes())
+    };
+    for command in [
+        "less <file>",
+        "less -N <file>",
+        "vim -R <file>",
+        "tar -tf <file>",
+        "rsync -a <file> backup/",
+        "node --check <file>",
+    ] {
+        assert!(
+            parse(command, "path").is_ok(),
+            "{command}: {:?}",
+            parse(command, "path").err()
+        );
+        let err = parse(command, "string").err();
+        if command != "node --check <file>" {
+            let err = err.unwrap_or_else(|| panic!("{command} with a string loads"));
+            assert_eq!(err.code(), 613);
+        }
+    }
+    for command in ["python3 <file>", "awk -f <file> x", "less +<file>"] {
+        let err = parse(command, "path").expect_err(command);
+        assert_eq!(err.code(), 613, "{command}");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
 // check_exec_argv (ExecTool layer 4), by table
 // ------------------------------------------------------------------------------------------
 
@@ -751,6 +938,125 @@ const EXEC: &[(&str, Exec)] = &[
     ),
     ("rsync -a src dst", Allow),
     ("rsync -e ssh a b", Refuse("rsync", "-e ssh")),
+    // Symlink-following walks that leave the workspace (`-H` follows only the starting
+    // points, which layer 4 confines).
+    ("find -L . -name x", Refuse("find", "-L")),
+    ("find . -follow -name x", Refuse("find", "-follow")),
+    ("find -H . -name x", Allow),
+    ("find -P . -name x", Allow),
+    (
+        "find -files0-from list -name x",
+        Refuse("find", "-files0-from list"),
+    ),
+    ("grep -R x .", Refuse("grep", "-R")),
+    ("grep -rRn x .", Refuse("grep", "-rRn")),
+    ("egrep -R x .", Refuse("egrep", "-R")),
+    (
+        "grep --dereference-recursive x .",
+        Refuse("grep", "--dereference-recursive"),
+    ),
+    ("grep --deref x .", Refuse("grep", "--deref")),
+    ("grep -r x .", Allow),
+    ("grep -rn -e -R .", Allow),
+    ("grep -eR x", Allow),
+    ("grep -d recurse x .", Allow),
+    ("grep --include=*.rs -rn x .", Allow),
+    ("tar -chf a.tar d", Refuse("tar", "-chf")),
+    ("tar chf a.tar d", Refuse("tar", "chf")),
+    (
+        "tar --dereference -cf a.tar d",
+        Refuse("tar", "--dereference"),
+    ),
+    ("tar -xPf a.tar", Refuse("tar", "-xPf")),
+    (
+        "tar --absolute-names -xf a.tar",
+        Refuse("tar", "--absolute-names"),
+    ),
+    ("tar -cf a.tar -T list", Refuse("tar", "-T list")),
+    (
+        "tar -cf a.tar --files-from=list",
+        Refuse("tar", "--files-from=list"),
+    ),
+    (
+        "sort --files0-from=list",
+        Refuse("sort", "--files0-from=list"),
+    ),
+    ("rsync -aL a/ b/", Refuse("rsync", "-aL")),
+    ("rsync --copy-links a/ b/", Refuse("rsync", "--copy-links")),
+    (
+        "rsync --copy-unsafe-links a/ b/",
+        Refuse("rsync", "--copy-unsafe-links"),
+    ),
+    ("rsync -ak a/ b/", Refuse("rsync", "-ak")),
+    ("rsync -aK a/ b/", Refuse("rsync", "-aK")),
+    (
+        "rsync --files-from=list . b/",
+        Refuse("rsync", "--files-from=list"),
+    ),
+    // Destroyers.
+    (
+        "tar -cf a.tar --remove-files d",
+        Refuse("tar", "--remove-files"),
+    ),
+    ("tar --remove -cf a.tar d", Refuse("tar", "--remove")),
+    (
+        "tar --recursive-unlink -xf a.tar",
+        Refuse("tar", "--recursive-unlink"),
+    ),
+    ("rsync -a --delete a/ b/", Refuse("rsync", "--delete")),
+    ("rsync -a --del a/ b/", Refuse("rsync", "--del")),
+    ("rsync -a --dele a/ b/", Refuse("rsync", "--dele")),
+    (
+        "rsync -a --delete-after a/ b/",
+        Refuse("rsync", "--delete-after"),
+    ),
+    (
+        "rsync -a --delete-excluded a/ b/",
+        Refuse("rsync", "--delete-excluded"),
+    ),
+    (
+        "rsync -a --delete-missing-args a/ b/",
+        Refuse("rsync", "--delete-missing-args"),
+    ),
+    (
+        "rsync --remove-source-files a/ b/",
+        Refuse("rsync", "--remove-source-files"),
+    ),
+    (
+        "rsync --remove-sent-files a/ b/",
+        Refuse("rsync", "--remove-sent-files"),
+    ),
+    // Remote names: a `:` before any `/` makes tar and rsync run a remote shell.
+    ("tar -cf h:a.tar d", Refuse("tar", "-cf h:a.tar")),
+    ("tar --file=h:a.tar -c d", Refuse("tar", "--file=h:a.tar")),
+    ("tar --file h:a.tar -c d", Refuse("tar", "--file h:a.tar")),
+    ("tar -cfh:a.tar d", Refuse("tar", "-cfh:a.tar")),
+    ("tar cf h:a.tar d", Refuse("tar", "cf h:a.tar")),
+    ("tar -cf u@h:a.tar d", Refuse("tar", "-cf u@h:a.tar")),
+    ("tar -cf ./h:a.tar d", Allow),
+    ("tar -cf b/h:a.tar d", Allow),
+    ("tar -tf -", Allow),
+    (
+        "tar --rsh-command=x -tf a",
+        Refuse("tar", "--rsh-command=x"),
+    ),
+    ("rsync -a a/ h:b/", Refuse("rsync", "h:b/")),
+    ("rsync -a h:b/ a/", Refuse("rsync", "h:b/")),
+    ("rsync -a h::m a/", Refuse("rsync", "h::m")),
+    ("rsync -a rsync://h/m a/", Refuse("rsync", "rsync://h/m")),
+    ("rsync -a ./h:x b/", Allow),
+    ("rsync -a a/ b/h:x", Allow),
+    ("rsync --daemon", Refuse("rsync", "--daemon")),
+    // Syntax checks read the program without running it; perl -c runs BEGIN blocks.
+    ("node --check app.js", Allow),
+    ("node -c app.js", Allow),
+    ("ruby -c x.rb", Allow),
+    ("ruby -cw x.rb", Allow),
+    ("php -l x.php", Allow),
+    ("perl -c x.pl", Refuse("perl", "x.pl")),
+    ("node --check -e x", Refuse("node", "-e x")),
+    ("node --ch app.js", Refuse("node", "app.js")),
+    ("ruby -c -rfoo x.rb", Refuse("ruby", "-rfoo")),
     ("zip -TT x a.zip f", Refuse("zip", "-TT x")),
     ("make", Allow),
     ("make test", Allow),

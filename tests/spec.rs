@@ -465,10 +465,10 @@ fn getters_return_what_was_built() {
 
 #[test]
 fn freedom_follows_what_a_slot_can_carry() {
-    use nanotool_runtime::policy::SlotFreedom::{Constrained, Free};
+    use nanotool_runtime::policy::SlotFreedom::{Constrained, Free, Path};
     let cases = [
         (s("x", SlotKind::String), Free),
-        (s("x", SlotKind::Path), Free),
+        (s("x", SlotKind::Path), Path),
         (s("x", SlotKind::String).with_pattern(r"^\d+$"), Constrained),
         (s("x", SlotKind::Integer), Constrained),
         (s("x", SlotKind::Number), Constrained),

@@ -6,16 +6,27 @@
 //!
 //! | layer | name | refuses |
 //! |---|---|---|
-//! | 3 | operator scan | (run first, on the raw text) an empty command; shell metacharacters `;` `\|` `&` `$` `` ` `` `<` `>` `(` `)`, quotes `'` `"`, the backslash, control characters (newline, tab, ...), Unicode whitespace other than the ASCII space, and format characters (zero-width, bidi) |
+//! | 3 | operator scan | (run first, on the raw text) an empty command; shell metacharacters `;` `\|` `&` `$` `` ` `` `<` `>`, quotes `'` `"`, a backslash before a space, control characters (newline, tab, ...), Unicode whitespace other than the ASCII space, and format characters (zero-width, bidi) |
 //! | 1 | binary allowlist | a binary not on the allowlist, matched on the exact token: with `ls` allowlisted, `/bin/ls` and `./ls` are refused (allowlist the path form itself to allow it) |
 //! | 2 | deny list | a binary on the built-in deny list or the host's, even when allowlisted |
-//! | 4 | argument rules | code-entry options and launcher/writer options ([`policy::check_exec_argv`]: `find -exec`/`-delete`, `sed -i`, `sort -o`, `git -c`, ...); and every argument that could name a file outside the working directory: an operand, the value of an option (`--file=/etc/passwd`), a short option's attached value (`-f/etc/passwd`), and each piece of a value separated by `=`, `,` or `:` — refused when absolute or when it escapes through `..` or a symbolic link |
+//! | 4 | argument rules | code-entry options and launcher/writer options ([`policy::check_exec_argv`]: `find -exec`/`-delete`, `sed -i`, `sort -o`, `git -c`, ...), options that follow symbolic links out or delete files (`find -L`, `grep -R`, `tar --remove-files`, `rsync --delete`, ...), remote names (`tar -f host:x`, `rsync src host:dst`); and every argument that could name a file outside the working directory: an operand, the value of an option (`--file=/etc/passwd`), a value attached after any letter of a short option (`-f/etc/passwd`, `-cf/tmp/x`), and each piece of a value separated by `=`, `,` or `:` — refused when absolute, when it escapes through a symbolic link, or when it holds a `..` component at all |
 //! | 5 | kernel | (not a refusal) the command runs through the kernel: locked cwd, no shell, closed stdin, timeout, capped output, reduced environment |
 //!
-//! Tokens are split on ASCII spaces; since layer 3 refuses quotes and backslashes, an argument
-//! can never contain a space. The confinement of layer 4 applies to every argument because in
-//! free text the tool cannot know which ones are paths; a non-path argument that starts with
-//! `/` (`grep -e /usr x`) is refused too, the price of strictness.
+//! Tokens are split on ASCII spaces; an argument can never contain a space (layer 3 refuses the
+//! quotes and the backslash-space a model might write to make one). A backslash and
+//! parentheses are otherwise plain characters: no shell reads them (`grep -P l\d a.txt`,
+//! `find . ( -name a -o -name b )`), and they name no file any differently. The confinement of
+//! layer 4 applies to every argument because in free text the tool cannot know which ones are
+//! paths; a non-path argument that starts with `/` (`grep -e /usr x`) is refused too, and so
+//! is a short option with a `/` after its letters (`-fsub/a.tar`: write `-f sub/a.tar`), the
+//! price of strictness.
+//!
+//! `..` is refused as a path component even when it stays inside (`sub/../x`: write `x`): the
+//! path rule normalises `..` lexically, but the raw argument is what runs, and the system
+//! resolves a symbolic link before the `..` that follows it, so with `out -> /etc`,
+//! `out/../etc/hostname` would read the host's file. `..` inside a word is no component
+//! (`git log HEAD~1..HEAD` runs). Template path slots need no such rule: they render the
+//! normalised path.
 //!
 //! ```
 //! use nanotool_runtime::ExecTool;
@@ -50,8 +61,10 @@ use thiserror::Error;
 pub const EXEC_TOOL_NAME: &str = "exec";
 
 /// Characters layer 3 refuses anywhere in the command text (besides control, Unicode
-/// whitespace and format characters).
-pub const EXEC_OPERATORS: &[char] = &[';', '|', '&', '$', '`', '<', '>', '(', ')', '\'', '"', '\\'];
+/// whitespace and format characters). The backslash and parentheses are not here: no shell
+/// reads the text, so they reach the command as plain characters (`grep -P l\d a.txt`,
+/// `find . ( -name a -o -name b )`); only a backslash before a space is refused.
+pub const EXEC_OPERATORS: &[char] = &[';', '|', '&', '$', '`', '<', '>', '\'', '"'];
 
 /// The free-text tool `exec`: one argument, `command`, run when it passes the five layers.
 ///
@@ -174,8 +187,9 @@ impl ExecTool {
         }
         let description = format!(
             "Run one simple command in the working directory, without a shell: the binary, then \
-             its arguments separated by spaces (no quotes, pipes, redirections, `;`, `$` or \
-             backslashes; no absolute paths or `..`). Allowed binaries: {}.",
+             its arguments separated by spaces (no quotes, pipes, redirections, `;` or `$`; no \
+             absolute paths or `..`: name files from the working directory). Allowed \
+             binaries: {}.",
             if allow_unique.is_empty() {
                 "none".to_owned()
             } else {
@@ -264,16 +278,17 @@ fn operator_scan(command: &str) -> Result<(), ExecRefusal> {
                      literally; write the arguments without quotes (an argument cannot hold a space \
                      here)"
                 ),
-                '\\' => format!(
-                    "`\\` at byte {offset}: no shell runs, so there is nothing to escape; write the \
-                     argument without it"
-                ),
                 _ => format!(
                     "`{c}` at byte {offset} is a shell operator, and no shell runs here: one simple \
                      command per call, no pipes, chaining, redirection, substitution or \
                      expansion; write the binary and its arguments separated by spaces"
                 ),
             }
+        } else if c == '\\' && command[offset + 1..].starts_with(' ') {
+            format!(
+                "`\\ ` at byte {offset}: no shell runs, so a backslash does not join words; an \
+                 argument cannot hold a space here: write the arguments without it"
+            )
         } else if c.is_control() {
             format!(
                 "control character U+{:04X} at byte {offset}: write the command on one line, \
@@ -308,6 +323,7 @@ fn not_a_binary(entry: &str) -> Option<&'static str> {
             || c.is_whitespace()
             || is_format_char(c)
             || EXEC_OPERATORS.contains(&c)
+            || matches!(c, '\\' | '(' | ')')
     }) {
         return Some("it holds a space, an operator, a quote or an invisible character");
     }
@@ -319,41 +335,102 @@ fn not_a_binary(entry: &str) -> Option<&'static str> {
 
 /// Layer 4, confinement: every piece of `token` that could name a file must pass the path
 /// rules of a `path` slot ([`slot::validate`]: relative, no `..` escape, no symbolic link out of
-/// `root`, never `/proc`, `/dev` or `/sys`).
+/// `root`, never `/proc`, `/dev` or `/sys`), and may hold no `..` component at all.
+///
+/// The pieces are the token split on `=`, `,` and `:`; of a short option (`-xf/etc/passwd`),
+/// every tail after its first letter (`f/etc/passwd`, `/etc/passwd`, ...), since any letter of
+/// the bundle may take the rest as its value; a long option's name is no path unless it holds a `/` (an operand after
+/// `--`).
+///
+/// Why `..` is refused even inside the working directory: the path rule normalises `..`
+/// lexically (`out/..` is `.`), but the raw token is what runs, and the system resolves a
+/// symbolic link before the `..` after it: with `out -> /etc`, `out/../etc/hostname` is the
+/// host's `/etc/hostname`. A template renders the normalised path, so it needs no such rule.
 fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), ExecRefusal> {
-    let option = token.starts_with('-');
+    let long_option = token.starts_with("--");
+    let short_option = token.starts_with('-') && !long_option;
     for (i, piece) in token.split(['=', ',', ':']).enumerate() {
-        let candidate = if i == 0 && option {
-            if token.starts_with("--") || piece.len() <= 2 {
+        // (candidate, whether it is a value attached after option letters)
+        let mut candidates: Vec<(&str, bool)> = Vec::new();
+        if i == 0 && long_option {
+            // An option name is no path; an operand after `--` that begins with `-` but holds
+            // a `/` could be one, and the path rule refuses it.
+            if piece.contains('/') {
+                candidates.push((piece, false));
+            }
+        } else if i == 0 && short_option {
+            // A value attached after any option letter: `-f/x`, `-cf/x`, `-tvfout/x`; and an
+            // operand after `--` such as `-/x`.
+            let from = if piece[1..].starts_with('/') { 1 } else { 2 };
+            candidates.extend(
+                piece
+                    .char_indices()
+                    .skip(from)
+                    .map(|(k, _)| (&piece[k..], true)),
+            );
+        } else {
+            candidates.push((piece, false));
+        }
+        for (candidate, attached) in candidates {
+            if candidate.is_empty() || (candidate.starts_with('-') && !candidate.contains('/')) {
                 continue;
             }
-            // A short option's attached value: `-f/etc/passwd`.
-            &piece[2..]
-        } else {
-            piece
-        };
-        // An option name is no path; an operand after `--` that begins with `-` but holds a
-        // `/` could be one, and the path rule refuses it.
-        if candidate.is_empty() || (candidate.starts_with('-') && !candidate.contains('/')) {
-            continue;
-        }
-        if let Err(e) = slot::validate(path_rule, &Value::String(candidate.to_owned()), root) {
             let what = if candidate == token {
                 String::new()
+            } else if attached {
+                format!("in `{token}`: an option letter may take `{candidate}` as its value: ")
             } else {
                 format!("in `{token}`: ")
             };
-            return Err(ExecRefusal::new(
-                4,
-                format!(
-                    "{what}{}; arguments that could name files must stay inside the working \
-                     directory",
-                    e.reason
-                ),
-            ));
+            if let Err(e) = slot::validate(path_rule, &Value::String(candidate.to_owned()), root) {
+                let fix = if attached {
+                    "; write an option's value as an argument of its own, and keep arguments \
+                     that could name files inside the working directory"
+                } else {
+                    "; arguments that could name files must stay inside the working directory"
+                };
+                return Err(ExecRefusal::new(4, format!("{what}{}{fix}", e.reason)));
+            }
+            if candidate.split('/').any(|c| c == "..") {
+                let instead = match lexical_normal(candidate) {
+                    Some(plain) => format!(" (here `{plain}`)"),
+                    None => String::new(),
+                };
+                return Err(ExecRefusal::new(
+                    4,
+                    format!(
+                        "{what}`..` in `{candidate}`: the system resolves a symbolic link before \
+                         the `..` after it, so such a path may lead outside the working \
+                         directory; name the path from the working directory without `..`\
+                         {instead}"
+                    ),
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// `a/./b/../c` → `a/c`, `sub/..` → `.`; `None` when it climbs above its start or is absolute.
+fn lexical_normal(path: &str) -> Option<String> {
+    if path.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    Some(if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    })
 }
 
 impl Tool for ExecTool {

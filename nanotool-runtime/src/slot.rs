@@ -213,13 +213,15 @@ impl SlotSpec {
     }
 
     /// How free the slot is, for the policy's code-entry check: integer, number, enum and a
-    /// string with a pattern are [`SlotFreedom::Constrained`]; a free string and a path are
-    /// [`SlotFreedom::Free`].
+    /// string with a pattern are [`SlotFreedom::Constrained`]; a free string is
+    /// [`SlotFreedom::Free`]; a path is [`SlotFreedom::Path`] (free text, but always rendered
+    /// `./relative` or `.`, so never `+cmd` nor `host:file`).
     pub fn freedom(&self) -> SlotFreedom {
         match self.kind {
             SlotKind::Integer | SlotKind::Number | SlotKind::Enum(_) => SlotFreedom::Constrained,
             SlotKind::String if self.pattern.is_some() => SlotFreedom::Constrained,
-            SlotKind::String | SlotKind::Path => SlotFreedom::Free,
+            SlotKind::String => SlotFreedom::Free,
+            SlotKind::Path => SlotFreedom::Path,
         }
     }
 

@@ -41,12 +41,16 @@
 //! [`tables::CODE_ENTRY`] lists, per binary, the options whose value is code
 //! ([`tables::Role::Code`]: `python3 -c`, `awk -f`; [`tables::Role::Load`]: code loaded
 //! beside the program, `perl -M`, `node -r`), the options that write or run configured
-//! programs ([`tables::Role::Effect`]: `sort -o`, `find -delete`; refused by ExecTool only),
-//! and what its operands are ([`tables::Operands`]: the program, all code, a command to run,
-//! a subcommand). Interpreters (python*, node, deno, bun, perl, ruby, php, lua, awk and kin,
+//! programs, delete files, or reach outside the working directory unseen
+//! ([`tables::Role::Effect`]: `sort -o`, `find -delete`, `rsync --delete`, `find -L`, `grep
+//! -R`; refused by ExecTool only), the options whose value may name another machine
+//! ([`tables::Role::Remote`]: `tar -f host:x`), the flags that only check the program's syntax
+//! ([`tables::Role::Check`]: `node --check`, `ruby -c`, `php -l`: the file is not run), and
+//! what its operands are ([`tables::Operands`]: the program, all code, a command to run, a
+//! subcommand; rsync's may be remote). Interpreters (python*, node, deno, bun, perl, ruby, php, lua, awk and kin,
 //! sed, R, Tcl, expect, osascript, julia, java, dc, m4, gnuplot, sqlite3, psql, mysql),
 //! editors, pagers and debuggers that run commands (vim, emacs, less, man, gdb, lldb), and
-//! launchers (find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake, and the wrappers
+//! grep (only for `-R`), launchers (find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake, and the wrappers
 //! timeout, nice, ionice, stdbuf, taskset, chrt, prlimit, flock, time, strace, ltrace,
 //! fakeroot, xvfb-run, valgrind...). `jq` is deliberately absent: its filters cannot run a
 //! command.
@@ -83,8 +87,11 @@
 //!   values, so `python3 <mode> <x>` with `mode` ∈ {`-c`} is the author's code entry.
 //! - **`+command`** (less, vim and kin): a `+cmd` token is a command run at start
 //!   (`less +!cmd`), and so is an operand that begins with a slot, since DESIGN §3 keeps a
-//!   value from beginning with `-` but not with `+`: `less <file>` needs a constrained slot
-//!   (or `less -- <file>`).
+//!   value from beginning with `-` but not with `+`: `less <file>` needs a `path` slot
+//!   (rendered `./...`, never `+`), a constrained one, or `less -- <file>`.
+//! - **Remote names** (`tar -f`, rsync's operands): a `:` before any `/` names another
+//!   machine, reached through a remote shell. A slot standing before the value's first `/`
+//!   must be constrained or a `path` (never such a `:`); ExecTool refuses a literal one.
 //! - **Subcommands** (git, deno, bun, `git config`, `git bisect run`): options before the
 //!   subcommand are global ones, after it the subcommand's. A slot as the subcommand is a
 //!   site (a git alias can be `!cmd`), and every subcommand's options are judged after it.
@@ -99,7 +106,10 @@
 //! In a template the author wrote every literal, so literal code is fine (`python3 -c
 //! print(1)`, `sed -i ...`, `sort -o out`), and a slot may stand where code goes only if it is
 //! [`SlotFreedom::Constrained`] (integer, number, enum, or a string with a `pattern`: the
-//! author vouches). In ExecTool's free text nothing is fixed: every code-entry option and
+//! author vouches), or a [`SlotFreedom::Path`] at a site whose only danger is how the value is
+//! spelled ([`CodeEntrySite::path_ok`]: a `+command` operand, a remote name). Where the
+//! file's content is the code (`python3 <script>`, `awk -f <prog>`), a path is as free as any
+//! string. In ExecTool's free text nothing is fixed: every code-entry option and
 //! program operand is refused outright, as are effect options and any command a launcher
 //! would run (ExecTool's allowlist vouches for the first binary only); sed runs only with a
 //! `N[,M]p` script, make only with targets (no `VAR=value`).
@@ -122,8 +132,14 @@ pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
 /// How free a slot is: whether it could carry code if it stood where code goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlotFreedom {
-    /// A free string or path: it could carry anything.
+    /// A free string: it could carry anything.
     Free,
+    /// A `path`: it names any file, but is always rendered `./relative` or `.` (DESIGN §3).
+    /// It may stand where the only danger is how the value is spelled — a `+command` operand
+    /// (`less <file>`: never `+cmd`), a `host:file` name (`tar -f <archive>`: never a `:`
+    /// before its `/`) — but not where the file's *content* is code (`python3 <script>`,
+    /// `awk -f <prog>`): there it is as free as a string.
+    Path,
     /// An integer, number, enum, or a string with a `pattern`: it cannot carry code (for a
     /// pattern or an enum, the author vouches for that).
     Constrained,
@@ -256,7 +272,7 @@ pub enum PolicyError {
         span: Option<Range<usize>>,
     },
     /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
-    #[error("{}", code_entry_text(shown, slot, binary, option, why))]
+    #[error("{}", code_entry_text(shown, slot, binary, option, why, *path_ok))]
     CodeEntry {
         /// The slot's name.
         slot: String,
@@ -268,9 +284,11 @@ pub enum PolicyError {
         /// What the slot would be there, e.g. "the code the interpreter runs".
         why: &'static str,
         /// The template text around the slot, e.g. `python3 -c <code>`.
-        shown: String,
+        shown: Box<str>,
         /// The slot's byte range in the template source.
         span: Range<usize>,
+        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`]).
+        path_ok: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
     /// outright (DESIGN §8).
@@ -322,9 +340,18 @@ fn why_of(why: &str, binary: &str) -> String {
     why.replace("the interpreter", binary)
 }
 
-fn code_entry_text(shown: &str, slot: &str, binary: &str, option: &str, why: &str) -> String {
+fn code_entry_text(
+    shown: &str,
+    slot: &str,
+    binary: &str,
+    option: &str,
+    why: &str,
+    path_ok: bool,
+) -> String {
     let fix = if option == COMMAND_OPTION {
         "write the command as literal text in the template"
+    } else if path_ok {
+        "if it names a file, make the slot a `path` (rendered `./...`, it never can be this); else fix the text in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
     } else {
         "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
     };
@@ -385,6 +412,10 @@ pub struct CodeEntrySite {
     /// Whether only literal text may stand there (a command a launcher runs: its binary is
     /// never a slot, constrained or not).
     pub literal_only: bool,
+    /// Whether a [`SlotFreedom::Path`] slot may stand there: the danger lies only in how the
+    /// value is spelled (`less <file>` could be `+cmd`, `tar -f <archive>` could be
+    /// `host:file`), which a path's `./...` rendering rules out.
+    pub path_ok: bool,
 }
 
 /// Every slot of `template` that stands where code goes, in template order: as the value of
@@ -417,6 +448,7 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
             if let Some(known) = sites.iter_mut().find(|s| &s.slot == slot) {
                 // One site per slot: the first reason, and the strictest rule.
                 known.literal_only |= literal_only;
+                known.path_ok &= hit.path_ok && !literal_only;
                 continue;
             }
             sites.push(CodeEntrySite {
@@ -427,6 +459,7 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
                 shown: format!("{} {}", hit.binary, hit.written),
                 span: span.clone(),
                 literal_only,
+                path_ok: hit.path_ok && !literal_only,
             });
         }
     }
@@ -441,8 +474,10 @@ fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
 
 /// Checks a parsed template against the deny list (built-in plus `extra_deny`, on the binary
 /// and on every command a launcher in it runs) and the code-entry table: every code-entry
-/// site ([`code_entry_sites`]) whose slot is [`SlotFreedom::Free`] is refused, and a slot
-/// standing as a launcher's command binary is refused whatever its freedom.
+/// site ([`code_entry_sites`]) whose slot is [`SlotFreedom::Free`] is refused, so is a
+/// [`SlotFreedom::Path`] slot except at a site where a path is harmless
+/// ([`CodeEntrySite::path_ok`]: `less <file>`, `tar -f <archive>`), and a slot standing as a
+/// launcher's command binary is refused whatever its freedom.
 ///
 /// ```
 /// use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
@@ -485,18 +520,23 @@ pub fn check_template(
             HitKind::Code => false,
             HitKind::CommandBinary => true,
         };
-        let refused = hit
-            .slots
-            .iter()
-            .find(|(slot, _)| literal_only || freedom(slot) == SlotFreedom::Free);
+        let refused = hit.slots.iter().find(|(slot, _)| {
+            literal_only
+                || match freedom(slot) {
+                    SlotFreedom::Free => true,
+                    SlotFreedom::Path => !hit.path_ok,
+                    SlotFreedom::Constrained => false,
+                }
+        });
         if let Some((slot, span)) = refused {
             return Err(PolicyError::CodeEntry {
                 slot: slot.clone(),
-                shown: format!("{} {}", hit.binary, hit.written),
+                shown: format!("{} {}", hit.binary, hit.written).into(),
                 binary: hit.binary,
                 option: hit.option,
                 why: hit.why,
                 span: span.clone(),
+                path_ok: hit.path_ok && !literal_only,
             });
         }
     }

@@ -141,6 +141,9 @@ pub(crate) struct Hit {
     pub span: Option<Range<usize>>,
     /// ExecTool may let this literal through (`sed -n 5p`).
     pub exec_ok: bool,
+    /// A `path` slot is harmless here: the danger lies only in how the value begins (`+cmd`)
+    /// or in a `:` before its first `/` (`host:file`), and a path renders `./...` or `.`.
+    pub path_ok: bool,
 }
 
 #[derive(Default)]
@@ -210,6 +213,7 @@ impl<'a> Scanner<'a> {
                 written: first.text.clone(),
                 span: first.span.clone(),
                 exec_ok: false,
+                path_ok: false,
             }),
             Some(binary) if is_denied(binary, self.extra) => self.hits.push(Hit {
                 kind: HitKind::Denied,
@@ -220,6 +224,7 @@ impl<'a> Scanner<'a> {
                 written: binary.to_owned(),
                 span: first.span.clone(),
                 exec_ok: false,
+                path_ok: false,
             }),
             Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
                 kind: HitKind::TooDeep,
@@ -230,6 +235,7 @@ impl<'a> Scanner<'a> {
                 written: binary.to_owned(),
                 span: first.span.clone(),
                 exec_ok: false,
+                path_ok: false,
             }),
             Some(binary) => {
                 self.command(words, depth + 1);
@@ -242,6 +248,7 @@ impl<'a> Scanner<'a> {
                     written: binary.to_owned(),
                     span: first.span.clone(),
                     exec_ok: false,
+                    path_ok: false,
                 });
             }
         }
@@ -270,7 +277,44 @@ impl<'a> Scanner<'a> {
             written,
             span: None,
             exec_ok: false,
+            path_ok: false,
         });
+    }
+
+    /// A value that may name another machine: a `:` before any `/` (`host:file`,
+    /// `host::module`, `rsync://host/...`). Its site's slots are those before the first
+    /// literal `/`; a `path` among them is harmless (it renders `./...` or `.`) unless a
+    /// literal `:` follows (`<dir>:x` could be `.:x`, host `.`). A literal `host:x` is a hit
+    /// with no slot: the author's choice in a template, refused by ExecTool.
+    fn remote(
+        &mut self,
+        cx: &Cx,
+        option: &'static str,
+        why: &'static str,
+        value: (&Word, &[Item]),
+        shown: &[Word],
+    ) {
+        let (word, items) = value;
+        let mut slots = Vec::new();
+        let mut colon = false;
+        for item in items {
+            match *item {
+                Item::Ch('/') => break,
+                Item::Ch(':') => {
+                    colon = true;
+                    break;
+                }
+                Item::Ch(_) => {}
+                Item::Slot(i) => slots.push(word.slots[i].clone()),
+            }
+        }
+        if !colon && slots.is_empty() {
+            return;
+        }
+        self.push(cx, HitKind::Code, option, why, slots, shown);
+        if let Some(hit) = self.hits.last_mut() {
+            hit.path_ok = !colon;
+        }
     }
 
     fn push_code_operand(&mut self, cx: &Cx, why: &'static str, word: &Word) {
@@ -339,6 +383,7 @@ impl<'a> Scanner<'a> {
                 };
                 let consumed = step.consumed.max(1);
                 if step.choice
+                    && takes_code(opts)
                     && let Some(next) = words.get(i + consumed)
                     && !next.slots.is_empty()
                     && !self.is_option(cx, next)
@@ -367,13 +412,26 @@ impl<'a> Scanner<'a> {
                 && word.lit_prefix().is_empty()
                 && !word.slots.is_empty()
             {
-                // DESIGN §3 keeps a value from beginning with `-`, not with `+`.
+                // DESIGN §3 keeps a value from beginning with `-`, not with `+`; a path value
+                // begins with `.`, so it is harmless here.
                 self.push(
                     cx,
                     HitKind::Code,
                     PLUS_COMMAND,
                     "an operand that may begin with `+`, which makes it a command the program runs at start",
                     word.slots.clone(),
+                    std::slice::from_ref(word),
+                );
+                if let Some(hit) = self.hits.last_mut() {
+                    hit.path_ok = true;
+                }
+            }
+            if let Some(why) = cx.entry.remote_operands {
+                self.remote(
+                    cx,
+                    OPERAND,
+                    why,
+                    (word, &word.items),
                     std::slice::from_ref(word),
                 );
             }
@@ -529,6 +587,7 @@ impl<'a> Scanner<'a> {
         }
 
         // A bundle of short flags: `-Ic`, `-le`, `-cCODE`, `-W ignore`.
+        let mut code = false;
         let mut last_unknown = false;
         let mut pending: Option<&Opt> = None;
         let mut k = 1;
@@ -555,7 +614,7 @@ impl<'a> Scanner<'a> {
                         k += 1;
                     }
                     Some(opt) if opt.arity == Arity::Flag => {
-                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        code |= self.role_hit(cx, opt, None, std::slice::from_ref(word));
                         last_unknown = false;
                         k += 1;
                     }
@@ -578,14 +637,17 @@ impl<'a> Scanner<'a> {
                             && matches!(opt.arity, Arity::Next | Arity::Command) =>
                     {
                         // `node -pe CODE`: the bundle is flags; the value comes next.
-                        self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                        self.role_hit(cx, opt, None, std::slice::from_ref(word));
                         pending = Some(opt);
                         last_unknown = false;
                         k += 1;
                     }
                     Some(opt) => {
                         let rest = &items[k + 1..];
-                        return self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
+                        let mut step =
+                            self.apply(cx, opt, Some(rest).filter(|r| !r.is_empty()), words, i);
+                        step.code |= code;
+                        return step;
                     }
                 },
             }
@@ -599,10 +661,13 @@ impl<'a> Scanner<'a> {
             {
                 self.hits.pop();
             }
-            return self.apply(cx, opt, None, words, i);
+            let mut step = self.apply(cx, opt, None, words, i);
+            step.code |= code;
+            return step;
         }
         Step {
             consumed: 1,
+            code,
             ambiguous: last_unknown,
             ..Step::default()
         }
@@ -635,13 +700,12 @@ impl<'a> Scanner<'a> {
             if matches!(opt.arity, Arity::Next | Arity::Command) {
                 values += 1;
                 let value = words.get(i + values);
-                let slots = value.map(|v| v.slots.clone()).unwrap_or_default();
                 let shown: Vec<Word> = std::iter::once(word.clone())
                     .chain(value.cloned())
                     .collect();
-                code |= self.role_hit(cx, opt, slots, &shown);
+                code |= self.role_hit(cx, opt, value.map(|v| (v, &v.items[..])), &shown);
             } else {
-                code |= self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                code |= self.role_hit(cx, opt, None, std::slice::from_ref(word));
             }
         }
         Step {
@@ -651,22 +715,33 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Records a Code or Effect option; returns whether it gave code.
+    /// Records a Code, Effect or Remote option, given its value (the word holding it and the
+    /// value's items); returns whether it gave the program (code, or a syntax check's file).
     fn role_hit(
         &mut self,
         cx: &Cx,
         opt: &Opt,
-        slots: Vec<(String, Range<usize>)>,
+        value: Option<(&Word, &[Item])>,
         shown: &[Word],
     ) -> bool {
         match opt.role {
             Role::Plain => false,
+            Role::Check => true,
             Role::Code | Role::Load => {
+                let slots = value
+                    .map(|(w, items)| w.slots_in(items))
+                    .unwrap_or_default();
                 self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
                 opt.role == Role::Code
             }
             Role::Effect => {
                 self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
+                false
+            }
+            Role::Remote => {
+                if let Some(value) = value {
+                    self.remote(cx, opt.name, opt.why, value, shown);
+                }
                 false
             }
         }
@@ -684,8 +759,8 @@ impl<'a> Scanner<'a> {
         let word = &words[i];
         match opt.arity {
             Arity::Flag | Arity::Attached | Arity::Digits => {
-                let slots = attached.map(|a| word.slots_in(a)).unwrap_or_default();
-                let code = self.role_hit(cx, opt, slots, std::slice::from_ref(word));
+                let value = attached.map(|a| (word, a));
+                let code = self.role_hit(cx, opt, value, std::slice::from_ref(word));
                 Step {
                     consumed: 1,
                     code,
@@ -694,7 +769,7 @@ impl<'a> Scanner<'a> {
             }
             Arity::Next => match (attached, words.get(i + 1)) {
                 (Some(a), _) => {
-                    let code = self.role_hit(cx, opt, word.slots_in(a), std::slice::from_ref(word));
+                    let code = self.role_hit(cx, opt, Some((word, a)), std::slice::from_ref(word));
                     Step {
                         consumed: 1,
                         code,
@@ -702,7 +777,7 @@ impl<'a> Scanner<'a> {
                     }
                 }
                 (None, Some(next)) => {
-                    let code = self.role_hit(cx, opt, next.slots.clone(), &words[i..i + 2]);
+                    let code = self.role_hit(cx, opt, Some((next, &next.items)), &words[i..i + 2]);
                     Step {
                         consumed: 2,
                         code,
@@ -710,7 +785,7 @@ impl<'a> Scanner<'a> {
                     }
                 }
                 (None, None) => {
-                    let code = self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                    let code = self.role_hit(cx, opt, None, std::slice::from_ref(word));
                     Step {
                         consumed: 1,
                         code,
@@ -724,7 +799,7 @@ impl<'a> Scanner<'a> {
                     .iter()
                     .position(|w| matches!(w.literal(), Some(";" | "+")))
                     .map_or(words.len(), |p| start + p);
-                self.role_hit(cx, opt, Vec::new(), std::slice::from_ref(word));
+                self.role_hit(cx, opt, None, std::slice::from_ref(word));
                 if start < end {
                     self.nested(&cx.binary, &words[start..end], cx.depth);
                 }
@@ -757,6 +832,13 @@ fn word_len(prefix: &str, name_end: usize) -> usize {
 
 fn all_opts<'o>(opts: &'o [&'o [Opt]]) -> impl Iterator<Item = &'o Opt> {
     opts.iter().flat_map(|list| list.iter())
+}
+
+/// Whether some option of these lists takes code or a remote name as its value: only then
+/// is the token after an option a slot chooses a site (`grep -<flags> <pattern>`: no grep
+/// option takes code, though the flags could choose `-R`, a site of its own).
+fn takes_code(opts: &[&[Opt]]) -> bool {
+    all_opts(opts).any(|opt| matches!(opt.role, Role::Code | Role::Load | Role::Remote))
 }
 
 fn lookup_short<'o>(opts: &'o [&'o [Opt]], c: char) -> Option<&'o Opt> {
@@ -804,12 +886,14 @@ fn lookup_word<'o>(opts: &'o [&'o [Opt]], name: &str, abbreviations: bool) -> Op
                 && opt.name.starts_with(name)
                 && dashes(opt.name) == dashes(name)
                 && !opt.name.ends_with([':', '*'])
+                // A syntax check lets a program operand through: only its full name counts.
+                && opt.role != Role::Check
         })
         .collect();
     let danger = |opt: &&Opt| match opt.role {
         Role::Code | Role::Load => 2,
-        Role::Effect => 1,
-        Role::Plain => 0,
+        Role::Effect | Role::Remote => 1,
+        Role::Plain | Role::Check => 0,
     };
     // The first listed of the most dangerous candidates.
     let best = candidates

@@ -148,8 +148,21 @@ pub enum Role {
     /// Like [`Role::Code`], except that the program operand still follows.
     Load,
     /// It writes files or runs a program named in a configuration (`sort -o`, `find
-    /// -delete`, `git --ext-diff`). Fine when a template fixes it; ExecTool refuses it.
+    /// -delete`, `git --ext-diff`), deletes files (`tar --remove-files`, `rsync --delete`), or
+    /// reaches outside the working directory where layer 4 cannot see it (`find -L` and `grep
+    /// -R` follow symbolic links; `tar -T` reads the names to archive from a file). Fine when a
+    /// template fixes it; ExecTool refuses it.
     Effect,
+    /// Its value names a file, or, with a `:` before any `/` (`host:file`), a file on another
+    /// machine that the binary reaches by running a remote shell (`tar -f`, `rsync
+    /// --files-from`). ExecTool refuses such a value; in a template a slot that could put the
+    /// `:` there must be constrained or a `path` (rendered `./...` or `.`, it never does).
+    Remote,
+    /// A flag that makes the binary only read its program, not run it: a syntax check
+    /// (`node --check`, `ruby -c`, `php -l`; not `perl -c`, which runs `BEGIN` blocks). Like
+    /// [`Role::Code`] it means the first operand is not the program run; it is matched only
+    /// when written in full (never as an abbreviation).
+    Check,
 }
 
 /// One option of a binary.
@@ -250,6 +263,10 @@ pub struct Entry {
     /// In ExecTool, a literal program (or code) operand that passes this check is allowed
     /// (`sed -n 5p`, `make test`).
     pub exec_program_ok: Option<fn(&str) -> bool>,
+    /// Every operand is read like a [`Role::Remote`] value: one with a `:` before any `/`
+    /// names another machine (`rsync src host:dst`, `host::module`, `rsync://host/...`); the
+    /// text says what such an operand is, for messages.
+    pub remote_operands: Option<&'static str>,
 }
 
 const BASE: Entry = Entry {
@@ -264,6 +281,7 @@ const BASE: Entry = Entry {
     old_bundle: false,
     attached_values: true,
     exec_program_ok: None,
+    remote_operands: None,
 };
 
 const fn code(name: &'static str, why: &'static str) -> Opt {
@@ -314,6 +332,22 @@ const fn eff(name: &'static str, arity: Arity, why: &'static str) -> Opt {
         why,
     }
 }
+const fn remote(name: &'static str, why: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Next,
+        role: Role::Remote,
+        why,
+    }
+}
+const fn check(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Flag,
+        role: Role::Check,
+        why: "it only checks the program's syntax: the program is read, not run",
+    }
+}
 const fn val(name: &'static str) -> Opt {
     Opt {
         name,
@@ -355,6 +389,9 @@ const SHELL_CMD: &str = "a command line run through a shell";
 const PRELOAD: &str = "code loaded before the program (a preload or loader)";
 const WRITES: &str = "it writes to a file named in free text";
 const DEBUGGER: &str = "it opens a debugger port through which code can be sent";
+const FOLLOWS: &str = "it follows symbolic links as it walks folders, so a link inside the working directory takes it outside, where free text cannot confine it";
+const NAMES_FROM_FILE: &str = "it reads the names of the files to act on from a file, where free text cannot confine them to the working directory";
+const DELETES: &str = "it deletes files";
 
 // --- Python: python, python3, python3.12, pypy3, ipython ------------------------------------
 const PYTHON_OPTS: &[Opt] = &[
@@ -407,7 +444,8 @@ const NODE_OPTS: &[Opt] = &[
     flag("--preserve-symlinks"),
     flag("--test"),
     flag("--watch"),
-    flag("--check"),
+    check("-c"),
+    check("--check"),
     flag("--interactive"),
     flag("--experimental-*"),
     flag("--no-experimental-*"),
@@ -582,6 +620,7 @@ const PERL_OPTS: &[Opt] = &[
 ];
 const RUBY_OPTS: &[Opt] = &[
     code("-e", CODE),
+    check("-c"),
     load("-r", MODULE),
     load(
         "--crash-report",
@@ -607,6 +646,8 @@ const RUBY_OPTS: &[Opt] = &[
 ];
 const PHP_OPTS: &[Opt] = &[
     code("-r", CODE),
+    check("-l"),
+    check("--syntax-check"),
     code("--run", CODE),
     code("-B", CODE),
     code("--process-begin", CODE),
@@ -1076,6 +1117,37 @@ const LLDB_OPTS: &[Opt] = &[
     val("--file"),
 ];
 
+// --- grep: no code entry, but `-R` walks through symbolic links --------------------------------
+const GREP_OPTS: &[Opt] = &[
+    eff("-R", Arity::Flag, FOLLOWS),
+    eff("--dereference-recursive", Arity::Flag, FOLLOWS),
+    val("-e"),
+    val("--regexp"),
+    val("-f"),
+    val("--file"),
+    val("-m"),
+    val("--max-count"),
+    val("-A"),
+    val("--after-context"),
+    val("-B"),
+    val("--before-context"),
+    val("-C"),
+    val("--context"),
+    val("-d"),
+    val("--directories"),
+    val("-D"),
+    val("--devices"),
+    val("--label"),
+    val("--include"),
+    val("--exclude"),
+    val("--exclude-from"),
+    val("--exclude-dir"),
+    val("--binary-files"),
+    val("--group-separator"),
+    att("--color"),
+    att("--colour"),
+];
+
 // --- Launchers: find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake -------------------
 const FIND_OPTS: &[Opt] = &[
     cmd("-exec", "the command find runs for each file"),
@@ -1087,6 +1159,12 @@ const FIND_OPTS: &[Opt] = &[
     eff("-fprint0", Arity::Next, WRITES),
     eff("-fprintf", Arity::Next, WRITES),
     eff("-fls", Arity::Next, WRITES),
+    eff("-L", Arity::Flag, FOLLOWS),
+    eff("-follow", Arity::Flag, FOLLOWS),
+    eff("-files0-from", Arity::Next, NAMES_FROM_FILE),
+    // `-H` follows only the starting points, which layer 4 confines (resolving links).
+    flag("-H"),
+    flag("-P"),
     flag("-executable"),
     val("-name"),
     val("-iname"),
@@ -1125,7 +1203,6 @@ const FIND_OPTS: &[Opt] = &[
     val("-context"),
     val("-printf"),
     val("-regextype"),
-    val("-files0-from"),
     val("-D"),
 ];
 const GIT_CONFIG_WHY: &str =
@@ -1353,6 +1430,7 @@ const GIT_OTHER: Sub = Sub {
     options: &[GIT_COMMON_OPTS],
     operands: Operands::Data,
 };
+const TAR_REMOTE: &str = "an archive on another machine when a `:` comes before any `/` (`host:file`), which tar reaches by running a remote shell; write a local name with a `/` before any `:` (`./a:b.tar`)";
 const TAR_OPTS: &[Opt] = &[
     code("--to-command", "a command tar runs for each extracted file"),
     code("--use-compress-program", "a compression command tar runs"),
@@ -1372,12 +1450,42 @@ const TAR_OPTS: &[Opt] = &[
     code("-F", "a script tar runs at the end of each volume"),
     code("--rsh-command", "the remote shell command tar runs"),
     code("--rmt-command", "the remote tape command tar runs"),
-    val("-f"),
-    val("--file"),
+    remote("-f", TAR_REMOTE),
+    remote("--file", TAR_REMOTE),
+    eff(
+        "--remove-files",
+        Arity::Flag,
+        "it deletes the files it archives",
+    ),
+    eff(
+        "--recursive-unlink",
+        Arity::Flag,
+        "it deletes existing folders before it extracts over them",
+    ),
+    eff(
+        "-h",
+        Arity::Flag,
+        "it archives the files symbolic links point to, inside the working directory or not",
+    ),
+    eff(
+        "--dereference",
+        Arity::Flag,
+        "it archives the files symbolic links point to, inside the working directory or not",
+    ),
+    eff(
+        "-P",
+        Arity::Flag,
+        "it keeps absolute member names, so extracting writes outside the working directory",
+    ),
+    eff(
+        "--absolute-names",
+        Arity::Flag,
+        "it keeps absolute member names, so extracting writes outside the working directory",
+    ),
+    eff("-T", Arity::Next, NAMES_FROM_FILE),
+    eff("--files-from", Arity::Next, NAMES_FROM_FILE),
     val("-C"),
     val("--directory"),
-    val("-T"),
-    val("--files-from"),
     val("-X"),
     val("--exclude-from"),
     val("-b"),
@@ -1394,6 +1502,10 @@ const TAR_OPTS: &[Opt] = &[
     val("--mode"),
     val("--mtime"),
 ];
+const RSYNC_DELETES: &str = "it deletes files on the receiving side";
+const RSYNC_FOLLOWS: &str =
+    "it copies the files symbolic links point to, inside the working directory or not";
+const RSYNC_REMOTE: &str = "a remote location (`host:path`, `host::module`, `rsync://host/...`: a `:` before any `/`), which rsync reaches by running ssh or connecting over the network; write a local path with a `/` before any `:` (`./a:b`)";
 const RSYNC_OPTS: &[Opt] = &[
     code("-e", "the remote shell command rsync runs"),
     code("--rsh", "the remote shell command rsync runs"),
@@ -1407,13 +1519,43 @@ const RSYNC_OPTS: &[Opt] = &[
         "an option for the remote rsync (`--rsync-path` runs a command)",
     ),
     eff("--log-file", Arity::Next, WRITES),
+    eff("--remove-source-files", Arity::Flag, DELETES),
+    eff("--remove-sent-files", Arity::Flag, DELETES),
+    eff("--delete", Arity::Flag, RSYNC_DELETES),
+    eff("--del", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-before", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-during", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-delay", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-after", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-excluded", Arity::Flag, RSYNC_DELETES),
+    eff("--delete-missing-args", Arity::Flag, RSYNC_DELETES),
+    eff("-L", Arity::Flag, RSYNC_FOLLOWS),
+    eff("--copy-links", Arity::Flag, RSYNC_FOLLOWS),
+    eff("--copy-unsafe-links", Arity::Flag, RSYNC_FOLLOWS),
+    eff("-k", Arity::Flag, RSYNC_FOLLOWS),
+    eff("--copy-dirlinks", Arity::Flag, RSYNC_FOLLOWS),
+    eff(
+        "-K",
+        Arity::Flag,
+        "it writes through symbolic links to folders on the receiving side, which may lead outside the working directory",
+    ),
+    eff(
+        "--keep-dirlinks",
+        Arity::Flag,
+        "it writes through symbolic links to folders on the receiving side, which may lead outside the working directory",
+    ),
+    eff("--files-from", Arity::Next, NAMES_FROM_FILE),
+    eff(
+        "--daemon",
+        Arity::Flag,
+        "it starts an rsync daemon that listens on the network",
+    ),
     val("-f"),
     val("--filter"),
     val("--exclude"),
     val("--include"),
     val("--exclude-from"),
     val("--include-from"),
-    val("--files-from"),
     val("-T"),
     val("--temp-dir"),
     val("--partial-dir"),
@@ -1434,6 +1576,25 @@ const RSYNC_OPTS: &[Opt] = &[
     val("--link-dest"),
     val("--max-size"),
     val("--min-size"),
+    // Values that may hold a `:` (a time, a format), so that they are not read as operands.
+    val("--stop-at"),
+    val("--stop-after"),
+    val("--out-format"),
+    val("--log-file-format"),
+    val("--info"),
+    val("--debug"),
+    val("--max-delete"),
+    val("--modify-window"),
+    val("--iconv"),
+    val("--usermap"),
+    val("--groupmap"),
+    val("--checksum-choice"),
+    val("--compress-choice"),
+    val("--compress-level"),
+    val("--skip-compress"),
+    val("--protocol"),
+    val("--contimeout"),
+    val("--outbuf"),
 ];
 const SORT_OPTS: &[Opt] = &[
     code(
@@ -1452,7 +1613,7 @@ const SORT_OPTS: &[Opt] = &[
     val("--buffer-size"),
     val("--batch-size"),
     val("--parallel"),
-    val("--files0-from"),
+    eff("--files0-from", Arity::Next, NAMES_FROM_FILE),
     val("--random-source"),
     val("--sort"),
 ];
@@ -1684,12 +1845,16 @@ const XVFB_RUN_OPTS: &[Opt] = &[
 ];
 
 /// The code-entry table (DESIGN §4): every binary that runs code through an option or an
-/// operand. A binary that is not here (`grep`, `wc`, `cat`, `ls`, `head`, `jq`: none of them
-/// can run a command) has no code-entry site.
+/// operand, plus a few whose options reach outside the working directory where ExecTool's
+/// layer 4 cannot see it (`grep -R`). A binary that is not here (`wc`, `cat`, `ls`, `head`,
+/// `jq`: none of them can run a command) has no code-entry site.
 ///
-/// Deliberately absent: `jq` (its filters cannot run commands), `grep` (`-f` reads patterns,
-/// not code), `ed` (its commands come from stdin, which the kernel closes). Denied binaries
-/// (`env`, `xargs`, `nohup`, shells, `busybox`) need no entry: they never run.
+/// Deliberately absent: `jq` (its filters cannot run commands), `ed` (its commands come from
+/// stdin, which the kernel closes), `ls` (`ls -RL` would list names through a symbolic link,
+/// but never a file's content, and `ls -<flags>` with a free slot must keep working), `cp`,
+/// `du`, `wc` (ExecTool leaves their symlink and `--files0-from` options alone: see
+/// docs/DECISIONS.md). `grep` is here only for `-R`: `-f` reads patterns, not code. Denied
+/// binaries (`env`, `xargs`, `nohup`, shells, `busybox`) need no entry: they never run.
 pub const CODE_ENTRY: &[Entry] = &[
     Entry {
         names: &["python*", "pypy*", "ipython"],
@@ -1913,6 +2078,12 @@ pub const CODE_ENTRY: &[Entry] = &[
         ..BASE
     },
     Entry {
+        names: &["grep", "egrep", "fgrep", "rgrep", "ggrep"],
+        options: &[GREP_OPTS],
+        permute: true,
+        ..BASE
+    },
+    Entry {
         names: &["find", "gfind", "bfs"],
         options: &[FIND_OPTS],
         long_only: true,
@@ -1943,6 +2114,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["rsync"],
         options: &[RSYNC_OPTS],
         permute: true,
+        remote_operands: Some(RSYNC_REMOTE),
         ..BASE
     },
     Entry {
@@ -2187,7 +2359,8 @@ mod tests {
         assert_eq!(entry("Rscript"), Some("rscript"));
         assert_eq!(entry("luajit-2.1"), Some("lua"));
         assert_eq!(entry("gawk"), Some("awk"));
-        assert_eq!(entry("grep"), None);
+        assert_eq!(entry("grep"), Some("grep"));
+        assert_eq!(entry("egrep"), Some("grep"));
         assert_eq!(entry("jq"), None);
     }
 }
