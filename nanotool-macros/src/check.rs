@@ -16,6 +16,9 @@ pub struct CodeEntry {
     pub slot: String,
     /// The policy's message, with the template and a caret under the slot.
     pub message: String,
+    /// A path-typed field may stand there too: the only danger is how a free value is
+    /// spelled, and a path is always rendered `./relative` (`less <file>`).
+    pub path_ok: bool,
 }
 
 /// Two lines: the template and a caret under `span` (the same shape as
@@ -73,18 +76,27 @@ pub fn policy(
         if has_pattern(&slot) || entries.iter().any(|e: &CodeEntry| e.slot == slot) {
             continue;
         }
-        let freedom = |name: &str| {
-            if name == slot {
-                SlotFreedom::Free
-            } else {
-                SlotFreedom::Constrained
+        let as_slot = |freedom: SlotFreedom| {
+            let slot = slot.clone();
+            move |name: &str| {
+                if name == slot {
+                    freedom
+                } else {
+                    SlotFreedom::Constrained
+                }
             }
         };
-        let message = match policy::check_template(template, &freedom, &[]) {
+        let message = match policy::check_template(template, &as_slot(SlotFreedom::Free), &[]) {
             Err(err) => policy_message(template, &err),
             Ok(()) => continue,
         };
-        entries.push(CodeEntry { slot, message });
+        // The runtime's own answer for a path there (every site of the slot counts).
+        let path_ok = policy::check_template(template, &as_slot(SlotFreedom::Path), &[]).is_ok();
+        entries.push(CodeEntry {
+            slot,
+            message,
+            path_ok,
+        });
     }
     entries
 }

@@ -311,15 +311,19 @@ fn generate(
         let name = &f.name;
         let doc = &f.doc;
         if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
+            let (condition, path) = if entry.path_ok {
+                (
+                    quote!(<#ty as #p::SlotType>::CONSTRAINED || <#ty as #p::SlotType>::CLASS.is_path()),
+                    " or `WorkPath` (a path is always rendered `./relative`)",
+                )
+            } else {
+                (quote!(<#ty as #p::SlotType>::CONSTRAINED), "")
+            };
             let message = format!(
-                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64` or a #[derive(SlotEnum)] enum, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
+                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64`, a #[derive(SlotEnum)] enum{path}, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
                 entry.message
             );
-            assertions.extend(assertion(
-                ty.span(),
-                quote!(<#ty as #p::SlotType>::CONSTRAINED),
-                &message,
-            ));
+            assertions.extend(assertion(ty.span(), condition, &message));
         }
         let (default, default_check) = default_tokens(f);
         assertions.extend(default_check);

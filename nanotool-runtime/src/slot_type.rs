@@ -70,6 +70,12 @@ impl SlotClass {
     pub const fn takes_float_default(self) -> bool {
         matches!(self, SlotClass::Number)
     }
+
+    /// Whether the value is a confined path, always rendered `./relative` or `.` (so it may
+    /// stand where only its spelling could be dangerous, such as `less <file>`).
+    pub const fn is_path(self) -> bool {
+        matches!(self, SlotClass::Path)
+    }
 }
 
 /// A Rust type that can be a slot of a `#[command_tool]` struct.
