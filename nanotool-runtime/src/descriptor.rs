@@ -221,7 +221,7 @@ pub struct DescriptorLoad {
 #[derive(Debug, Clone, Default)]
 pub struct DescriptorLoader {
     /// Name → who holds it (`a registered tool`, or a file name).
-    taken: HashMap<String, String>,
+    taken: HashMap<String, Holder>,
     deny: Vec<String>,
     /// Slot specs of arguments with a `pattern`, by argument name and JSON text: compiling a
     /// regex costs far more than reading a descriptor, and folders repeat their arguments.
@@ -241,8 +241,7 @@ impl DescriptorLoader {
         S: Into<String>,
     {
         for name in names {
-            self.taken
-                .insert(name.into(), "a tool already registered".to_owned());
+            self.taken.insert(name.into(), Holder::Registered);
         }
         self
     }
@@ -302,6 +301,8 @@ impl DescriptorLoader {
             files.push((name, entry));
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
+        load.tools.reserve(files.len());
+        self.taken.reserve(files.len());
         for (name, entry) in files {
             let path = entry.path();
             let result = if name.to_str().is_none() {
@@ -345,15 +346,12 @@ impl DescriptorLoader {
         let spec = self.parse_cached(path, &bytes, &mut cache);
         self.patterned = cache;
         let spec = spec?;
-        self.taken.insert(
-            spec.name().to_owned(),
-            format!(
-                "`{}`",
-                path.file_name()
-                    .map(|n| n.to_string_lossy())
-                    .unwrap_or_default()
-            ),
-        );
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        self.taken
+            .insert(spec.name().to_owned(), Holder::File(file.into()));
         Ok(CommandTool::new(spec))
     }
 
@@ -424,6 +422,24 @@ impl DescriptorLoader {
             .find(|candidate| candidate.len() <= 64 && !self.taken.contains_key(candidate))
             .map(|free| format!(", e.g. `{free}`"))
             .unwrap_or_default()
+    }
+}
+
+/// Who holds a taken name, for the message of a name conflict.
+#[derive(Debug, Clone)]
+enum Holder {
+    /// A tool registered before the descriptors (a built-in, a code tool).
+    Registered,
+    /// The descriptor file (its name) that loaded first.
+    File(Box<str>),
+}
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Holder::Registered => f.write_str("a tool already registered"),
+            Holder::File(name) => write!(f, "`{name}`"),
+        }
     }
 }
 
