@@ -1,7 +1,7 @@
 //! What `nanotool serve` costs on top of the kernel: 1,000 sequential `tools/call` round trips
 //! of a trivial descriptor tool (`true`) over stdio, against the same command run through the
 //! kernel directly (and through `Toolbox::call` in process), interleaved call by call in one
-//! run; then 32 concurrent calls, counted.
+//! run, beside a `ping` round trip (the transport's floor); then 32 concurrent calls, counted.
 //!
 //! ```sh
 //! cargo run --release --example bench_mcp
@@ -56,8 +56,11 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn call(id: usize) -> String {
-    json!({
+/// One `tools/call` request as one line, newline included: a client writes a message whole
+/// (one `write`), as the SDKs do; `writeln!` on an unbuffered pipe would send the newline in
+/// a second `write` and wake the server twice.
+fn call(id: usize) -> Vec<u8> {
+    let mut line = json!({
         "jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {
             "name": "nothing", "arguments": {},
@@ -67,7 +70,17 @@ fn call(id: usize) -> String {
             }
         }
     })
-    .to_string()
+    .to_string();
+    line.push('\n');
+    line.into_bytes()
+}
+
+/// One `ping` (2025-11-25 era, after `initialize`) as one line: the protocol's floor, a round
+/// trip through the same pipes and dispatcher with no tool behind it.
+fn ping(id: usize) -> Vec<u8> {
+    let mut line = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+    line.push('\n');
+    line.into_bytes()
 }
 
 fn main() {
@@ -121,20 +134,46 @@ fn main() {
     // Warm up both paths.
     for i in 0..20 {
         assert_eq!(kernel.run(&argv).exit_code, 0);
-        writeln!(stdin, "{}", call(i)).unwrap();
+        stdin.write_all(&call(i)).unwrap();
         line.clear();
         stdout.read_line(&mut line).unwrap();
     }
 
+    // The session also speaks the handshake era, for `ping`.
+    stdin
+        .write_all(
+            format!(
+                "{}\n{}\n",
+                json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                       "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+
     let mut direct = Vec::with_capacity(CALLS);
+    let mut pinged = Vec::with_capacity(CALLS);
     let mut tooled = Vec::with_capacity(CALLS);
     let mut served = Vec::with_capacity(CALLS);
     let mut id = 1000;
     // One call of each kind in turn, the order rotating, so that load from elsewhere and
     // the after-effects of the previous call fall on all three alike.
     for i in 0..CALLS {
-        for k in 0..3 {
-            match (i + k) % 3 {
+        for k in 0..4 {
+            match (i + k) % 4 {
+                3 => {
+                    id += 1;
+                    let t = Instant::now();
+                    stdin.write_all(&ping(id)).unwrap();
+                    line.clear();
+                    stdout.read_line(&mut line).unwrap();
+                    pinged.push(t.elapsed());
+                    let v: Value = serde_json::from_str(&line).expect("a JSON-RPC line");
+                    assert_eq!(v["id"], id, "{v}");
+                }
                 0 => {
                     let t = Instant::now();
                     let r = kernel.run(&argv);
@@ -151,7 +190,7 @@ fn main() {
                 _ => {
                     id += 1;
                     let t = Instant::now();
-                    writeln!(stdin, "{}", call(id)).unwrap();
+                    stdin.write_all(&call(id)).unwrap();
                     stdin.flush().unwrap();
                     line.clear();
                     stdout.read_line(&mut line).unwrap();
@@ -163,7 +202,12 @@ fn main() {
             }
         }
     }
-    let (d, t, s) = (median(direct), median(tooled), median(served));
+    let (d, t, s, p) = (
+        median(direct),
+        median(tooled),
+        median(served),
+        median(pinged),
+    );
     let us = |x: Duration| x.as_secs_f64() * 1e6;
     println!(
         "{CALLS} sequential calls of `true` each way, interleaved call by call, order rotating:"
@@ -175,15 +219,24 @@ fn main() {
         us(s)
     );
     println!(
+        "  MCP ping over stdio        median {:>8.1} µs (round trip, no tool: the transport)",
+        us(p)
+    );
+    println!(
         "  ratio MCP/kernel {:.3} (target <= 1.15); MCP/Toolbox {:.3}",
         s.as_secs_f64() / d.as_secs_f64(),
         s.as_secs_f64() / t.as_secs_f64()
+    );
+    println!(
+        "  MCP - kernel {:.1} µs, of which the bare round trip (ping) {:.1} µs",
+        us(s) - us(d),
+        us(p)
     );
 
     // 32 concurrent calls: all sent before any answer is read.
     let t = Instant::now();
     for i in 0..32 {
-        writeln!(stdin, "{}", call(10_000 + i)).unwrap();
+        stdin.write_all(&call(10_000 + i)).unwrap();
     }
     stdin.flush().unwrap();
     let mut ids = Vec::new();
