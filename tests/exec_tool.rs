@@ -401,10 +401,12 @@ fn layer_4_refuses_dot_dot_components_which_the_os_resolves_after_symlinks() {
 #[test]
 fn layer_4_confines_a_value_attached_after_option_letters() {
     // `-cf/x`: `c` is a flag, `f` takes the rest; the value starts at any letter.
-    let ws = Workspace::new(ALL);
+    let ws = Workspace::new(&["tar", "grep"]);
     let exec = ExecTool::new(vec!["tar".into(), "grep".into()]).unwrap();
+    let written = ws.outside.path().join("attached.tar");
+    let write_outside = format!("tar -cf{} canary", written.display());
     for command in [
-        "tar -cf/tmp/nanotool-attached.tar canary",
+        write_outside.as_str(),
         "tar -xOf/etc/hostname",
         "tar -tvfout_link/secret",
         "grep -rf/etc/passwd canary",
@@ -412,14 +414,15 @@ fn layer_4_confines_a_value_attached_after_option_letters() {
         "tar -tf../x.tar",
         "tar -tfsub/../x.tar",
     ] {
-        let err = exec.check(command, &ws.root()).unwrap_err();
-        assert_eq!(err.layer, 4, "{command}: {err}");
-        assert!(
-            err.message.contains("working directory"),
-            "{command}: {err}"
-        );
+        // Through the tool: refused at layer 4, nothing run, every canary in place.
+        let text = assert_refused(&ws, command, 4);
+        assert!(text.contains("working directory"), "{command}: {text}");
     }
-    assert!(!Path::new("/tmp/nanotool-attached.tar").exists());
+    assert!(
+        !written.exists(),
+        "the refused tar wrote {}",
+        written.display()
+    );
     for ok in [
         "tar -tzf a.tar.gz",
         "grep -rnA2 keep .",
@@ -543,4 +546,54 @@ fn a_template_path_never_reads_through_a_symlink_and_dot_dot() {
         }
     }
     ws.assert_canaries();
+}
+
+#[test]
+fn git_pathspec_magic_cannot_reach_the_repository_root_above_the_workspace() {
+    // The workspace is a subfolder of a git repository whose root holds an untracked secret:
+    // `:(top)` and `:/` name paths from the repository's root, outside the working directory.
+    let repo = TempDir::new().unwrap();
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(repo.path())
+        .status()
+        .unwrap();
+    assert!(init.success());
+    fs::write(repo.path().join(".env"), "KEY=hunter2\n").unwrap();
+    let work = repo.path().join("work");
+    fs::create_dir(&work).unwrap();
+    fs::write(work.join("notes.txt"), "KEY=public\n").unwrap();
+    let kernel = CommandExecKernel::new(KernelSettings {
+        cwd: work.clone(),
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let mut toolbox = Toolbox::new(kernel);
+    toolbox.enable_exec(vec!["git".into()]).unwrap();
+    let exec = |command: &str| {
+        toolbox
+            .call("exec", &json!({ "command": command }), None)
+            .unwrap()
+    };
+    for command in [
+        "git grep --untracked --no-exclude-standard -e KEY -- :(top)",
+        "git grep --untracked --no-exclude-standard -e KEY -- :(top,glob)*",
+        "git grep --untracked --no-exclude-standard -e KEY -- :/",
+        "git grep --untracked --no-exclude-standard -e KEY -- :/.env",
+        "git ls-files --others -- :(top)",
+        "git ls-files --others --pathspec-from-file=notes.txt",
+    ] {
+        let out = exec(command);
+        assert!(
+            out.is_error && out.exec.is_none(),
+            "{command}: {}",
+            out.text
+        );
+        assert_eq!(out.code, Some(614), "{command}: {}", out.text);
+        assert!(!out.text.contains("hunter2"), "{command}: {}", out.text);
+    }
+    // Inside the workspace, git still works.
+    let out = exec("git grep --untracked --no-exclude-standard -e KEY -- .");
+    assert!(out.text.contains("KEY=public"), "{}", out.text);
+    assert!(!out.text.contains("hunter2"), "{}", out.text);
 }

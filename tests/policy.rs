@@ -293,6 +293,11 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
         &[],
         Code("x", "--experimental-loader"),
     ),
+    (
+        "node --experimental-config-file <x> app.js",
+        &[],
+        Code("x", "--experimental-config-file"),
+    ),
     // An option the table does not know may take the next token: both are judged.
     (
         "node --unknown-flag app.js <arg>",
@@ -1055,6 +1060,15 @@ const EXEC: &[(&str, Exec)] = &[
     ("php -l x.php", Allow),
     ("perl -c x.pl", Refuse("perl", "x.pl")),
     ("node --check -e x", Refuse("node", "-e x")),
+    // A config file's nodeOptions can preload code, check mode or not.
+    (
+        "node --experimental-default-config-file --check app.js",
+        Refuse("node", "--experimental-default-config-file"),
+    ),
+    (
+        "node --experimental-config-file=x.json --check app.js",
+        Refuse("node", "--experimental-config-file=x.json"),
+    ),
     ("node --ch app.js", Refuse("node", "app.js")),
     ("ruby -c -rfoo x.rb", Refuse("ruby", "-rfoo")),
     ("zip -TT x a.zip f", Refuse("zip", "-TT x")),

@@ -347,6 +347,21 @@ fn not_a_binary(entry: &str) -> Option<&'static str> {
 /// symbolic link before the `..` after it: with `out -> /etc`, `out/../etc/hostname` is the
 /// host's `/etc/hostname`. A template renders the normalised path, so it needs no such rule.
 fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), ExecRefusal> {
+    // git's pathspec magic names paths from the repository's root, which may lie above the
+    // working directory: `:(top)`, `:(glob,top)x`, `:/`, `:/x` (also as an option's value).
+    if let Some(magic) = token
+        .split('=')
+        .find(|part| part.starts_with(":(") || part.starts_with(":/"))
+    {
+        return Err(ExecRefusal::new(
+            4,
+            format!(
+                "`{magic}` is git pathspec magic: `:(top)` and `:/` name paths from the \
+                 repository's root, which may be outside the working directory; name paths \
+                 relative to the working directory"
+            ),
+        ));
+    }
     let long_option = token.starts_with("--");
     let short_option = token.starts_with('-') && !long_option;
     for (i, piece) in token.split(['=', ',', ':']).enumerate() {

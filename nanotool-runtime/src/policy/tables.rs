@@ -153,10 +153,11 @@ pub enum Role {
     /// -R` follow symbolic links; `tar -T` reads the names to archive from a file). Fine when a
     /// template fixes it; ExecTool refuses it.
     Effect,
-    /// Its value names a file, or, with a `:` before any `/` (`host:file`), a file on another
-    /// machine that the binary reaches by running a remote shell (`tar -f`, `rsync
-    /// --files-from`). ExecTool refuses such a value; in a template a slot that could put the
-    /// `:` there must be constrained or a `path` (rendered `./...` or `.`, it never does).
+    /// Its value names a file, or, with a `:` before the first `/` (`host:file`), a file on
+    /// another machine that the binary reaches by running a remote shell (`tar -f`/`--file`;
+    /// rsync's operands are judged the same way, through `remote_operands`). ExecTool refuses
+    /// a value with such a `:`; in a template a slot that could put the `:` there must be
+    /// constrained or a `path` (rendered `./...` or `.`, it never does).
     Remote,
     /// A flag that makes the binary only read its program, not run it: a syntax check
     /// (`node --check`, `ruby -c`, `php -l`; not `perl -c`, which runs `BEGIN` blocks). Like
@@ -420,6 +421,15 @@ const NODE_OPTS: &[Opt] = &[
     load(
         "--env-file-if-exists",
         "an env file, whose NODE_OPTIONS can preload code",
+    ),
+    load(
+        "--experimental-config-file",
+        "a config file, whose nodeOptions can preload code",
+    ),
+    eff(
+        "--experimental-default-config-file",
+        Arity::Flag,
+        "it reads ./node.config.json, whose nodeOptions can preload code",
     ),
     code("--run", "a package.json script node runs through a shell"),
     eff("--inspect", Arity::Attached, DEBUGGER),
@@ -1230,6 +1240,7 @@ const GIT_COMMON_OPTS: &[Opt] = &[
     eff("--output", Arity::Next, WRITES),
     eff("--output-directory", Arity::Next, WRITES),
     eff("-o", Arity::Next, WRITES),
+    eff("--pathspec-from-file", Arity::Next, NAMES_FROM_FILE),
     eff(
         "--ext-diff",
         Arity::Flag,
