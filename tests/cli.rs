@@ -379,6 +379,36 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
 }
 
 #[test]
+fn a_signal_ignored_on_entry_stays_ignored() {
+    // Under `nohup` SIGHUP is ignored: nanotool does not take it over, and its commands
+    // inherit the ignore as they would from any other program.
+    use std::os::unix::process::CommandExt;
+    let p = Project::new();
+    p.descriptor(
+        "status.tool.json",
+        r#"{"name": "status", "description": "Own signal state", "command": "grep Sig /proc/self/status"}"#,
+    );
+    let mut cmd = Command::new(nanotool_bin());
+    cmd.args(["call", "status"])
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "off");
+    // SAFETY: signal(2) only, between fork and exec of the test's own child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let hup = 1u64 << (libc::SIGHUP - 1);
+    let term = 1u64 << (libc::SIGTERM - 1);
+    assert_eq!(mask(&text, "SigIgn:") & (hup | term), hup, "{text}");
+    assert_eq!(mask(&text, "SigBlk:"), 0, "{text}");
+}
+
+#[test]
 fn a_signal_cancels_the_running_call_and_kills_its_group() {
     let p = Project::new();
     p.descriptor("nap.tool.json", SLEEP);

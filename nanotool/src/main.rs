@@ -678,20 +678,29 @@ extern "C" fn note_signal(signal: libc::c_int) {
 /// client's signal does not reach) instead of leaving them orphaned.
 ///
 /// A handler, not a blocked mask and `sigwait`: a blocked mask is inherited through
-/// `posix_spawn` and `exec`, so every command would start deaf to SIGTERM (`timeout` could
-/// not stop its child, nothing could die of SIGINT). A caught signal goes back to its default
-/// action in the child at `exec`, and the child's mask stays empty.
+/// `posix_spawn` and `exec` (std's `Command` passes the spawning thread's mask on, measured
+/// with Rust 1.95), so every command would start deaf to SIGTERM (`timeout` could not stop
+/// its child, nothing could die of SIGINT). A caught signal goes back to its default action in
+/// the child at `exec`, and the child's mask stays empty. A signal ignored on entry (SIGHUP
+/// under `nohup`) stays ignored, for nanotool and its commands alike.
 struct SignalWatch {
     read: std::os::fd::OwnedFd,
+    /// The signals whose handler is ours, with the action each had before.
+    installed: Vec<(libc::c_int, libc::sigaction)>,
 }
 
 impl SignalWatch {
-    /// Opens the pipe and installs the handler.
+    /// Opens the pipe and installs the handler for each of the signals not ignored on entry
+    /// (under `nohup`, SIGHUP stays ignored). On any failure nothing stays installed.
     fn start() -> Option<Self> {
         use std::os::fd::FromRawFd;
         let mut fds = [-1; 2];
         // SAFETY: pipe2 writes two fds into the array; both are ours to own from here on.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            tracing::warn!(
+                "no signal pipe ({}); a signal ends nanotool without cancelling calls",
+                io::Error::last_os_error()
+            );
             return None;
         }
         // SAFETY: fresh fds from pipe2, owned by nobody else.
@@ -712,29 +721,56 @@ impl SignalWatch {
             std::os::fd::IntoRawFd::into_raw_fd(write),
             std::sync::atomic::Ordering::SeqCst,
         );
+        let mut watch = SignalWatch {
+            read,
+            installed: Vec::new(),
+        };
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: a zeroed sigaction with an empty mask and a handler that only calls
-            // async-signal-safe functions.
+            // SAFETY: sigaction reads our zeroed, filled-in action and writes the old one into
+            // a local; the handler only calls async-signal-safe functions.
             unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 {
+                    watch.restore();
+                    return None;
+                }
+                if old.sa_sigaction == libc::SIG_IGN {
+                    continue;
+                }
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = note_signal as *const () as libc::sighandler_t;
                 action.sa_flags = libc::SA_RESTART;
                 libc::sigemptyset(&mut action.sa_mask);
                 if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                    tracing::warn!(
+                        signal,
+                        "cannot catch signal ({}); a signal ends nanotool without cancelling calls",
+                        io::Error::last_os_error()
+                    );
+                    watch.restore();
                     return None;
                 }
+                watch.installed.push((signal, old));
             }
         }
-        Some(SignalWatch { read })
+        Some(watch)
+    }
+
+    /// Puts back the actions the signals had before [`SignalWatch::start`].
+    fn restore(&self) {
+        SignalWatch::restore_all(&self.installed);
     }
 
     /// Runs `f` with the signal number on a dedicated thread when a signal arrives; a second
-    /// signal while `f` runs exits at once.
+    /// signal while `f` runs exits at once. Without a thread, the signals get their old
+    /// actions back (a signal then ends nanotool as it would have without the watch).
     fn on_signal(self, f: impl FnOnce(i32) + Send + 'static) {
+        let installed = self.installed.clone();
+        let read = self.read;
         let spawned = std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
-                let mut pipe = std::fs::File::from(self.read);
+                let mut pipe = std::fs::File::from(read);
                 let mut f = Some(f);
                 let mut byte = [0u8; 1];
                 loop {
@@ -744,12 +780,15 @@ impl SignalWatch {
                         _ => return,
                     }
                     let signal = i32::from(byte[0]);
-                    match f.take() {
-                        Some(f) => {
-                            // A second signal while cancelling: exit now.
-                            let again = pipe.try_clone();
-                            std::thread::spawn(move || {
-                                let Ok(mut again) = again else { return };
+                    let Some(f) = f.take() else {
+                        std::process::exit(128 + signal);
+                    };
+                    // A second signal while cancelling: exit now. Without a thread for that,
+                    // the loop reads it once `f` returns.
+                    if let Ok(mut again) = pipe.try_clone() {
+                        let _ = std::thread::Builder::new()
+                            .name("signals-again".into())
+                            .spawn(move || {
                                 let mut byte = [0u8; 1];
                                 loop {
                                     match std::io::Read::read(&mut again, &mut byte) {
@@ -759,14 +798,23 @@ impl SignalWatch {
                                     }
                                 }
                             });
-                            f(signal);
-                        }
-                        None => std::process::exit(128 + signal),
                     }
+                    f(signal);
                 }
             });
         if spawned.is_err() {
+            SignalWatch::restore_all(&installed);
             tracing::warn!("no signal thread; a signal ends nanotool without cancelling calls");
+        }
+    }
+
+    /// Puts back each signal's old action.
+    fn restore_all(installed: &[(libc::c_int, libc::sigaction)]) {
+        for (signal, old) in installed {
+            // SAFETY: an action sigaction itself returned for this signal.
+            unsafe {
+                libc::sigaction(*signal, old, std::ptr::null_mut());
+            }
         }
     }
 }
