@@ -772,7 +772,7 @@ impl<'v> RawDescriptor<'v> {
                 ));
             }
         }
-        let name = required_str(object, "name", "", &mut problems, "e.g. \"search_text\"");
+        let name = required_str(object, "name", None, &mut problems, "e.g. \"search_text\"");
         if let Some(name) = name {
             if !is_tool_name(name) {
                 problems.push((
@@ -788,14 +788,14 @@ impl<'v> RawDescriptor<'v> {
         let description = required_str(
             object,
             "description",
-            "",
+            None,
             &mut problems,
             "what the tool does, for the model",
         );
         let command = required_str(
             object,
             "command",
-            "",
+            None,
             &mut problems,
             "the template, e.g. \"grep -rn <pattern> <path>\"",
         );
@@ -865,28 +865,33 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// A required, non-blank string field.
+/// A required, non-blank string field: of the descriptor (`argument: None`) or of one
+/// argument's object.
 fn required_str<'v>(
     object: &'v Map<String, Value>,
     field: &str,
-    prefix: &str,
+    argument: Option<&str>,
     problems: &mut Vec<Problem>,
     example: &str,
 ) -> Option<&'v str> {
-    let pointer = format!("{prefix}{field}");
+    // The pointer is only written down for a problem: a good file formats nothing.
+    let pointer = || match argument {
+        Some(name) => format!("arguments.{name}.{field}"),
+        None => field.to_owned(),
+    };
     match object.get(field) {
         None => {
-            problems.push((pointer, format!("missing; write \"{field}\": {example}")));
+            problems.push((pointer(), format!("missing; write \"{field}\": {example}")));
             None
         }
         Some(Value::String(s)) if s.trim().is_empty() => {
-            problems.push((pointer, format!("is empty; write {example}")));
+            problems.push((pointer(), format!("is empty; write {example}")));
             None
         }
         Some(Value::String(s)) => Some(s),
         Some(other) => {
             problems.push((
-                pointer,
+                pointer(),
                 format!("is {}; write a string: {example}", json_kind(other)),
             ));
             None
@@ -950,11 +955,10 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
             ));
         }
     }
-    let prefix = format!("arguments.{name}.");
     let description = required_str(
         object,
         "description",
-        &prefix,
+        Some(name),
         problems,
         "what the model should put here",
     );
