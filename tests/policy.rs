@@ -317,6 +317,16 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("ruby -e <x>", &[], Code("x", "-e")),
     ("ruby -r<lib> app.rb", &[], Code("lib", "-r")),
     ("ruby <script>", &[], Code("script", PROGRAM)),
+    // A free load path picks where `use`/`require` find their modules.
+    ("perl -I <dir> report.pl", &[], Code("dir", "-I")),
+    ("perl -I<dir> report.pl", &[], Code("dir", "-I")),
+    ("ruby -I <dir> report.rb", &[], Code("dir", "-I")),
+    ("perl -Ilib report.pl <month>", &[], Pass),
+    // TypeScript runners through node.
+    ("tsx -e <x>", &[], Code("x", "-e")),
+    ("tsx <script>", &[], Code("script", PROGRAM)),
+    ("ts-node -p <x>", &[], Code("x", "-p")),
+    ("tsx scripts/report.ts <month>", &[], Pass),
     ("php -r <x>", &[], Code("x", "-r")),
     ("php -d <ini> app.php", &[], Code("ini", "-d")),
     (

@@ -388,6 +388,7 @@ const MODULE: &str = "a module or library the interpreter loads and runs";
 const SCRIPT: &str = "the program the interpreter runs (its first operand)";
 const SHELL_CMD: &str = "a command line run through a shell";
 const PRELOAD: &str = "code loaded before the program (a preload or loader)";
+const LOAD_PATH: &str = "a folder the interpreter loads modules from, before its own: a module there replaces the one the program uses";
 const WRITES: &str = "it writes to a file named in free text";
 const DEBUGGER: &str = "it opens a debugger port through which code can be sent";
 const FOLLOWS: &str = "it follows symbolic links as it walks folders, so a link inside the working directory takes it outside, where free text cannot confine it";
@@ -620,7 +621,7 @@ const PERL_OPTS: &[Opt] = &[
     load_att("-F", "a split pattern perl compiles into the program"),
     load_att("-d", "a debugger module perl loads (`-d:Module`)"),
     eff("-i", Arity::Attached, "it edits the files in place"),
-    val("-I"),
+    load("-I", LOAD_PATH),
     att("-x"),
     digits("-l"),
     digits("-0"),
@@ -637,7 +638,7 @@ const RUBY_OPTS: &[Opt] = &[
         "a crash report template; `|cmd` pipes to a command",
     ),
     eff("-i", Arity::Attached, "it edits the files in place"),
-    val("-I"),
+    load("-I", LOAD_PATH),
     val("-C"),
     val("-E"),
     att("-F"),
@@ -1875,7 +1876,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         ..BASE
     },
     Entry {
-        names: &["node", "nodejs"],
+        // tsx and ts-node run TypeScript through node and take its code options.
+        names: &["node", "nodejs", "tsx", "ts-node", "ts-node-esm"],
         options: &[NODE_OPTS],
         operands: Operands::Program(SCRIPT),
         complete: false,
