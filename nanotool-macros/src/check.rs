@@ -21,16 +21,10 @@ pub struct CodeEntry {
     pub path_ok: bool,
 }
 
-/// Two lines: the template and a caret under `span` (the same shape as
-/// [`TemplateError::caret_line`](nanotool_runtime::template::TemplateError::caret_line)).
+/// Two lines: the template and a caret under `span`, drawn by the runtime's own
+/// [`caret_line`](nanotool_runtime::template::caret_line).
 pub fn caret_line(source: &str, span: Range<usize>) -> String {
-    let col = source[..span.start.min(source.len())].chars().count();
-    let width = source
-        .get(span.clone())
-        .map(|s| s.chars().count())
-        .unwrap_or(1)
-        .max(1);
-    format!("  {source}\n  {}{}", " ".repeat(col), "^".repeat(width))
+    nanotool_runtime::template::caret_line(source, span)
 }
 
 fn policy_message(template: &Template, err: &policy::PolicyError) -> String {

@@ -658,20 +658,9 @@ fn spec_error(file: &Path, command: &str, e: &SpecError) -> DescriptorError {
     };
     if let Some(span) = e.span() {
         message.push('\n');
-        message.push_str(&caret_line(command, span));
+        message.push_str(&crate::template::caret_line(command, span));
     }
     DescriptorError::at(file, pointer, message)
-}
-
-/// The template and a caret line under `span`, as [`crate::TemplateError::caret_line`] shows it.
-fn caret_line(command: &str, span: std::ops::Range<usize>) -> String {
-    let start = command[..span.start.min(command.len())].chars().count();
-    let width = command
-        .get(span.start..span.end.min(command.len()))
-        .map(|s| s.chars().count())
-        .unwrap_or(1)
-        .max(1);
-    format!("  {command}\n  {}{}", " ".repeat(start), "^".repeat(width))
 }
 
 /// The closest of `candidates` to `word` by edit distance, when close enough to be a typo.

@@ -285,13 +285,8 @@ impl SpecError {
             return Some(e.caret_line());
         }
         let span = self.span()?;
-        let start = source.get(..span.start)?.chars().count();
-        let width = source.get(span)?.chars().count().max(1);
-        Some(format!(
-            "  {source}\n  {}{}",
-            " ".repeat(start),
-            "^".repeat(width)
-        ))
+        source.get(span.clone())?;
+        Some(crate::template::caret_line(source, span))
     }
 
     /// Always [`crate::CODE_INVALID_DESCRIPTOR`] (613): a tool definition is invalid.

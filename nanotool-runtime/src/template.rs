@@ -25,6 +25,7 @@
 
 use std::fmt;
 use std::ops::Range;
+use unicode_width::UnicodeWidthStr;
 
 /// Characters that a shell would treat specially and that literal template text may never
 /// hold (`<` and `>` are placeholder delimiters and are reported as unbalanced instead).
@@ -284,32 +285,9 @@ impl TemplateError {
     }
 
     /// Two lines: the template (control and invisible characters escaped) and a caret under
-    /// the offending character(s).
+    /// the offending character(s) ([`caret_line`]).
     pub fn caret_line(&self) -> String {
-        let mut shown = String::new();
-        let mut caret_col = None;
-        let mut caret_width = 0;
-        for (i, c) in self.source.char_indices() {
-            let piece = if is_visible(c) {
-                c.to_string()
-            } else {
-                escape(c)
-            };
-            let width = piece.chars().count();
-            if i >= self.offset && i < self.offset + self.len.max(1) {
-                if caret_col.is_none() {
-                    caret_col = Some(shown.chars().count());
-                }
-                caret_width += width;
-            }
-            shown.push_str(&piece);
-        }
-        let col = caret_col.unwrap_or_else(|| shown.chars().count());
-        format!(
-            "  {shown}\n  {}{}",
-            " ".repeat(col),
-            "^".repeat(caret_width.max(1))
-        )
+        caret_line(&self.source, self.offset..self.offset + self.len.max(1))
     }
 }
 
@@ -336,6 +314,46 @@ fn closer(open: char) -> char {
 }
 
 /// Escapes a character as `U+XXXX` (with its usual name where it has a short one).
+/// Two lines that point at `span` (a byte range) of a template: the template, indented, and a
+/// caret under the span. Control and invisible characters are shown escaped (`U+202E`), and
+/// columns count display width (a CJK character takes two), so the caret stands under the
+/// character on a terminal. Every form's error uses it: the grammar's, the policy's, a
+/// descriptor's and the macro's.
+///
+/// ```
+/// use nanotool_runtime::template::caret_line;
+///
+/// assert_eq!(caret_line("grep -rn <x;y>", 11..12), "  grep -rn <x;y>\n             ^");
+/// assert_eq!(caret_line("echo 日本 <x|y>", 14..15), "  echo 日本 <x|y>\n              ^");
+/// ```
+pub fn caret_line(source: &str, span: Range<usize>) -> String {
+    let end = span.end.max(span.start + 1);
+    let mut shown = String::new();
+    let mut shown_width = 0;
+    let mut caret_col = None;
+    let mut caret_width = 0;
+    for (i, c) in source.char_indices() {
+        let piece = if is_visible(c) {
+            c.to_string()
+        } else {
+            escape(c)
+        };
+        let width = UnicodeWidthStr::width(piece.as_str());
+        if i >= span.start && i < end {
+            caret_col.get_or_insert(shown_width);
+            caret_width += width;
+        }
+        shown.push_str(&piece);
+        shown_width += width;
+    }
+    let col = caret_col.unwrap_or(shown_width);
+    format!(
+        "  {shown}\n  {}{}",
+        " ".repeat(col),
+        "^".repeat(caret_width.max(1))
+    )
+}
+
 fn escape(c: char) -> String {
     match c {
         '\n' => "`\\n` (newline)".into(),
