@@ -318,6 +318,9 @@ fn bad_args_json_points_at_the_mistake_and_shows_good_json() {
     }
 }
 
+/// A tool that prints its own signal state (the `Sig*` lines of `/proc/self/status`).
+const SIGNAL_STATUS: &str = r#"{"name": "status", "description": "Own signal state", "command": "grep Sig /proc/self/status"}"#;
+
 /// The signal numbers set in a `/proc/<pid>/status` mask line such as `SigBlk:\t0000...4003`.
 fn mask(status: &str, field: &str) -> u64 {
     let line = status
@@ -333,10 +336,7 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
     // inherit that: it starts with an empty mask and default actions, so `timeout` can stop
     // its child and a command can die of SIGTERM (exit 143).
     let p = Project::new();
-    p.descriptor(
-        "status.tool.json",
-        r#"{"name": "status", "description": "Own signal state", "command": "grep Sig /proc/self/status"}"#,
-    );
+    p.descriptor("status.tool.json", SIGNAL_STATUS);
     let watched: u64 =
         (1 << (libc::SIGINT - 1)) | (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGHUP - 1));
     let run = p.run(&["call", "status"]);
@@ -384,10 +384,7 @@ fn a_signal_ignored_on_entry_stays_ignored() {
     // inherit the ignore as they would from any other program.
     use std::os::unix::process::CommandExt;
     let p = Project::new();
-    p.descriptor(
-        "status.tool.json",
-        r#"{"name": "status", "description": "Own signal state", "command": "grep Sig /proc/self/status"}"#,
-    );
+    p.descriptor("status.tool.json", SIGNAL_STATUS);
     let mut cmd = Command::new(nanotool_bin());
     cmd.args(["call", "status"])
         .current_dir(p.path())
