@@ -40,13 +40,9 @@ fn separated(ident: &str, sep: char) -> String {
     out
 }
 
-/// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
-pub fn is_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
+/// Whether `name` is a valid tool name (`^[A-Za-z0-9_-]{1,64}$`): the runtime's own rule,
+/// the one a descriptor's name meets.
+pub use nanotool_runtime::spec::is_tool_name;
 
 #[cfg(test)]
 mod tests {
