@@ -274,3 +274,64 @@ fn user_tools_with_enum_option_and_defaults() {
     let listing = ListDir::from_args(&json!({"mode": "-A"}), &root).unwrap();
     assert_eq!(listing.mode, Listing::All);
 }
+
+/// A flag the model picks from author-written values.
+#[derive(SlotEnum)]
+pub enum PyFlag {
+    /// Unbuffered.
+    #[slot(value = "-u")]
+    Unbuffered,
+    /// Code from the next argument.
+    #[slot(value = "-c")]
+    Code,
+}
+
+/// Compiles (the macro cannot see an enum's values), but `-c` would make `arg` python's code.
+#[command_tool("python3 <flag> <arg>")]
+pub struct PyWithFlag {
+    /// How python3 runs
+    pub flag: PyFlag,
+    /// An argument
+    pub arg: String,
+}
+
+/// Compiles, but its default names a file outside the working directory.
+#[command_tool("wc -l <file>")]
+pub struct CountOutside {
+    /// The file
+    #[slot(default = "/etc/passwd")]
+    pub file: WorkPath,
+}
+
+#[test]
+fn a_code_tool_the_runtime_refuses_is_refused_at_registration_and_never_runs() {
+    let (dir, kernel) = workspace();
+    let mut toolbox = nanotool::Toolbox::new(kernel);
+    for (tool, what) in [
+        (PyWithFlag::tool(), "`flag` is `-u`"),
+        (CountOutside::tool(), "default"),
+    ] {
+        let name = tool.name().to_owned();
+        let err = toolbox.register(tool).expect_err(&name);
+        let text = err.to_string();
+        assert!(
+            text.contains("613") && text.contains(what),
+            "{name}: {text}"
+        );
+        assert!(toolbox.get(&name).is_none(), "{name} was registered");
+    }
+    assert!(PyWithFlag::command_spec().is_err());
+    // Called directly, it refuses to run anything.
+    let kernel = CommandExecKernel::new(KernelSettings {
+        cwd: dir.path().to_path_buf(),
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let out = call(
+        &PyWithFlag::tool(),
+        &kernel,
+        json!({"flag": "-c", "arg": "open('pwned','w')"}),
+    );
+    assert!(out.is_error && out.exec.is_none(), "{}", out.text);
+    assert!(!dir.path().join("pwned").exists());
+}

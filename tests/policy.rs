@@ -776,6 +776,109 @@ fn descriptors_with_path_slots_at_plus_command_and_archive_sites_load() {
     }
 }
 
+/// A descriptor from a command and its `arguments` object (JSON text).
+fn parse_descriptor(
+    command: &str,
+    arguments: &str,
+) -> Result<nanotool_runtime::CommandSpec, nanotool_runtime::DescriptorError> {
+    let json = format!(
+        r#"{{"name": "t", "description": "A tool", "command": "{command}", "arguments": {arguments}}}"#
+    );
+    nanotool_runtime::DescriptorLoader::new()
+        .parse(std::path::Path::new("t.tool.json"), json.as_bytes())
+}
+
+#[test]
+fn enum_values_and_left_out_slots_cannot_move_a_free_slot_into_code() {
+    let string = r#"{"type": "string", "description": "Any text"}"#;
+    let refused = [
+        // An enum value that is a code option makes the next slot its code.
+        (
+            "python3 <flag> <arg>",
+            format!(
+                r#"{{"flag": {{"type": "enum", "enum": ["-c"], "description": "A flag"}}, "arg": {string}}}"#
+            ),
+            "`flag` is `-c`",
+        ),
+        // A plain flag leaves the free slot as the program.
+        (
+            "python3 <flag> <arg>",
+            format!(
+                r#"{{"flag": {{"type": "enum", "enum": ["-u", "-B"], "description": "A flag"}}, "arg": {string}}}"#
+            ),
+            "`flag` is `-u`",
+        ),
+        (
+            "sed <flag> <script> notes.txt",
+            format!(
+                r#"{{"flag": {{"type": "enum", "enum": ["-n", "-s"], "description": "A flag"}}, "script": {string}}}"#
+            ),
+            "`flag` is `-n`",
+        ),
+        (
+            "git <flag> <cfg> log",
+            format!(
+                r#"{{"flag": {{"type": "enum", "enum": ["-c"], "description": "A flag"}}, "cfg": {string}}}"#
+            ),
+            "`flag` is `-c`",
+        ),
+        // A left-out optional slot shifts the free one into the program's place.
+        (
+            "python3 <name> <arg>",
+            format!(
+                r#"{{"name": {{"type": "enum", "enum": ["report.py"], "description": "A script", "required": false}}, "arg": {string}}}"#
+            ),
+            "`name` is left out",
+        ),
+        (
+            "awk <n> <file>",
+            r#"{"n": {"type": "integer", "description": "A number", "required": false}, "file": {"type": "path", "description": "A file"}}"#.to_owned(),
+            "`n` is left out",
+        ),
+    ];
+    for (command, arguments, assignment) in &refused {
+        let err = parse_descriptor(command, arguments)
+            .err()
+            .unwrap_or_else(|| panic!("{command} with {arguments} loads"));
+        assert_eq!(err.code(), 613, "{command}");
+        assert!(
+            err.message.contains(assignment) && err.message.contains("the command reads"),
+            "{command}: {err}"
+        );
+        assert!(err.message.contains('^'), "{command}: no caret line: {err}");
+    }
+    // Plain tools with enums and optional slots still load.
+    let accepted = [
+        (
+            "ls <mode> <path>",
+            r#"{"mode": {"type": "enum", "enum": ["-l", "-1", "-la"], "description": "How"}, "path": {"type": "path", "description": "Where", "default": "."}}"#,
+        ),
+        (
+            "git log <format> -n <count>",
+            r#"{"format": {"type": "enum", "enum": ["--oneline", "--stat"], "description": "How"}, "count": {"type": "integer", "description": "How many", "minimum": 1}}"#,
+        ),
+        (
+            "grep -rn --max-count=<n> <pattern> <path>",
+            r#"{"n": {"type": "integer", "description": "At most", "required": false}, "pattern": {"type": "string", "description": "What"}, "path": {"type": "path", "description": "Where", "default": "."}}"#,
+        ),
+        (
+            "python3 -m json.tool <style> <file>",
+            r#"{"style": {"type": "enum", "enum": ["--compact", "--sort-keys"], "description": "How", "required": false}, "file": {"type": "path", "description": "The file"}}"#,
+        ),
+        (
+            "python3 scripts/report.py <flag> <month>",
+            r#"{"flag": {"type": "enum", "enum": ["-c", "--json"], "description": "How"}, "month": {"type": "string", "description": "Which"}}"#,
+        ),
+    ];
+    for (command, arguments) in accepted {
+        assert!(
+            parse_descriptor(command, arguments).is_ok(),
+            "{command}: {:?}",
+            parse_descriptor(command, arguments).err()
+        );
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // check_exec_argv (ExecTool layer 4), by table
 // ------------------------------------------------------------------------------------------

@@ -625,7 +625,9 @@ fn spec_error(file: &Path, command: &str, e: &SpecError) -> DescriptorError {
     };
     let (pointer, mut message) = match e {
         SpecError::Template(t) => return DescriptorError::at(file, "command", t.to_string()),
-        SpecError::Policy(_) => ("command".to_owned(), e.to_string()),
+        SpecError::Policy(_) | SpecError::PolicyVariant { .. } => {
+            ("command".to_owned(), e.to_string())
+        }
         SpecError::InvalidName { .. } => ("name".to_owned(), e.to_string()),
         SpecError::EmptyDescription { .. } => ("description".to_owned(), e.to_string()),
         SpecError::SlotWithoutSpec { slot, .. } => (

@@ -473,6 +473,10 @@ impl Tool for CodeTool {
         self.command_tool().ok().map(CommandTool::spec)
     }
 
+    fn definition_error(&self) -> Option<&SpecError> {
+        self.command_tool().err()
+    }
+
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         match self.command_tool() {
             Ok(tool) => tool.call(args, ctx),

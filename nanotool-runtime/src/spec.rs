@@ -111,6 +111,15 @@ pub struct CommandSpec {
     slots: Vec<SlotSpec>,
 }
 
+/// The most commands [`CommandSpec::new`] checks for one template: the combinations of its enum
+/// slots' values and its optional slots left out or given.
+pub const MAX_VARIANTS: usize = 4096;
+
+fn variant_fix() -> &'static str {
+    "or keep the enum's values from changing how the command reads (write an option in the \
+     template itself), or give the optional slot a default"
+}
+
 /// Why a [`CommandSpec`] could not be built (error 613 in a descriptor; a compile error in the
 /// code form).
 #[derive(Debug, Clone, Error)]
@@ -121,6 +130,24 @@ pub enum SpecError {
     /// The policy refuses the template.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+    /// The policy refuses the command the template becomes when an enum slot takes one of its
+    /// values or an optional slot is left out: `python3 <flag> <arg>` with `flag` one of `-u`,
+    /// `-c` puts `arg` where python3 takes code; `python3 <name> <arg>` with `name` left out
+    /// makes `arg` the program.
+    #[error(
+        "when {assignment}, the command reads `{variant}`: {error}; {}",
+        variant_fix()
+    )]
+    PolicyVariant {
+        /// Which slots took which value (or were left out).
+        assignment: String,
+        /// The template as it then reads.
+        variant: String,
+        /// What the policy says of it.
+        error: Box<PolicyError>,
+        /// The first of those slots' placeholders in the template.
+        span: Range<usize>,
+    },
     /// The tool name does not match `^[A-Za-z0-9_-]{1,64}$`.
     #[error(
         "invalid tool name `{name}`: use 1 to 64 ASCII letters, digits, `_` or `-` (e.g. `search_text`)"
@@ -249,6 +276,7 @@ impl SpecError {
         match self {
             SpecError::Template(e) => Some(e.span()),
             SpecError::Policy(e) => e.span(),
+            SpecError::PolicyVariant { span, .. } => Some(span.clone()),
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
             | SpecError::SpecWithoutSlot { .. } => None,
@@ -446,7 +474,137 @@ impl CommandSpec {
                 .unwrap_or(SlotFreedom::Free)
         };
         policy::check_template(&self.template, &freedom, extra)?;
+        self.check_variants(&freedom, extra)
+    }
+
+    /// The policy over every command the template can become: each enum slot standing as each
+    /// of its values (author text, read as literal), each optional slot without a default
+    /// present or left out (its whole token dropped). An enum value may be an option that
+    /// turns the next slot into code, and a left-out slot may shift a free one into the
+    /// program's place; the plain check cannot see either.
+    // Built once per tool; see `check_default_tokens` on the error's size.
+    #[allow(clippy::result_large_err)]
+    fn check_variants(
+        &self,
+        freedom: &dyn Fn(&str) -> SlotFreedom,
+        extra: &[String],
+    ) -> Result<(), SpecError> {
+        /// How a varying slot stands in one variant.
+        #[derive(Clone, Copy)]
+        enum Stand<'a> {
+            Slot,
+            Value(&'a str),
+            Absent,
+        }
+        let mut varying: Vec<(&SlotSpec, Vec<Stand<'_>>)> = Vec::new();
+        for spec in &self.slots {
+            let mut stands = match spec.kind() {
+                SlotKind::Enum(values) => values.iter().map(|v| Stand::Value(v)).collect(),
+                _ => vec![Stand::Slot],
+            };
+            if !spec.is_required() && spec.default().is_none() {
+                stands.push(Stand::Absent);
+            }
+            if stands.len() > 1 || !matches!(stands[0], Stand::Slot) {
+                varying.push((spec, stands));
+            }
+        }
+        if varying.is_empty() {
+            return Ok(());
+        }
+        let combinations = varying
+            .iter()
+            .try_fold(1usize, |n, (_, stands)| n.checked_mul(stands.len()))
+            .filter(|n| *n <= MAX_VARIANTS);
+        let Some(combinations) = combinations else {
+            let (spec, _) = varying[0];
+            return Err(SpecError::PolicyVariant {
+                assignment: format!(
+                    "its {} enum or optional slots take their values",
+                    varying.len()
+                ),
+                variant: self.template.source().to_owned(),
+                error: Box::new(PolicyError::TooManyVariants {
+                    limit: MAX_VARIANTS,
+                }),
+                span: self.slot_span(spec.name()),
+            });
+        };
+        let mut choice = vec![0usize; varying.len()];
+        for _ in 0..combinations {
+            let stand_of = |name: &str| {
+                varying
+                    .iter()
+                    .zip(&choice)
+                    .find(|((spec, _), _)| spec.name() == name)
+                    .map(|((_, stands), &i)| stands[i])
+                    .unwrap_or(Stand::Slot)
+            };
+            let mut words = Vec::new();
+            for token in self.template.tokens() {
+                let mut word = String::new();
+                let mut dropped = false;
+                for part in token.parts() {
+                    match part {
+                        Part::Literal(text) => word.push_str(text),
+                        Part::Slot(slot) => match stand_of(slot.name()) {
+                            Stand::Slot => {
+                                word.push('<');
+                                word.push_str(slot.name());
+                                word.push('>');
+                            }
+                            Stand::Value(value) => word.push_str(value),
+                            Stand::Absent => dropped = true,
+                        },
+                    }
+                }
+                if !dropped && !word.is_empty() {
+                    words.push(word);
+                }
+            }
+            let variant = words.join(" ");
+            // Enum values are metacharacter-free single words (checked when the spec is
+            // built), so the variant parses; if it does not, the plain check stands.
+            if let Ok(template) = Template::parse(&variant) {
+                if let Err(error) = policy::check_template(&template, freedom, extra) {
+                    let assignment = varying
+                        .iter()
+                        .zip(&choice)
+                        .map(|((spec, stands), &i)| match stands[i] {
+                            Stand::Value(v) => format!("`{}` is `{v}`", spec.name()),
+                            Stand::Absent => format!("`{}` is left out", spec.name()),
+                            Stand::Slot => format!("`{}` is given", spec.name()),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" and ");
+                    let first = varying[0].0.name();
+                    return Err(SpecError::PolicyVariant {
+                        assignment,
+                        variant,
+                        error: Box::new(error),
+                        span: self.slot_span(first),
+                    });
+                }
+            }
+            // The next combination, like an odometer.
+            for (digit, (_, stands)) in choice.iter_mut().zip(&varying) {
+                *digit += 1;
+                if *digit < stands.len() {
+                    break;
+                }
+                *digit = 0;
+            }
+        }
         Ok(())
+    }
+
+    /// The first placeholder of `slot` in the template (an empty range if it has none).
+    fn slot_span(&self, slot: &str) -> Range<usize> {
+        self.template
+            .slots()
+            .find(|s| s.name() == slot)
+            .map(|s| s.span())
+            .unwrap_or(0..0)
     }
 
     /// The tool's name.

@@ -33,7 +33,7 @@
 
 use crate::kernel::{CancelHandle, CommandExecKernel, ExecResult};
 use crate::slot::SlotError;
-use crate::spec::CommandSpec;
+use crate::spec::{CommandSpec, SpecError};
 use serde_json::Value;
 
 /// What a tool call needs from its host.
@@ -112,6 +112,11 @@ pub trait Tool: Send + Sync {
     }
     /// Runs one call.
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput;
+    /// Why the tool cannot run at all, when its definition is invalid (a code tool whose spec
+    /// the runtime refuses to build); a `Toolbox` refuses to register such a tool.
+    fn definition_error(&self) -> Option<&SpecError> {
+        None
+    }
 }
 
 /// A [`CommandSpec`] as a [`Tool`]: a call renders the arguments against the kernel's working

@@ -44,6 +44,15 @@ pub enum RegisterError {
         /// What the spec said.
         source: Box<SpecError>,
     },
+    /// The tool's definition is invalid (a code tool whose template, slots or defaults the
+    /// runtime refuses when it builds the spec): error 613, as for a descriptor.
+    #[error("tool `{tool}` is invalid (error 613): {source}")]
+    Invalid {
+        /// The tool's name.
+        tool: String,
+        /// What building the spec said.
+        source: Box<SpecError>,
+    },
     /// ExecTool's allowlist is not acceptable.
     #[error(transparent)]
     Exec(#[from] ExecToolError),
@@ -197,10 +206,17 @@ impl Toolbox {
         self.register_arc(Arc::new(tool))
     }
 
-    /// Registers a shared tool. Refuses an invalid name, a name already registered, and a
-    /// command tool whose binary is denied.
+    /// Registers a shared tool. Refuses an invalid name, a name already registered, a tool
+    /// whose definition is invalid ([`Tool::definition_error`]), and a command tool whose
+    /// binary is denied.
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegisterError> {
         self.check_name(tool.name())?;
+        if let Some(error) = tool.definition_error() {
+            return Err(RegisterError::Invalid {
+                tool: tool.name().to_owned(),
+                source: Box::new(error.clone()),
+            });
+        }
         if let Some(spec) = tool.spec() {
             spec.check_denied(&self.deny_list())
                 .map_err(|source| RegisterError::Denied {

@@ -258,6 +258,16 @@ pub enum PolicyError {
         /// The binary as written.
         binary: String,
     },
+    /// A template has more combinations of enum values and left-out optional slots than are
+    /// checked ([`crate::spec::MAX_VARIANTS`]).
+    #[error(
+        "more than {limit} combinations of enum values and left-out optional slots to check: \
+         split the tool, or give its optional slots defaults"
+    )]
+    TooManyVariants {
+        /// The most combinations checked.
+        limit: usize,
+    },
     /// A launcher (`timeout`, `nice`, `find -exec`, ...) would run a denied binary.
     #[error(
         "`{launcher}` would run `{binary}`, which is denied: {}",
