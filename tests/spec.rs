@@ -117,7 +117,7 @@ fn schema_of_a_tool_without_slots() {
     let spec = build("pwd", vec![]).unwrap();
     assert_eq!(
         spec.json_schema(),
-        json!({"type": "object", "properties": {}, "additionalProperties": false})
+        json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
     );
 }
 
@@ -136,8 +136,8 @@ fn schema_never_holds_provider_breaking_keys() {
     for key in ["$schema", "title", "\"type\":["] {
         assert!(!text.contains(key), "{text}");
     }
-    // No slot is required: `required` is left out rather than empty.
-    assert!(schema.get("required").is_none(), "{schema}");
+    // No slot is required: `required` is there, empty (DESIGN §3).
+    assert_eq!(schema["required"], json!([]), "{schema}");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -632,16 +632,18 @@ impl CommandSpec {
         self.slots.iter().find(|s| s.name() == name)
     }
 
-    /// The JSON Schema of the arguments: an object with `properties`, `required` (left out
-    /// when no slot is required) and `"additionalProperties": false`; no `$schema`, `title` or
-    /// type arrays.
+    /// The JSON Schema of the arguments: an object with `properties`, `required` (empty when
+    /// no slot is required) and `"additionalProperties": false`; no `$schema`, `title` or type
+    /// arrays.
     ///
     /// ```
     /// # use nanotool_runtime::CommandSpec;
     /// let spec = CommandSpec::new("list", "List the working directory", "ls -1", vec![]).unwrap();
     /// assert_eq!(
     ///     spec.json_schema(),
-    ///     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+    ///     serde_json::json!({
+    ///         "type": "object", "properties": {}, "required": [], "additionalProperties": false
+    ///     })
     /// );
     /// ```
     pub fn json_schema(&self) -> Value {
@@ -658,9 +660,8 @@ impl CommandSpec {
             .filter(|s| s.is_required())
             .map(|s| s.name().into())
             .collect();
-        if !required.is_empty() {
-            schema.insert("required".into(), Value::Array(required));
-        }
+        // Always there, empty or not (DESIGN §3): some clients read a missing `required` badly.
+        schema.insert("required".into(), Value::Array(required));
         schema.insert("additionalProperties".into(), false.into());
         Value::Object(schema)
     }
