@@ -230,6 +230,25 @@ fn a_binary_denied_after_registration_is_refused_at_call_time() {
     assert_eq!(out.code, Some(614));
     assert!(out.exec.is_none(), "nothing ran");
     assert!(out.text.contains("wc"), "{}", out.text);
+    // Wherever the template runs it: behind a wrapper too.
+    let wrapped = CommandTool::new(
+        CommandSpec::new(
+            "count_slowly",
+            "Count the lines of a file, niced",
+            "nice wc -l <file>",
+            vec![SlotSpec::new("file", SlotKind::Path, "The file")],
+        )
+        .unwrap(),
+    );
+    let mut toolbox = toolbox_in(dir.path());
+    toolbox.register(wrapped).unwrap();
+    toolbox.deny_binaries(["wc"]);
+    let out = toolbox
+        .call("count_slowly", &json!({"file": "f"}), None)
+        .unwrap();
+    assert!(out.is_error && out.exec.is_none(), "{}", out.text);
+    assert_eq!(out.code, Some(614));
+    assert!(out.text.contains("`wc`"), "{}", out.text);
 }
 
 #[test]

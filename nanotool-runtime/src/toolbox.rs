@@ -15,7 +15,6 @@
 use crate::descriptor::{DescriptorError, DescriptorLoader, closest};
 use crate::exec_tool::{ExecTool, ExecToolError};
 use crate::kernel::{CancelHandle, CommandExecKernel};
-use crate::policy;
 use crate::spec::{SpecError, is_tool_name};
 use crate::tool::{Tool, ToolContext, ToolOutput};
 use serde_json::{Map, Value, json};
@@ -302,21 +301,22 @@ impl Toolbox {
             suggestions: self.closest_names(name),
         })?;
         if let Some(spec) = tool.spec() {
-            // A binary denied after registration is refused at call time (the rest of the
-            // policy was checked at registration and does not change).
+            // A binary denied after registration is refused at call time, wherever the
+            // template runs it (`timeout 5 git ...` too): the whole policy again, with the
+            // host's list as it is now.
             let deny = self.deny.read().unwrap_or_else(|e| e.into_inner());
-            let binary = spec.template().binary();
-            if !deny.is_empty() && policy::is_denied(binary, &deny) {
-                return Ok(ToolOutput {
-                    text: format!(
-                        "error {}: tool `{name}` is refused: its binary `{binary}` is on the \
-                         host's deny list",
-                        crate::error::CODE_INVALID_ARGUMENTS
-                    ),
-                    is_error: true,
-                    code: Some(crate::error::CODE_INVALID_ARGUMENTS),
-                    exec: None,
-                });
+            if !deny.is_empty() {
+                if let Err(refusal) = spec.check_denied(&deny) {
+                    return Ok(ToolOutput {
+                        text: format!(
+                            "error {}: tool `{name}` is refused by the host's deny list: {refusal}",
+                            crate::error::CODE_INVALID_ARGUMENTS
+                        ),
+                        is_error: true,
+                        code: Some(crate::error::CODE_INVALID_ARGUMENTS),
+                        exec: None,
+                    });
+                }
             }
         }
         let ctx = ToolContext {
