@@ -177,6 +177,9 @@ fn from_args_validates_then_types_with_defaults() {
             path: WorkPath::from(".")
         }
     );
+    // `null` is absent, as for a JSON call: the default applies.
+    let grep = Grep::from_args(&json!({"pattern": "x", "path": null}), &root).expect("valid");
+    assert_eq!(grep.path, WorkPath::from("."));
     let err = Grep::from_args(&json!({"pattern": "x", "path": "/etc"}), &root).unwrap_err();
     assert_eq!(err.slot(), "path");
     let err = SedPrint::from_args(&json!({"range": "x", "path": "top.md"}), &root).unwrap_err();

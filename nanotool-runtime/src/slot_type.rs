@@ -137,10 +137,12 @@ pub trait SlotType: Sized {
     }
 
     /// One field of a call that already passed [`CommandSpec::render`]: the argument, else
-    /// the slot's default, else [`SlotType::absent`] (called by generated code).
+    /// the slot's default, else [`SlotType::absent`] (called by generated code). `null` is
+    /// absent, as `render` reads it.
     fn field(spec: &CommandSpec, args: &Value, name: &str) -> Result<Self, SlotError> {
         let given = args
             .get(name)
+            .filter(|v| !v.is_null())
             .or_else(|| spec.slot(name).and_then(SlotSpec::default));
         match given {
             Some(value) => Self::from_json(value).map_err(|why| SlotError::new(name, why)),
