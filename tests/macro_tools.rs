@@ -338,3 +338,27 @@ fn a_code_tool_the_runtime_refuses_is_refused_at_registration_and_never_runs() {
     assert!(out.is_error && out.exec.is_none(), "{}", out.text);
     assert!(!dir.path().join("pwned").exists());
 }
+
+/// Bounds wider than the field type's own range.
+#[command_tool("grep -rn --max-count=<n> needle .")]
+pub struct WideBounds {
+    /// At most this many matches
+    #[slot(minimum = -5, maximum = 1000)]
+    pub n: u8,
+}
+
+#[test]
+fn author_bounds_narrow_the_field_type_never_widen_it() {
+    let (dir, kernel) = workspace();
+    let schema = WideBounds::tool().input_schema();
+    assert_eq!(schema["properties"]["n"]["minimum"], json!(0), "{schema}");
+    assert_eq!(schema["properties"]["n"]["maximum"], json!(255), "{schema}");
+    for n in [-1, 500] {
+        let out = call(&WideBounds::tool(), &kernel, json!({ "n": n }));
+        assert_eq!(out.code, Some(CODE_INVALID_ARGUMENTS), "{n}: {}", out.text);
+        let root = dir.path().canonicalize().unwrap();
+        assert!(WideBounds::from_args(&json!({ "n": n }), &root).is_err());
+    }
+    let out = call(&WideBounds::tool(), &kernel, json!({"n": 1}));
+    assert_eq!(out.code, None, "{}", out.text);
+}

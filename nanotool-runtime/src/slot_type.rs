@@ -629,10 +629,15 @@ pub fn build_tool(
             if let Some(pattern) = def.pattern {
                 spec = spec.with_pattern(pattern);
             }
+            // The author narrows the field type's range, never widens it: a `u8` with
+            // `minimum = -5` still takes 0 at least, so the schema, a JSON call and a typed
+            // call all agree.
             if let Some(minimum) = def.minimum {
+                let minimum = spec.minimum().map_or(minimum, |own| own.max(minimum));
                 spec = spec.with_minimum(minimum);
             }
             if let Some(maximum) = def.maximum {
+                let maximum = spec.maximum().map_or(maximum, |own| own.min(maximum));
                 spec = spec.with_maximum(maximum);
             }
             spec
