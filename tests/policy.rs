@@ -39,7 +39,8 @@ fn every_denied_binary_is_refused_bare_and_as_a_path() {
             assert_eq!(
                 err,
                 PolicyError::DeniedBinary {
-                    binary: spelled.clone()
+                    binary: spelled.clone(),
+                    span: Some(0..spelled.len()),
                 },
                 "{spelled}"
             );
@@ -116,7 +117,8 @@ fn host_extra_deny_is_matched_the_same_way() {
         assert_eq!(
             err,
             PolicyError::DeniedBinary {
-                binary: spelled.to_string()
+                binary: spelled.to_string(),
+                span: Some(0..spelled.len()),
             }
         );
         assert!(err.to_string().contains("host"), "{err}");
@@ -1229,7 +1231,7 @@ fn exec_argv_by_table() {
                 }),
                 Refuse(b, o),
             ) => binary == b && option == o && !why.is_empty(),
-            (Err(PolicyError::DeniedBinary { binary }), Denied(b)) => binary == b,
+            (Err(PolicyError::DeniedBinary { binary, .. }), Denied(b)) => binary == b,
             (Err(PolicyError::DeniedCommand { binary, span, .. }), DeniedInner(b)) => {
                 binary == b && span.is_none()
             }
@@ -1325,7 +1327,8 @@ fn messages_say_what_to_write_instead() {
 
     let err = check("ash x", &[]).unwrap_err();
     assert!(err.to_string().contains("denied as `sh`"), "{err}");
-    assert_eq!(err.span(), None);
+    // The binary in the template, for the caret line.
+    assert_eq!(err.span(), Some(0..3));
 
     let err = check_exec_argv(&argv("python3 -c print(1)")).unwrap_err();
     let text = err.to_string();

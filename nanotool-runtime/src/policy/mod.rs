@@ -257,6 +257,8 @@ pub enum PolicyError {
     DeniedBinary {
         /// The binary as written.
         binary: String,
+        /// The binary in the template source (`None` for free text).
+        span: Option<Range<usize>>,
     },
     /// A template has more combinations of enum values and left-out optional slots than are
     /// checked ([`crate::spec::MAX_VARIANTS`]).
@@ -394,6 +396,7 @@ impl PolicyError {
     pub fn span(&self) -> Option<Range<usize>> {
         match self {
             PolicyError::CodeEntry { span, .. } => Some(span.clone()),
+            PolicyError::DeniedBinary { span, .. } => span.clone(),
             PolicyError::DeniedCommand { span, .. } | PolicyError::TooDeep { span, .. } => {
                 span.clone()
             }
@@ -509,6 +512,7 @@ pub fn check_template(
     if is_denied(template.binary(), extra_deny) {
         return Err(PolicyError::DeniedBinary {
             binary: template.binary().to_owned(),
+            span: template.tokens().first().map(|t| t.span()),
         });
     }
     for hit in scan_template(template, extra_deny) {
@@ -593,6 +597,7 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
     if is_denied(binary, extra_deny) {
         return Err(PolicyError::DeniedBinary {
             binary: binary.clone(),
+            span: None,
         });
     }
     let mut scanner = Scanner::new(extra_deny);
