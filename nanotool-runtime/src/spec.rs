@@ -496,6 +496,10 @@ impl CommandSpec {
             Value(&'a str),
             Absent,
         }
+        // The policy reads no argument of a binary outside its tables: nothing to vary.
+        if !policy::reads_arguments(self.template.binary()) {
+            return Ok(());
+        }
         let mut varying: Vec<(&SlotSpec, Vec<Stand<'_>>)> = Vec::new();
         for spec in &self.slots {
             let mut stands = match spec.kind() {

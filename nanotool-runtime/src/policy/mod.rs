@@ -241,6 +241,9 @@ pub fn is_denied(binary: &str, extra: &[String]) -> bool {
 }
 
 fn host_denial(binary: &str, extra: &[String]) -> bool {
+    if extra.is_empty() {
+        return false;
+    }
     let forms = name_forms(binary);
     extra.iter().any(|entry| {
         let entry = binary_basename(entry).to_ascii_lowercase();
@@ -477,6 +480,20 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
         }
     }
     sites
+}
+
+/// Whether the policy judges anything past `binary` in a command: only binaries in the
+/// code-entry table (interpreters, launchers, wrappers, and the binaries with dangerous
+/// options) have arguments it reads; for any other binary no slot value can change a verdict.
+///
+/// ```
+/// use nanotool_runtime::policy::reads_arguments;
+/// assert!(reads_arguments("python3"));
+/// assert!(reads_arguments("/usr/bin/timeout"));
+/// assert!(!reads_arguments("wc"));
+/// ```
+pub fn reads_arguments(binary: &str) -> bool {
+    tables::entry_for(&name_forms(binary)).is_some()
 }
 
 fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
