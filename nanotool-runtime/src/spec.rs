@@ -509,7 +509,7 @@ impl CommandSpec {
             if !spec.is_required() && spec.default().is_none() {
                 stands.push(Stand::Absent);
             }
-            if stands.len() > 1 || !matches!(stands[0], Stand::Slot) {
+            if !matches!(stands.as_slice(), [] | [Stand::Slot]) {
                 varying.push((spec, stands));
             }
         }
