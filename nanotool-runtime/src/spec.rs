@@ -521,18 +521,9 @@ impl CommandSpec {
             .try_fold(1usize, |n, (_, stands)| n.checked_mul(stands.len()))
             .filter(|n| *n <= MAX_VARIANTS);
         let Some(combinations) = combinations else {
-            let (spec, _) = varying[0];
-            return Err(SpecError::PolicyVariant {
-                assignment: format!(
-                    "its {} enum or optional slots take their values",
-                    varying.len()
-                ),
-                variant: self.template.source().to_owned(),
-                error: Box::new(PolicyError::TooManyVariants {
-                    limit: MAX_VARIANTS,
-                }),
-                span: self.slot_span(spec.name()),
-            });
+            return Err(SpecError::Policy(PolicyError::TooManyVariants {
+                limit: MAX_VARIANTS,
+            }));
         };
         let mut choice = vec![0usize; varying.len()];
         for _ in 0..combinations {

@@ -141,6 +141,9 @@ pub struct Toolbox {
     index: HashMap<String, usize>,
     /// Whether each tool (by index) runs commands, for `outputSchema`.
     runs_commands: Vec<bool>,
+    /// Why each tool (by index) is refused by the host's deny list grown since it was
+    /// registered; decided in [`Toolbox::deny_binaries`], read at every call.
+    denied_since: Vec<Option<String>>,
     /// The host's extra deny list, shared with [`ExecTool`] so it holds at call time too.
     deny: Arc<RwLock<Vec<String>>>,
 }
@@ -166,6 +169,7 @@ impl Toolbox {
             tools: Vec::new(),
             index: HashMap::new(),
             runs_commands: Vec::new(),
+            denied_since: Vec::new(),
             deny: Arc::default(),
         }
     }
@@ -177,8 +181,9 @@ impl Toolbox {
 
     /// Adds binaries to the host's deny list (on top of the built-in one; nothing removes
     /// from either). Call it before registering: a tool whose binary is denied is refused at
-    /// registration. A command tool registered earlier whose binary becomes denied stays
-    /// listed, but every call to it is refused (614); ExecTool checks the list at every call.
+    /// registration. A command tool registered earlier that the grown list denies (its binary,
+    /// or one a wrapper in it runs) stays listed, but every call to it is refused (614);
+    /// ExecTool checks the list at every call.
     pub fn deny_binaries<I, S>(&mut self, binaries: I) -> &mut Self
     where
         I: IntoIterator<Item = S>,
@@ -189,6 +194,16 @@ impl Toolbox {
             let binary = binary.into();
             if !deny.contains(&binary) {
                 deny.push(binary);
+            }
+        }
+        // The tools already registered, against the whole policy with the list as it is now
+        // (a binary behind `nice` or `timeout` too): once here, not at every call.
+        for (tool, denied) in self.tools.iter().zip(&mut self.denied_since) {
+            if denied.is_none() {
+                *denied = tool
+                    .spec()
+                    .and_then(|spec| spec.check_denied(&deny).err())
+                    .map(|refusal| refusal.to_string());
             }
         }
         drop(deny);
@@ -216,8 +231,11 @@ impl Toolbox {
                 source: Box::new(error.clone()),
             });
         }
-        if let Some(spec) = tool.spec() {
-            spec.check_denied(&self.deny_list())
+        // A spec already passed the built-in list when it was built (`CommandSpec::new`):
+        // only a host list adds anything to check.
+        let deny = self.deny_list();
+        if let Some(spec) = tool.spec().filter(|_| !deny.is_empty()) {
+            spec.check_denied(&deny)
                 .map_err(|source| RegisterError::Denied {
                     tool: tool.name().to_owned(),
                     source: Box::new(source),
@@ -242,6 +260,8 @@ impl Toolbox {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.runs_commands.push(runs_commands);
+        // Registered against the deny list as it is now.
+        self.denied_since.push(None);
     }
 
     /// Loads every `*.tool.json` in `dir` (see [`DescriptorLoader::load_dir`]) against the
@@ -296,28 +316,23 @@ impl Toolbox {
         args: &Value,
         cancel: Option<&CancelHandle>,
     ) -> Result<ToolOutput, UnknownTool> {
-        let tool = self.get(name).ok_or_else(|| UnknownTool {
+        let index = *self.index.get(name).ok_or_else(|| UnknownTool {
             name: name.to_owned(),
             suggestions: self.closest_names(name),
         })?;
-        if let Some(spec) = tool.spec() {
-            // A binary denied after registration is refused at call time, wherever the
-            // template runs it (`timeout 5 git ...` too): the whole policy again, with the
-            // host's list as it is now.
-            let deny = self.deny.read().unwrap_or_else(|e| e.into_inner());
-            if !deny.is_empty() {
-                if let Err(refusal) = spec.check_denied(&deny) {
-                    return Ok(ToolOutput {
-                        text: format!(
-                            "error {}: tool `{name}` is refused by the host's deny list: {refusal}",
-                            crate::error::CODE_INVALID_ARGUMENTS
-                        ),
-                        is_error: true,
-                        code: Some(crate::error::CODE_INVALID_ARGUMENTS),
-                        exec: None,
-                    });
-                }
-            }
+        let tool = &self.tools[index];
+        // A binary denied after registration, wherever the template runs it (`timeout 5 git
+        // ...` too), as `deny_binaries` found it.
+        if let Some(refusal) = &self.denied_since[index] {
+            return Ok(ToolOutput {
+                text: format!(
+                    "error {}: tool `{name}` is refused by the host's deny list: {refusal}",
+                    crate::error::CODE_INVALID_ARGUMENTS
+                ),
+                is_error: true,
+                code: Some(crate::error::CODE_INVALID_ARGUMENTS),
+                exec: None,
+            });
         }
         let ctx = ToolContext {
             kernel: &self.kernel,

@@ -731,7 +731,7 @@ impl SignalWatch {
             unsafe {
                 let mut old: libc::sigaction = std::mem::zeroed();
                 if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 {
-                    watch.restore();
+                    SignalWatch::restore_all(&watch.installed);
                     return None;
                 }
                 if old.sa_sigaction == libc::SIG_IGN {
@@ -747,18 +747,13 @@ impl SignalWatch {
                         "cannot catch signal ({}); a signal ends nanotool without cancelling calls",
                         io::Error::last_os_error()
                     );
-                    watch.restore();
+                    SignalWatch::restore_all(&watch.installed);
                     return None;
                 }
                 watch.installed.push((signal, old));
             }
         }
         Some(watch)
-    }
-
-    /// Puts back the actions the signals had before [`SignalWatch::start`].
-    fn restore(&self) {
-        SignalWatch::restore_all(&self.installed);
     }
 
     /// Runs `f` with the signal number on a dedicated thread when a signal arrives; a second
@@ -808,7 +803,7 @@ impl SignalWatch {
         }
     }
 
-    /// Puts back each signal's old action.
+    /// Puts back each signal's old action (as it was before [`SignalWatch::start`]).
     fn restore_all(installed: &[(libc::c_int, libc::sigaction)]) {
         for (signal, old) in installed {
             // SAFETY: an action sigaction itself returned for this signal.
