@@ -1,6 +1,7 @@
 //! Benchmark of `CommandExecKernel`, every figure measured side by side in one run:
 //!
-//! 1. spawning `/bin/true`: the kernel vs a raw `Command::output()` vs `sh -c true`;
+//! 1. spawning `/bin/true`: the confined kernel (sandbox best-effort, the default) vs the
+//!    unconfined kernel (`--sandbox off`) vs a raw `Command::output()` vs `sh -c true`;
 //! 2. the same while this process holds 512 MiB, then 4 GiB, of touched memory, beside a
 //!    spawn with a no-op `pre_exec` (which drops std to fork/exec);
 //! 3. 1 GiB of output through the kernel (default cap) vs `head | cat > /dev/null`:
@@ -10,7 +11,7 @@
 //! `cargo run --release --example bench_kernel` runs everything; an argument (`spawn`,
 //! `flood`, `timeout`, `memory`) runs one section only.
 
-use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings};
+use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, SandboxMode};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
@@ -104,28 +105,44 @@ fn pre_exec_true() {
     assert!(cmd.output().unwrap().status.success());
 }
 
-/// Spawn figures at the current memory size; returns the kernel's median.
-fn spawn_section(kernel: &CommandExecKernel, title: &str, n: usize, n_pre_exec: usize) -> Stats {
+/// Spawn figures at the current memory size; returns the medians of the confined and the
+/// unconfined kernel.
+fn spawn_section(
+    confined: &CommandExecKernel,
+    plain: &CommandExecKernel,
+    title: &str,
+    n: usize,
+    n_pre_exec: usize,
+) -> (Stats, Stats) {
     println!(
         "{title} (N={n}, pre_exec N={n_pre_exec}, VmRSS {} MiB)",
         status_kib("VmRSS:") / 1024
     );
     let bin_true = argv(&["/bin/true"]);
     let bare_true = argv(&["true"]);
-    let mut k_abs = || assert_eq!(kernel.run(&bin_true).exit_code, 0);
-    let mut k_bare = || assert_eq!(kernel.run(&bare_true).exit_code, 0);
+    let mut c_abs = || {
+        let r = confined.run(&bin_true);
+        assert_eq!((r.exit_code, r.confined), (0, true));
+    };
+    let mut k_abs = || assert_eq!(plain.run(&bin_true).exit_code, 0);
+    let mut k_bare = || assert_eq!(plain.run(&bare_true).exit_code, 0);
     let mut raw = raw_true;
     let mut sh = raw_sh_true;
-    let s = side_by_side(n, &mut [&mut k_abs, &mut k_bare, &mut raw, &mut sh]);
+    let s = side_by_side(
+        n,
+        &mut [&mut c_abs, &mut k_abs, &mut k_bare, &mut raw, &mut sh],
+    );
     let pre = side_by_side(n_pre_exec, &mut [&mut pre_exec_true]);
-    let raw_s = ("vs raw", &s[2]);
-    row("kernel [\"/bin/true\"]", &s[0], Some(raw_s));
-    row("kernel [\"true\"] (PATH lookup)", &s[1], Some(raw_s));
-    row("raw Command(/bin/true).output()", &s[2], None);
-    row("raw sh -c true", &s[3], Some(raw_s));
+    let raw_s = ("vs raw", &s[3]);
+    row("confined kernel [\"/bin/true\"]", &s[0], Some(("vs unconfined", &s[1])));
+    row("unconfined kernel [\"/bin/true\"]", &s[1], Some(raw_s));
+    row("unconfined kernel [\"true\"] (PATH)", &s[2], Some(raw_s));
+    row("raw Command(/bin/true).output()", &s[3], None);
+    row("raw sh -c true", &s[4], Some(raw_s));
     row("raw pre_exec(no-op) /bin/true", &pre[0], Some(raw_s));
     let mut s = s;
-    s.swap_remove(0)
+    let plain = s.swap_remove(1);
+    (s.swap_remove(0), plain)
 }
 
 fn touch(bytes: usize) -> Vec<u8> {
@@ -138,6 +155,7 @@ fn touch(bytes: usize) -> Vec<u8> {
 }
 
 fn flood_section(kernel: &CommandExecKernel, n: usize) {
+    println!("  ({})", if kernel.sandbox_status().enforced() { "confined kernel" } else { "unconfined kernel" });
     println!("1 GiB of output (N={n})");
     let flood = argv(&["head", "-c", "1073741824", "/dev/zero"]);
     // Peak RSS growth: reset the high-water mark to the current RSS first.
@@ -253,13 +271,20 @@ fn main() {
     let wants = |section: &str| only.as_deref().is_none_or(|o| o == section);
     let started = Instant::now();
     let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
-    // Warm up: page cache, the thread's read buffer, the allocator.
+    let plain = CommandExecKernel::new(KernelSettings {
+        sandbox: SandboxMode::Off,
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    println!("{}", kernel.sandbox_status());
+    // Warm up: page cache, the thread's read buffer, the allocator, the spawner thread.
     for _ in 0..50 {
         kernel.run(&argv(&["/bin/true"]));
+        plain.run(&argv(&["/bin/true"]));
         raw_true();
     }
     let small = if wants("spawn") || wants("memory") {
-        let s = spawn_section(&kernel, "spawn /bin/true, small process", 1000, 100);
+        let s = spawn_section(&kernel, &plain, "spawn /bin/true, small process", 1000, 100);
         println!();
         Some(s)
     } else {
@@ -267,6 +292,7 @@ fn main() {
     };
     if wants("flood") {
         flood_section(&kernel, 5);
+        flood_section(&plain, 5);
         println!();
     }
     if wants("timeout") {
@@ -279,6 +305,7 @@ fn main() {
             let memory = touch(bytes);
             let s = spawn_section(
                 &kernel,
+                &plain,
                 &format!("spawn /bin/true, process holding {label} of touched memory"),
                 500,
                 n_pre,
@@ -288,12 +315,18 @@ fn main() {
             println!();
         }
         println!("kernel spawn median vs its small-process figure");
-        for (label, s) in &figures {
+        for (label, (confined, plain)) in &figures {
             println!(
-                "  at {label:<8} {:.3} ms / {:.3} ms = {:.3}x",
-                ms(s.median),
-                ms(small.median),
-                s.median.as_secs_f64() / small.median.as_secs_f64()
+                "  confined   at {label:<8} {:.3} ms / {:.3} ms = {:.3}x",
+                ms(confined.median),
+                ms(small.0.median),
+                confined.median.as_secs_f64() / small.0.median.as_secs_f64()
+            );
+            println!(
+                "  unconfined at {label:<8} {:.3} ms / {:.3} ms = {:.3}x",
+                ms(plain.median),
+                ms(small.1.median),
+                plain.median.as_secs_f64() / small.1.median.as_secs_f64()
             );
         }
         println!();

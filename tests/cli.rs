@@ -339,7 +339,9 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
     p.descriptor("status.tool.json", SIGNAL_STATUS);
     let watched: u64 =
         (1 << (libc::SIGINT - 1)) | (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGHUP - 1));
-    let run = p.run(&["call", "status"]);
+    // `/proc/self/status` is out of a confined command's reach: these run unconfined, and
+    // tests/sandbox.rs checks the confined spawn's signal state its own way.
+    let run = p.run(&["call", "status", "--sandbox", "off"]);
     run.expect(0);
     let out = run.stdout();
     assert_eq!(mask(&out, "SigBlk:"), 0, "{out}");
@@ -347,7 +349,7 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
 
     // The same under `serve`.
     let mut child = Command::new(nanotool_bin())
-        .arg("serve")
+        .args(["serve", "--sandbox", "off"])
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off")
         .stdin(std::process::Stdio::piped())
@@ -386,7 +388,7 @@ fn a_signal_ignored_on_entry_stays_ignored() {
     let p = Project::new();
     p.descriptor("status.tool.json", SIGNAL_STATUS);
     let mut cmd = Command::new(nanotool_bin());
-    cmd.args(["call", "status"])
+    cmd.args(["call", "status", "--sandbox", "off"])
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off");
     // SAFETY: signal(2) only, between fork and exec of the test's own child.
@@ -418,11 +420,19 @@ fn a_signal_cancels_the_running_call_and_kills_its_group() {
         .unwrap();
     // Wait until the command runs (its `sleep` is a child of nanotool), then SIGTERM nanotool.
     let pid = child.id() as i32;
-    let sleeping = || {
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .map(|c| !c.trim().is_empty())
-            .unwrap_or(false)
+    // The command is the child of whichever thread spawned it (the sandbox's spawner thread).
+    let all_children = || {
+        let mut children = String::new();
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten() {
+            let task = task.unwrap().file_name();
+            let task = task.to_string_lossy();
+            children += &std::fs::read_to_string(format!("/proc/{pid}/task/{task}/children"))
+                .unwrap_or_default();
+            children.push(' ');
+        }
+        children
     };
+    let sleeping = || !all_children().trim().is_empty();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !sleeping() {
         assert!(
@@ -431,7 +441,7 @@ fn a_signal_cancels_the_running_call_and_kills_its_group() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap();
+    let children = all_children();
     // SAFETY: kill(2) on the pid of our own child.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let out = child.wait_with_output().unwrap();

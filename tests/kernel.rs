@@ -5,7 +5,9 @@
 //! children of a test running beside them. Waits are hang detectors (generous watchdogs that
 //! fail the test), never timing claims.
 
-use nanotool_runtime::{CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings};
+use nanotool_runtime::{
+    Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
+};
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, Once};
 use std::time::{Duration, Instant};
@@ -38,6 +40,23 @@ fn kernel_in(dir: &Path) -> CommandExecKernel {
 fn default_kernel() -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings::default()).unwrap()
 }
+
+/// A kernel without the sandbox: for what only an unconfined command can show (its own
+/// `/proc/self`, a process that leaves its group), tests/sandbox.rs covers the confined side.
+fn unconfined_kernel(dir: &Path) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: dir.to_path_buf(),
+        sandbox: SandboxMode::Off,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+/// The profile of a tool that declares `writes`: these tests leave pid files in the workspace.
+const WRITES: Access = Access {
+    writes: true,
+    network: false,
+};
 
 /// Runs `f` on its own thread; fails the test if it has not returned within the watchdog.
 fn within_watchdog<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -236,8 +255,9 @@ fn a_grandchild_keeping_the_pipe_open_does_not_hang_and_dies() {
 #[test]
 fn a_setsid_escaper_does_not_hang_the_call() {
     let _g = serial();
+    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox.rs).
     let r = within_watchdog("setsid sleep 100", || {
-        default_kernel().run(&sh("setsid sleep 100 & echo $!"))
+        unconfined_kernel(Path::new(".")).run(&sh("setsid sleep 100 & echo $!"))
     });
     assert_eq!(r.exit_code, 0);
     let escaper = pid_in(&r.output);
@@ -249,7 +269,8 @@ fn a_setsid_escaper_does_not_hang_the_call() {
 fn a_setsid_escaper_flooding_the_pipe_does_not_hang_the_call() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    let k = kernel_in(dir.path());
+    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox.rs).
+    let k = unconfined_kernel(dir.path());
     let r = within_watchdog("setsid yes", move || {
         k.run(&sh("setsid yes & echo $! > escaper.pid"))
     });
@@ -386,9 +407,10 @@ fn cancel_from_another_thread_ends_the_call_and_the_group() {
     };
     let h = handle.clone();
     let r = within_watchdog("cancelled call", move || {
-        k.run_cancellable(
+        k.run_as(
             &sh("sleep 100 & echo $! > member.pid.tmp; mv member.pid.tmp member.pid; sleep 100"),
-            &h,
+            WRITES,
+            Some(&h),
         )
     });
     canceller.join().unwrap();
@@ -475,13 +497,24 @@ fn the_environment_is_reduced_to_the_allowlist() {
                 "TERM",
                 "NO_COLOR",
                 "PAGER",
-                "NANOTOOL_ADDED"
+                "NANOTOOL_ADDED",
+                "TMPDIR"
             ]
             .contains(&name)
                 || name.starts_with("LC_"),
             "{name} is not on the allowlist"
         );
     }
+    // The sandbox's private temp dir, and nothing of the host's.
+    let tmpdir = format!("TMPDIR={}", k.sandbox_tmpdir().unwrap().display());
+    assert!(env.output.lines().any(|l| l == tmpdir), "{}", env.output);
+    // What the process itself sees (unconfined: a confined one may not read /proc).
+    let k = CommandExecKernel::new(KernelSettings {
+        env: vec![("NANOTOOL_ADDED".into(), "by-host".into())],
+        sandbox: SandboxMode::Off,
+        ..KernelSettings::default()
+    })
+    .unwrap();
     let environ = k.run(&argv(&["cat", "/proc/self/environ"]));
     assert!(!environ.output.contains("NANOTOOL_TEST_SECRET"));
     assert!(environ.output.contains("NANOTOOL_ADDED=by-host"));
@@ -511,6 +544,8 @@ fn the_path_searched_is_the_childs() {
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
     let k = CommandExecKernel::new(KernelSettings {
         env: vec![("PATH".into(), format!("{}:/usr/bin:/bin", bin.display()))],
+        // The tool lives outside the workspace: confined commands may read it once added.
+        sandbox_read: vec![bin.clone()],
         ..KernelSettings::default()
     })
     .unwrap();
@@ -551,7 +586,8 @@ fn the_cwd_is_the_kernels_and_path_forms_resolve_against_it() {
 #[test]
 fn argv0_is_kept_as_written() {
     let _g = serial();
-    let r = default_kernel().run(&argv(&["cat", "/proc/self/cmdline"]));
+    // Unconfined: a confined command may not read /proc.
+    let r = unconfined_kernel(Path::new(".")).run(&argv(&["cat", "/proc/self/cmdline"]));
     assert_eq!(r.output, "cat\0/proc/self/cmdline\0");
 }
 

@@ -540,7 +540,7 @@ fn tools_list_pages_in_a_fixed_order_with_an_opaque_cursor() {
             assert_eq!(t["inputSchema"]["type"], "object");
             assert_eq!(
                 t["outputSchema"]["required"],
-                json!(["exit_code", "output", "truncated", "timed_out"])
+                json!(["exit_code", "output", "truncated", "timed_out", "confined"])
             );
         }
         pages += 1;
@@ -625,7 +625,7 @@ fn tools_call_results_errors_and_refusals() {
     );
     assert_eq!(
         result["structuredContent"],
-        json!({"exit_code": 0, "output": "{\"text\":\"hi\"}", "truncated": false, "timed_out": false})
+        json!({"exit_code": 0, "output": "{\"text\":\"hi\"}", "truncated": false, "timed_out": false, "confined": false})
     );
     // Arguments left out: an empty object.
     let r = h.request(modern(json!(2), "tools/call", json!({"name": "echo"})));

@@ -355,7 +355,7 @@ fn mcp_entries_have_input_and_for_command_tools_output_schemas() {
         assert_portable(&entry["name"], &entry["inputSchema"]);
         assert!(entry["description"].is_string());
         if entry["name"] == "echo" {
-            assert_eq!(keys, ["description", "inputSchema", "name"]);
+            assert_eq!(keys, ["annotations", "description", "inputSchema", "name"]);
             continue;
         }
         let out = &entry["outputSchema"];
@@ -376,7 +376,10 @@ fn mcp_entries_have_input_and_for_command_tools_output_schemas() {
             .map(|v| v.as_str().unwrap())
             .collect();
         required.sort();
-        assert_eq!(required, ["exit_code", "output", "timed_out", "truncated"]);
+        assert_eq!(
+            required,
+            ["confined", "exit_code", "output", "timed_out", "truncated"]
+        );
     }
     let rich = entries.iter().find(|e| e["name"] == "rich").unwrap();
     assert_eq!(

@@ -29,6 +29,8 @@
 //! | `description` | required | what the tool does, for the model |
 //! | `command` | required | the template (`grep -rn <pattern> <path>`) |
 //! | `arguments` | optional | one entry per slot of the template; may be left out by a tool without slots |
+//! | `writes` | optional | `true`: the command may write, create and delete inside the workspace (default `false`: read-only) |
+//! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path |
 //! | `$schema` | optional | ignored: lets editors check the file against `schemas/tool.schema.json` |
 //!
 //! Each argument takes `type` (`string`, `integer`, `number`, `enum` or `path`) and
@@ -84,6 +86,7 @@
 //! assert!(load.errors[0].to_string().contains("bad.tool.json"));
 //! ```
 
+use crate::kernel::Access;
 use crate::error::CODE_INVALID_DESCRIPTOR;
 use crate::slot::{SlotKind, SlotSpec};
 use crate::spec::{CommandSpec, SpecError, is_tool_name};
@@ -106,7 +109,15 @@ pub const DESCRIPTOR_SUFFIX: &str = ".tool.json";
 pub const MAX_DESCRIPTOR_BYTES: u64 = 1 << 20;
 
 /// The top-level fields of a descriptor.
-pub const DESCRIPTOR_FIELDS: &[&str] = &["$schema", "name", "description", "command", "arguments"];
+pub const DESCRIPTOR_FIELDS: &[&str] = &[
+    "$schema",
+    "name",
+    "description",
+    "command",
+    "arguments",
+    "writes",
+    "network",
+];
 
 /// The fields of one argument of a descriptor.
 pub const ARGUMENT_FIELDS: &[&str] = &[
@@ -408,7 +419,8 @@ impl DescriptorLoader {
         }
         let command = raw.command;
         let spec = CommandSpec::new(raw.name, raw.description, command, raw.slots)
-            .map_err(|e| spec_error(file, command, &e))?;
+            .map_err(|e| spec_error(file, command, &e))?
+            .with_access(raw.access);
         if !self.deny.is_empty() {
             spec.check_denied(&self.deny)
                 .map_err(|e| spec_error(file, command, &e))?;
@@ -725,6 +737,7 @@ struct RawDescriptor<'v> {
     description: &'v str,
     command: &'v str,
     slots: Vec<SlotSpec>,
+    access: Access,
 }
 
 impl<'v> RawDescriptor<'v> {
@@ -790,6 +803,24 @@ impl<'v> RawDescriptor<'v> {
             &mut problems,
             "the template, e.g. \"grep -rn <pattern> <path>\"",
         );
+        let mut flag = |field: &str| match object.get(field) {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                problems.push((
+                    field.to_owned(),
+                    format!(
+                        "is {}; write `true` or `false` (default `false`)",
+                        json_kind(other)
+                    ),
+                ));
+                false
+            }
+        };
+        let access = Access {
+            writes: flag("writes"),
+            network: flag("network"),
+        };
         let mut slots = Vec::new();
         match object.get("arguments") {
             None => {}
@@ -820,6 +851,7 @@ impl<'v> RawDescriptor<'v> {
                     description,
                     command,
                     slots,
+                    access,
                 })
             }
             _ => Err(problems),

@@ -46,6 +46,7 @@
 //! assert_eq!(exec.check("cat /etc/shadow", &root).unwrap_err().layer, 4);
 //! ```
 
+use crate::kernel::Access;
 use crate::error::CODE_INVALID_ARGUMENTS;
 use crate::policy;
 use crate::slot::{self, SlotKind, SlotSpec};
@@ -74,6 +75,7 @@ pub struct ExecTool {
     allow: Vec<String>,
     deny: Arc<RwLock<Vec<String>>>,
     description: String,
+    writes: bool,
 }
 
 /// Why an allowlist is not acceptable.
@@ -200,7 +202,23 @@ impl ExecTool {
             allow: allow_unique,
             deny,
             description,
+            writes: false,
         })
+    }
+
+    /// The same tool whose commands may (`true`) or may not (`false`, the default) write
+    /// inside the workspace. The sandbox enforces it; the exec tool never has the network.
+    ///
+    /// ```
+    /// use nanotool_runtime::{ExecTool, Tool};
+    ///
+    /// let exec = ExecTool::new(vec!["touch".into()]).unwrap();
+    /// assert!(!exec.access().writes);
+    /// assert!(exec.with_writes(true).access().writes);
+    /// ```
+    pub fn with_writes(mut self, writes: bool) -> Self {
+        self.writes = writes;
+        self
     }
 
     /// The allowlisted binaries.
@@ -453,6 +471,13 @@ impl Tool for ExecTool {
         EXEC_TOOL_NAME
     }
 
+    fn access(&self) -> Access {
+        Access {
+            writes: self.writes,
+            network: false,
+        }
+    }
+
     fn description(&self) -> &str {
         &self.description
     }
@@ -507,10 +532,7 @@ impl Tool for ExecTool {
             Ok(argv) => argv,
             Err(refusal) => return Self::refused(refusal.to_string()),
         };
-        let result = match ctx.cancel {
-            Some(cancel) => ctx.kernel.run_cancellable(&argv, cancel),
-            None => ctx.kernel.run(&argv),
-        };
+        let result = ctx.kernel.run_as(&argv, self.access(), ctx.cancel);
         ToolOutput::from_exec(result)
     }
 }

@@ -19,7 +19,10 @@
 //! What does not live here: which argv may run (the `policy` module, the tools).
 
 mod output;
+mod sandbox;
 mod sys;
+
+pub use sandbox::{Access, SandboxMode, SandboxStatus};
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
@@ -29,13 +32,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use output::Capture;
+use sandbox::spawner::{Job, Spawned};
+use sandbox::{Route, Sandbox};
 use sys::ReadOutcome;
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
@@ -76,6 +81,13 @@ pub struct KernelSettings {
     /// Extra environment variables the host passes to every command (they win over the
     /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
     pub env: Vec<(String, String)>,
+    /// How strictly commands are confined (default best-effort; see [`SandboxMode`]).
+    pub sandbox: SandboxMode,
+    /// Extra paths every confined command may read (and execute): a toolchain under
+    /// `$HOME`, a config directory a tool needs. Each must exist.
+    pub sandbox_read: Vec<PathBuf>,
+    /// Extra paths every confined command may read and write. Each must exist.
+    pub sandbox_write: Vec<PathBuf>,
 }
 
 impl Default for KernelSettings {
@@ -85,6 +97,9 @@ impl Default for KernelSettings {
             timeout: Duration::from_secs(30),
             max_output: 2048,
             env: Vec::new(),
+            sandbox: SandboxMode::default(),
+            sandbox_read: Vec::new(),
+            sandbox_write: Vec::new(),
         }
     }
 }
@@ -113,6 +128,21 @@ pub enum KernelError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A path given to the sandbox ([`KernelSettings::sandbox_read`] or
+    /// [`KernelSettings::sandbox_write`]) cannot be used.
+    #[error(
+        "sandbox path `{}` cannot be used: {source}; give an existing path (the sandbox opens it when the kernel is built)",
+        path.display()
+    )]
+    SandboxPath {
+        /// The path as given.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The sandbox's private temp dir could not be created.
+    #[error("the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off")]
+    Sandbox(std::io::Error),
 }
 
 /// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
@@ -147,6 +177,10 @@ pub struct CommandExecKernel {
     path_text: String,
     /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
     use_pidfd: bool,
+    /// The sandbox: profiles, spawner threads, private temp dir.
+    sandbox: Sandbox,
+    /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands.
+    confined_env: Arc<[(OsString, OsString)]>,
 }
 
 /// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
@@ -230,6 +264,8 @@ pub struct ExecResult {
     pub start_error: Option<String>,
     /// Bytes of output the marker stands for (0 unless [`truncated`](Self::truncated)).
     pub omitted_bytes: u64,
+    /// The command ran confined by the sandbox (Landlock and seccomp in place).
+    pub confined: bool,
 }
 
 impl ExecResult {
@@ -334,6 +370,32 @@ impl CommandExecKernel {
         let path_dirs = std::env::split_paths(&path_value)
             .filter(|dir| dir.is_absolute())
             .collect();
+        let canonical_paths = |paths: &[PathBuf]| {
+            paths
+                .iter()
+                .map(|p| {
+                    p.canonicalize().map_err(|source| KernelError::SandboxPath {
+                        path: p.clone(),
+                        source,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let read = canonical_paths(&settings.sandbox_read)?;
+        let write = canonical_paths(&settings.sandbox_write)?;
+        let sandbox =
+            Sandbox::new(settings.sandbox, &cwd, read, write).map_err(KernelError::Sandbox)?;
+        let mut confined_env = env.clone();
+        if let Some(tmp) = sandbox.tmpdir() {
+            confined_env.retain(|(k, _)| k != "TMPDIR");
+            confined_env.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
+            // `$HOME` is out of a confined command's reach, and git fails outright ("unknown
+            // error occurred while reading the configuration files") when it cannot read
+            // `~/.gitconfig`: point it at no global config, unless the host chose one.
+            if !confined_env.iter().any(|(k, _)| k == "GIT_CONFIG_GLOBAL") {
+                confined_env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
+            }
+        }
         Ok(CommandExecKernel {
             cwd,
             settings,
@@ -341,6 +403,8 @@ impl CommandExecKernel {
             path_dirs,
             path_text: path_value.to_string_lossy().into_owned(),
             use_pidfd: true,
+            sandbox,
+            confined_env: confined_env.into(),
         })
     }
 
@@ -362,15 +426,89 @@ impl CommandExecKernel {
         &self.env
     }
 
-    /// Runs one argv.
-    pub fn run(&self, argv: &[String]) -> ExecResult {
-        self.run_inner(argv, None)
+    /// What the sandbox enforces here (one line with `Display`).
+    pub fn sandbox_status(&self) -> &SandboxStatus {
+        &self.sandbox.status
     }
 
-    /// Runs one argv; `cancel` may end it from any thread (a handle fired before the call
-    /// ends it at once, without starting anything).
+    /// The private temp dir confined commands get as `TMPDIR` (`None` with the sandbox off).
+    pub fn sandbox_tmpdir(&self) -> Option<&Path> {
+        self.sandbox.tmpdir()
+    }
+
+    /// When the binary `name` resolves to a file that confined commands cannot read (a
+    /// toolchain under `$HOME`, such as a pyenv shim), says so and names the setting that
+    /// fixes it; `None` when it is readable, not found, or the sandbox is off.
+    ///
+    /// ```
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// assert_eq!(kernel.unreadable_binary("sh"), None);
+    /// ```
+    pub fn unreadable_binary(&self, name: &str) -> Option<String> {
+        if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
+            return None;
+        }
+        let program = self.resolve(name).ok()?;
+        self.outside_sandbox(name, &program)
+    }
+
+    fn outside_sandbox(&self, name: &str, program: &Path) -> Option<String> {
+        let real = self.sandbox.real_path(program)?;
+        if self.sandbox.can_read(&real) {
+            return None;
+        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let suggest = match home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
+            Some(rest) => match rest.components().next() {
+                Some(first) => home.clone().unwrap().join(first),
+                None => real.clone(),
+            },
+            None => real.parent().map_or(real.clone(), Path::to_path_buf),
+        };
+        Some(format!(
+            "`{name}` resolves to {}, which confined commands cannot read; let them with --sandbox-read {} (KernelSettings::sandbox_read)",
+            real.display(),
+            suggest.display()
+        ))
+    }
+
+    /// Runs one argv with the default profile (read-only workspace, no network).
+    pub fn run(&self, argv: &[String]) -> ExecResult {
+        self.run_inner(argv, Access::READ_ONLY, None)
+    }
+
+    /// Runs one argv with the default profile; `cancel` may end it from any thread (a handle
+    /// fired before the call ends it at once, without starting anything).
     pub fn run_cancellable(&self, argv: &[String], cancel: &CancelHandle) -> ExecResult {
-        self.run_inner(argv, Some(cancel))
+        self.run_inner(argv, Access::READ_ONLY, Some(cancel))
+    }
+
+    /// Runs one argv with the profile `access` (what the tool declared: `writes`,
+    /// `network`), cancellable when `cancel` is given.
+    ///
+    /// ```
+    /// use nanotool_runtime::{Access, CommandExecKernel, KernelSettings};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let kernel = CommandExecKernel::new(KernelSettings {
+    ///     cwd: dir.path().to_path_buf(),
+    ///     ..KernelSettings::default()
+    /// })
+    /// .unwrap();
+    /// let touch = ["touch", "made"].map(String::from);
+    /// let writes = Access { writes: true, network: false };
+    /// assert_eq!(kernel.run_as(&touch, writes, None).exit_code, 0);
+    /// assert!(dir.path().join("made").exists());
+    /// ```
+    pub fn run_as(
+        &self,
+        argv: &[String],
+        access: Access,
+        cancel: Option<&CancelHandle>,
+    ) -> ExecResult {
+        self.run_inner(argv, access, cancel)
     }
 
     /// Resolves argv\[0\] to the absolute path to run.
@@ -397,7 +535,75 @@ impl CommandExecKernel {
         ))
     }
 
-    fn run_inner(&self, argv: &[String], cancel: Option<&CancelHandle>) -> ExecResult {
+    /// Starts the command: through the profile's confined spawner thread, or directly when
+    /// the sandbox is off (or best-effort could set nothing up). Returns the child, the read
+    /// end of its output pipe, and whether it runs confined.
+    fn start(
+        &self,
+        name: &str,
+        program: &Path,
+        argv: &[String],
+        access: Access,
+    ) -> Result<(Child, OwnedFd, bool), (i32, String)> {
+        match self.sandbox.route(access) {
+            Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
+            Route::Direct => self.start_direct(name, program, argv),
+            Route::Spawner(spawner, confined) => {
+                if confined && let Some(hint) = self.outside_sandbox(name, program) {
+                    return Err((EXIT_CANNOT_EXECUTE, hint));
+                }
+                let job = Job {
+                    program: program.to_path_buf(),
+                    argv0: name.to_owned(),
+                    args: argv[1..].to_vec(),
+                    cwd: self.cwd.clone(),
+                    env: Arc::clone(&self.confined_env),
+                };
+                match spawner.spawn(job) {
+                    Ok(Spawned { child, output }) => Ok((child, output, confined)),
+                    Err(e) => Err(spawn_error(name, program, &e)),
+                }
+            }
+        }
+    }
+
+    /// Starts the command from the calling thread, unconfined.
+    fn start_direct(
+        &self,
+        name: &str,
+        program: &Path,
+        argv: &[String],
+    ) -> Result<(Child, OwnedFd, bool), (i32, String)> {
+        let pipe_error =
+            |e: io::Error| (EXIT_CANNOT_EXECUTE, format!("`{name}`: cannot create the output pipe: {e}"));
+        let (read_end, write_end) = sys::pipe().map_err(pipe_error)?;
+        let write_dup = write_end.try_clone().map_err(pipe_error)?;
+        let mut command = Command::new(program);
+        command
+            .arg0(name)
+            .args(&argv[1..])
+            .current_dir(&self.cwd)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write_end))
+            .stderr(Stdio::from(write_dup))
+            .process_group(0);
+        let spawned = command.spawn();
+        // The command holds the pipe's write ends: without this drop, EOF would never come.
+        drop(command);
+        match spawned {
+            Ok(child) => Ok((child, read_end, false)),
+            Err(e) => Err(spawn_error(name, program, &e)),
+        }
+    }
+
+    fn run_inner(
+        &self,
+        argv: &[String],
+        access: Access,
+        cancel: Option<&CancelHandle>,
+    ) -> ExecResult {
         let started = Instant::now();
         if cancel.is_some_and(CancelHandle::is_cancelled) {
             return ExecResult {
@@ -428,55 +634,9 @@ impl CommandExecKernel {
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
 
-        let (read_end, write_end) = match sys::pipe() {
-            Ok(p) => p,
-            Err(e) => {
-                return ExecResult::start_failed(
-                    EXIT_CANNOT_EXECUTE,
-                    format!("`{name}`: cannot create the output pipe: {e}"),
-                    started,
-                );
-            }
-        };
-        let write_dup = match write_end.try_clone() {
-            Ok(fd) => fd,
-            Err(e) => {
-                return ExecResult::start_failed(
-                    EXIT_CANNOT_EXECUTE,
-                    format!("`{name}`: cannot create the output pipe: {e}"),
-                    started,
-                );
-            }
-        };
-
-        let mut command = Command::new(&program);
-        command
-            .arg0(name)
-            .args(&argv[1..])
-            .current_dir(&self.cwd)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(write_end))
-            .stderr(Stdio::from(write_dup))
-            .process_group(0);
-        let spawned = command.spawn();
-        // The command holds the pipe's write ends: without this drop, EOF would never come.
-        drop(command);
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => {
-                let (code, what) = if e.kind() == io::ErrorKind::NotFound {
-                    (EXIT_NOT_FOUND, "not found")
-                } else {
-                    (EXIT_CANNOT_EXECUTE, "cannot be executed")
-                };
-                return ExecResult::start_failed(
-                    code,
-                    format!("`{name}` ({}) {what}: {e}", program.display()),
-                    started,
-                );
-            }
+        let (mut child, read_end, confined) = match self.start(name, &program, argv, access) {
+            Ok(started) => started,
+            Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
         let pid = child.id() as libc::pid_t;
         // The child is not reaped until `wait` below, so its pid cannot have been reused.
@@ -514,6 +674,7 @@ impl CommandExecKernel {
 
         let (output, omitted) = capture.render();
         let mut result = ExecResult {
+            confined,
             total_bytes: capture.total(),
             truncated: omitted > 0,
             omitted_bytes: omitted,
@@ -551,6 +712,16 @@ impl CommandExecKernel {
         result.duration = started.elapsed();
         result
     }
+}
+
+/// The exit code and message of a failed spawn.
+fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
+    let (code, what) = if e.kind() == io::ErrorKind::NotFound {
+        (EXIT_NOT_FOUND, "not found")
+    } else {
+        (EXIT_CANNOT_EXECUTE, "cannot be executed")
+    };
+    (code, format!("`{name}` ({}) {what}: {e}", program.display()))
 }
 
 /// Waits for the leader to exit, the deadline to pass or the cancel to fire, reading the pipe

@@ -32,7 +32,10 @@ pub mod toolbox;
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::ExecTool;
-pub use kernel::{CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings};
+pub use kernel::{
+    Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
+    SandboxStatus,
+};
 pub use policy::PolicyError;
 pub use slot::{SlotError, SlotKind, SlotSpec};
 pub use slot_type::{CodeTool, CommandStruct, SlotType, WorkPath};

@@ -7,6 +7,7 @@
 //! [`Argv`] or a [`SlotError`] (code 614). What does *not* live here: running the argv (see
 //! [`crate::kernel`]) and the tool trait (see [`crate::tool`]).
 
+use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
 use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
 use crate::template::{Part, Template, TemplateError};
@@ -109,6 +110,7 @@ pub struct CommandSpec {
     description: String,
     template: Template,
     slots: Vec<SlotSpec>,
+    access: Access,
 }
 
 /// The most commands [`CommandSpec::new`] checks for one template: the combinations of its enum
@@ -419,6 +421,7 @@ impl CommandSpec {
             description,
             template,
             slots,
+            access: Access::READ_ONLY,
         };
         spec.check_default_tokens()?;
         spec.check_denied(&[])?;
@@ -600,6 +603,29 @@ impl CommandSpec {
             .find(|s| s.name() == slot)
             .map(|s| s.span())
             .unwrap_or(0..0)
+    }
+
+    /// The same spec with what its commands may do beyond the default profile: `writes`
+    /// (the workspace becomes writable) and `network` (TCP and UDP). Part of the tool's shape:
+    /// the descriptor's `"writes"` / `"network"` fields and the macro's `writes` / `network`
+    /// flags end here.
+    ///
+    /// ```
+    /// use nanotool_runtime::{Access, CommandSpec};
+    ///
+    /// let spec = CommandSpec::new("fmt", "Format the crate", "cargo fmt", vec![]).unwrap();
+    /// assert_eq!(spec.access(), Access::READ_ONLY);
+    /// let spec = spec.with_access(Access { writes: true, network: false });
+    /// assert!(spec.access().writes);
+    /// ```
+    pub fn with_access(mut self, access: Access) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// What the tool's commands may do beyond the default profile (see [`Access`]).
+    pub fn access(&self) -> Access {
+        self.access
     }
 
     /// The tool's name.

@@ -31,7 +31,7 @@
 //! What does *not* live here: validation (see [`CommandSpec::render`]), running a command (see
 //! [`crate::kernel`]), and assembling tools into a set (see [`crate::toolbox`]).
 
-use crate::kernel::{CancelHandle, CommandExecKernel, ExecResult};
+use crate::kernel::{Access, CancelHandle, CommandExecKernel, ExecResult};
 use crate::slot::SlotError;
 use crate::spec::{CommandSpec, SpecError};
 use serde_json::Value;
@@ -110,6 +110,11 @@ pub trait Tool: Send + Sync {
     fn spec(&self) -> Option<&CommandSpec> {
         None
     }
+    /// What the tool's commands may do beyond the default profile (read-only workspace, no
+    /// network); shown to clients (MCP `readOnlyHint`, `openWorldHint`).
+    fn access(&self) -> Access {
+        Access::READ_ONLY
+    }
     /// Runs one call.
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput;
     /// Why the tool cannot run at all, when its definition is invalid (a code tool whose spec
@@ -155,15 +160,16 @@ impl Tool for CommandTool {
         Some(&self.spec)
     }
 
+    fn access(&self) -> Access {
+        self.spec.access()
+    }
+
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         let argv = match self.spec.render(args, ctx.kernel.cwd()) {
             Ok(argv) => argv,
             Err(error) => return ToolOutput::refused(&error),
         };
-        let result = match ctx.cancel {
-            Some(cancel) => ctx.kernel.run_cancellable(&argv, cancel),
-            None => ctx.kernel.run(&argv),
-        };
+        let result = ctx.kernel.run_as(&argv, self.spec.access(), ctx.cancel);
         ToolOutput::from_exec(result)
     }
 }

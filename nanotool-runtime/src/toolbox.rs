@@ -12,6 +12,7 @@
 //!
 //! See [`Toolbox`] for an example.
 
+use crate::kernel::Access;
 use crate::descriptor::{DescriptorError, DescriptorLoader, closest};
 use crate::exec_tool::{ExecTool, ExecToolError};
 use crate::kernel::{CancelHandle, CommandExecKernel};
@@ -92,10 +93,31 @@ pub fn command_output_schema() -> Value {
             "exit_code": {"type": "integer", "description": "The command's exit code (124 on timeout, 128+N when killed by signal N, 127 when the binary is missing)"},
             "output": {"type": "string", "description": "stdout and stderr merged in write order, capped"},
             "truncated": {"type": "boolean", "description": "The output was cut to the cap"},
-            "timed_out": {"type": "boolean", "description": "The command was killed at the timeout"}
+            "timed_out": {"type": "boolean", "description": "The command was killed at the timeout"},
+            "confined": {"type": "boolean", "description": "The command ran inside the sandbox (Landlock and seccomp)"}
         },
-        "required": ["exit_code", "output", "truncated", "timed_out"],
+        "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
         "additionalProperties": false
+    })
+}
+
+/// MCP tool `annotations` for what a tool declares: `readOnlyHint` (neither writes nor
+/// network), `destructiveHint` (it may write or delete in the workspace), `openWorldHint`
+/// (it reaches the network).
+///
+/// ```
+/// use nanotool_runtime::Access;
+/// use nanotool_runtime::toolbox::access_annotations;
+///
+/// let a = access_annotations(Access::READ_ONLY);
+/// assert_eq!(a["readOnlyHint"], true);
+/// assert_eq!(a["openWorldHint"], false);
+/// ```
+pub fn access_annotations(access: Access) -> Value {
+    json!({
+        "readOnlyHint": access.is_read_only(),
+        "destructiveHint": access.writes,
+        "openWorldHint": access.network,
     })
 }
 
@@ -282,7 +304,17 @@ impl Toolbox {
     /// allowlist entry that is denied (built-in or host list) or not a plain binary, and a
     /// second `exec`.
     pub fn enable_exec(&mut self, allow: Vec<String>) -> Result<(), RegisterError> {
-        let tool = ExecTool::with_shared_deny(allow, Arc::clone(&self.deny))?;
+        self.enable_exec_with_writes(allow, false)
+    }
+
+    /// Like [`enable_exec`](Self::enable_exec); with `writes`, exec commands may write inside
+    /// the workspace (the sandbox keeps them read-only otherwise). Never the network.
+    pub fn enable_exec_with_writes(
+        &mut self,
+        allow: Vec<String>,
+        writes: bool,
+    ) -> Result<(), RegisterError> {
+        let tool = ExecTool::with_shared_deny(allow, Arc::clone(&self.deny))?.with_writes(writes);
         self.check_name(tool.name())?;
         self.push(Arc::new(tool), true);
         Ok(())
@@ -352,6 +384,7 @@ impl Toolbox {
                     "name": tool.name(),
                     "description": tool.description(),
                     "inputSchema": portable_schema(tool.input_schema()),
+                    "annotations": access_annotations(tool.access()),
                 });
                 if runs {
                     entry["outputSchema"] = command_output_schema();

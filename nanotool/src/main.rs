@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use nanotool::mcp::{self, McpServer, ServerOptions, ToolHost};
 use nanotool::{
     CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR, CancelHandle, CommandExecKernel,
-    DescriptorError, KernelSettings, Tool, Toolbox,
+    DescriptorError, KernelError, KernelSettings, SandboxMode, Tool, Toolbox,
 };
 use serde_json::{Value, json};
 
@@ -64,6 +64,22 @@ struct Common {
         value_delimiter = ','
     )]
     allow_exec: Vec<String>,
+    /// Let `exec` commands write inside the working directory (read-only otherwise)
+    #[arg(long, global = true)]
+    exec_writes: bool,
+    /// Confine every command: required (never run unconfined), best-effort, or off
+    #[arg(long, global = true, value_name = "MODE", default_value = "best-effort", value_parser = parse_sandbox)]
+    sandbox: SandboxMode,
+    /// Let every confined command read (and execute) DIR too, e.g. a toolchain under $HOME (repeatable)
+    #[arg(long, global = true, value_name = "DIR")]
+    sandbox_read: Vec<PathBuf>,
+    /// Let every confined command read and write DIR too (repeatable)
+    #[arg(long, global = true, value_name = "DIR")]
+    sandbox_write: Vec<PathBuf>,
+}
+
+fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
+    s.parse()
 }
 
 #[derive(Debug, Subcommand)]
@@ -206,6 +222,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::List { json } => {
             let (toolbox, errors) = assemble(common)?;
             warn_descriptors(&errors);
+            if *json {
+                warn_unreadable(&toolbox);
+            }
             list(&toolbox, *json)
         }
         Command::Schema { format } => {
@@ -295,11 +314,38 @@ fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
     if let Some(max) = common.max_output {
         settings.max_output = max;
     }
-    CommandExecKernel::new(settings).map_err(|e| {
-        Failure::cannot_run(format!(
+    settings.sandbox = common.sandbox;
+    settings.sandbox_read = common.sandbox_read.clone();
+    settings.sandbox_write = common.sandbox_write.clone();
+    CommandExecKernel::new(settings).map_err(|e| match e {
+        KernelError::Cwd { .. } => Failure::cannot_run(format!(
             "{e}; pass an existing folder with --cwd DIR (default: the current folder)"
-        ))
+        )),
+        KernelError::SandboxPath { .. } => Failure::cannot_run(format!(
+            "{e}; check the --sandbox-read / --sandbox-write value"
+        )),
+        _ => Failure::cannot_run(e.to_string()),
     })
+}
+
+/// For each command tool whose binary confined commands cannot read (a toolchain under
+/// `$HOME`): the tool's name and what to do.
+fn unreadable_binaries(toolbox: &Toolbox) -> Vec<(String, String)> {
+    toolbox
+        .tools()
+        .iter()
+        .filter_map(|t| {
+            let binary = t.spec()?.template().binary().to_owned();
+            let hint = toolbox.kernel().unreadable_binary(&binary)?;
+            Some((t.name().to_owned(), hint))
+        })
+        .collect()
+}
+
+fn warn_unreadable(toolbox: &Toolbox) {
+    for (tool, hint) in unreadable_binaries(toolbox) {
+        eprintln!("warning: tool `{tool}`: {hint}");
+    }
 }
 
 /// The toolbox every subcommand uses: built-ins, `exec` if allowed, then the descriptors.
@@ -330,7 +376,7 @@ fn assemble_from(
             .map(|b| b.trim().to_owned())
             .filter(|b| !b.is_empty())
             .collect();
-        toolbox.enable_exec(allow).map_err(|e| {
+        toolbox.enable_exec_with_writes(allow, common.exec_writes).map_err(|e| {
             Failure::cannot_run(format!(
                 "--allow-exec: {e}; give binaries by name, e.g. --allow-exec git,ls"
             ))
@@ -392,6 +438,8 @@ fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
                     "name": t.name(),
                     "description": t.description(),
                     "input_schema": t.input_schema(),
+                    "writes": t.access().writes,
+                    "network": t.access().network,
                 })
             })
             .collect();
@@ -410,7 +458,9 @@ fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
     if tools.is_empty() {
         text.push_str("no tools\n");
     }
+    text.push_str(&format!("{}\n", toolbox.kernel().sandbox_status()));
     write_stdout(&text)?;
+    warn_unreadable(toolbox);
     Ok(0)
 }
 
@@ -588,6 +638,11 @@ fn check(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8, Failure>
             loaded.len(),
             errors.len()
         ));
+        for (tool, hint) in unreadable_binaries(&toolbox) {
+            if loaded.contains(&tool.as_str()) {
+                text.push_str(&format!("warning: tool `{tool}`: {hint}\n"));
+            }
+        }
         write_stdout(&text)?;
     }
     Ok(if errors.is_empty() { 0 } else { 1 })
@@ -605,6 +660,10 @@ fn serve(common: &Common) -> Result<u8, Failure> {
             "the working directory is `/`: path arguments may name any file on the system; pass --cwd DIR (MCP clients often start servers in `/`)"
         );
     }
+    let toolbox_status = (
+        toolbox.kernel().sandbox_status().to_string(),
+        unreadable_binaries(&toolbox),
+    );
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = signals {
         let server = server.clone();
@@ -624,6 +683,10 @@ fn serve(common: &Common) -> Result<u8, Failure> {
             }
             std::process::exit(128 + signal);
         });
+    }
+    tracing::info!("{}", toolbox_status.0);
+    for (tool, hint) in &toolbox_status.1 {
+        tracing::warn!("tool `{tool}`: {hint}");
     }
     tracing::info!(
         tools,

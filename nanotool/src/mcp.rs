@@ -188,9 +188,10 @@ pub fn output_schema() -> Value {
             "exit_code": {"type": "integer", "description": "The command's exit status (124 on timeout, 128+N when killed by signal N, 127 when it could not start)"},
             "output": {"type": "string", "description": "stdout and stderr merged in write order, cut to the output cap"},
             "truncated": {"type": "boolean", "description": "Whether the output was cut"},
-            "timed_out": {"type": "boolean", "description": "Whether the timeout killed the command"}
+            "timed_out": {"type": "boolean", "description": "Whether the timeout killed the command"},
+            "confined": {"type": "boolean", "description": "Whether the command ran inside the sandbox (Landlock and seccomp)"}
         },
-        "required": ["exit_code", "output", "truncated", "timed_out"],
+        "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
         "additionalProperties": false
     })
 }
@@ -213,6 +214,7 @@ pub fn tool_definition(tool: &dyn Tool) -> Value {
         "description": tool.description(),
         "inputSchema": input,
         "outputSchema": output_schema(),
+        "annotations": nanotool_runtime::toolbox::access_annotations(tool.access()),
     })
 }
 
@@ -227,6 +229,7 @@ pub fn structured_content(output: &ToolOutput) -> Option<Value> {
             "output": exec.output,
             "truncated": exec.truncated,
             "timed_out": exec.timed_out,
+            "confined": exec.confined,
         })),
         // A tool that ran no command: its text is its output.
         None if !output.is_error => Some(json!({
@@ -234,6 +237,7 @@ pub fn structured_content(output: &ToolOutput) -> Option<Value> {
             "output": output.text,
             "truncated": false,
             "timed_out": false,
+            "confined": false,
         })),
         None => None,
     }

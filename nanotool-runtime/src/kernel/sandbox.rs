@@ -1,0 +1,425 @@
+//! The sandbox: what a command may touch, enforced by the kernel that runs it.
+//!
+//! Reading argv cannot be complete (a script a tool runs, `git` obeying a planted config, an
+//! option nobody listed), so every command is confined as well, and the argv rules are the
+//! second line. What a confined command may do is its *profile*:
+//!
+//! | resource | read-only tool (default) | tool that declares `writes` |
+//! |---|---|---|
+//! | the workspace (the kernel's cwd) | read, execute | read, write, create, delete |
+//! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/opt`, `/etc/alternatives`) and a few `/etc` files | read, execute | same |
+//! | the kernel's private temp dir (`TMPDIR`, removed when the kernel drops) | read, write | same |
+//! | `/dev/null` (rw), `/dev/zero`, `/dev/urandom`, `/dev/random` (r) | yes | same |
+//! | host-added paths ([`KernelSettings::sandbox_read`], [`KernelSettings::sandbox_write`]) | as added | as added |
+//! | `$HOME`, `/proc`, `/sys`, `/tmp`, everything else | no | no |
+//! | network | no | no (a tool that declares `network`: TCP and UDP over IPv4/IPv6) |
+//! | unix sockets by path, abstract sockets, netlink | no | no, even with `network` |
+//! | signals, ptrace, `process_vm_*`, `pidfd_getfd` towards the agent | no | no |
+//! | host file descriptors | none (only stdin `/dev/null` and the output pipe) | same |
+//! | leaving the call's process group (`setsid`, `setpgid`) | refused, so the group kill at the end of the call reaches every descendant | same |
+//!
+//! How: one long-lived spawner thread per profile (see `spawner`) confines itself — a private
+//! fd table, capabilities dropped, a thread-scoped seccomp filter (see `seccomp`), Landlock
+//! (see `rules`) — and spawns every command of that profile with std's `posix_spawn` path,
+//! whose cost does not grow with the agent's memory. The rest of the agent is not confined.
+//!
+//! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
+//! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
+
+pub(crate) mod rules;
+mod seccomp;
+pub(crate) mod spawner;
+
+use rules::{Enforced, Profile};
+use seccomp::FilterSpec;
+use spawner::Spawner;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// How strictly commands are confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// A command never runs unconfined: when Landlock or the seccomp filter cannot be put in
+    /// place, every call fails with an error that names what is missing, and nothing runs.
+    Required,
+    /// Confine as far as the running kernel allows, and say what is and is not enforced
+    /// ([`CommandExecKernel::sandbox_status`](crate::CommandExecKernel::sandbox_status)).
+    #[default]
+    BestEffort,
+    /// No confinement: commands act with every right of the agent's user.
+    Off,
+}
+
+impl SandboxMode {
+    /// The mode's name as the command line writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Required => "required",
+            SandboxMode::BestEffort => "best-effort",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for SandboxMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "required" => Ok(SandboxMode::Required),
+            "best-effort" => Ok(SandboxMode::BestEffort),
+            "off" => Ok(SandboxMode::Off),
+            _ => Err(format!(
+                "unknown sandbox mode `{s}`; write `required`, `best-effort` or `off`"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a tool declares it needs beyond the default profile (read-only workspace, no
+/// network). Part of a tool's shape, like its template.
+///
+/// ```
+/// use nanotool_runtime::Access;
+///
+/// assert_eq!(Access::default(), Access { writes: false, network: false });
+/// assert!(Access::default().is_read_only());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Access {
+    /// The command may write, create and delete inside the workspace.
+    pub writes: bool,
+    /// The command may use TCP and UDP over IPv4/IPv6 (never unix sockets by path).
+    pub network: bool,
+}
+
+impl Access {
+    /// Read-only and offline: the default.
+    pub const READ_ONLY: Access = Access {
+        writes: false,
+        network: false,
+    };
+
+    /// Whether the tool neither writes nor reaches the network.
+    pub fn is_read_only(self) -> bool {
+        !self.writes && !self.network
+    }
+
+    fn index(self) -> usize {
+        usize::from(self.writes) | (usize::from(self.network) << 1)
+    }
+}
+
+/// What the sandbox enforces on this machine, as `nanotool list` and `serve` print it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxStatus {
+    /// The mode asked for.
+    pub mode: SandboxMode,
+    /// The running kernel's Landlock ABI, or why there is none.
+    pub landlock_abi: Result<u32, String>,
+    /// Whether this build has seccomp rules for this machine's architecture.
+    pub seccomp: bool,
+}
+
+impl SandboxStatus {
+    fn probe(mode: SandboxMode) -> Self {
+        SandboxStatus {
+            mode,
+            landlock_abi: rules::kernel_abi()
+                .map_err(str::to_owned)
+                .and_then(|abi| {
+                    if abi == 0 {
+                        Err("this kernel reports no Landlock ABI".to_owned())
+                    } else {
+                        Ok(abi)
+                    }
+                }),
+            seccomp: seccomp::supported(),
+        }
+    }
+
+    /// Whether commands run confined (Landlock and the seccomp filter both in place).
+    pub fn enforced(&self) -> bool {
+        self.mode != SandboxMode::Off && self.landlock_abi.is_ok() && self.seccomp
+    }
+
+    /// What is missing for confinement, if anything (`None` when enforced or off).
+    pub fn missing(&self) -> Option<String> {
+        if self.mode == SandboxMode::Off {
+            return None;
+        }
+        let mut missing = Vec::new();
+        if let Err(why) = &self.landlock_abi {
+            missing.push(format!("Landlock: {why}"));
+        }
+        if !self.seccomp {
+            missing.push(format!(
+                "seccomp: no filter for the {} architecture in this build",
+                std::env::consts::ARCH
+            ));
+        }
+        (!missing.is_empty()).then(|| missing.join("; "))
+    }
+
+    /// Parts that hold only partly on this kernel (an older Landlock ABI).
+    pub fn partial(&self) -> Vec<&'static str> {
+        let mut partial = Vec::new();
+        if let Ok(abi) = self.landlock_abi {
+            if abi < 3 {
+                partial.push("truncating workspace files is not covered (Landlock ABI 3)");
+            }
+            if abi < 4 {
+                partial.push("TCP is refused by seccomp alone (Landlock ABI 4)");
+            }
+            if abi < 6 {
+                partial.push("signals to other processes of the user are limited by seccomp alone (Landlock ABI 6)");
+            }
+        }
+        partial
+    }
+}
+
+impl fmt::Display for SandboxStatus {
+    /// One line: `sandbox: landlock ABI 7 + seccomp, enforced`, or what is not enforced.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.mode, self.missing()) {
+            (SandboxMode::Off, _) => write!(
+                f,
+                "sandbox: off (commands run with every right of the agent's user)"
+            ),
+            (_, None) => {
+                let abi = self.landlock_abi.as_ref().copied().unwrap_or(0);
+                write!(f, "sandbox: landlock ABI {abi} + seccomp, enforced")?;
+                let partial = self.partial();
+                if !partial.is_empty() {
+                    write!(f, " (partly: {})", partial.join("; "))?;
+                }
+                Ok(())
+            }
+            (SandboxMode::Required, Some(missing)) => write!(
+                f,
+                "sandbox: required but not available, every call will fail: {missing}"
+            ),
+            (SandboxMode::BestEffort, Some(missing)) => write!(
+                f,
+                "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
+            ),
+        }
+    }
+}
+
+/// The sandbox of one kernel: its profiles' spawner threads (started on first use), its
+/// private temp dir, the host-added paths.
+pub(crate) struct Sandbox {
+    pub status: SandboxStatus,
+    workspace: PathBuf,
+    tmpdir: Option<TempDir>,
+    read: Vec<PathBuf>,
+    write: Vec<PathBuf>,
+    /// Every path confined commands may read, canonical (computed once).
+    readable: Vec<PathBuf>,
+    real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
+    spawners: [OnceLock<Result<Arc<Spawner>, String>>; 4],
+}
+
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("status", &self.status)
+            .field("tmpdir", &self.tmpdir.as_ref().map(|t| &t.0))
+            .finish()
+    }
+}
+
+/// How a command of a profile is to be started.
+pub(crate) enum Route<'a> {
+    /// Through this confined spawner; `confined` tells whether Landlock holds.
+    Spawner(&'a Spawner, bool),
+    /// Directly, unconfined (mode off, or best-effort where nothing could be set up).
+    Direct,
+    /// Not at all: the mode is required and this is missing.
+    Refuse(String),
+}
+
+impl Sandbox {
+    pub(crate) fn new(
+        mode: SandboxMode,
+        workspace: &Path,
+        read: Vec<PathBuf>,
+        write: Vec<PathBuf>,
+    ) -> std::io::Result<Sandbox> {
+        let status = SandboxStatus::probe(mode);
+        let tmpdir = if mode == SandboxMode::Off {
+            None
+        } else {
+            Some(TempDir::new()?)
+        };
+        let mut sandbox = Sandbox {
+            status,
+            workspace: workspace.to_path_buf(),
+            tmpdir,
+            read,
+            write,
+            readable: Vec::new(),
+            real_paths: Mutex::new(HashMap::new()),
+            spawners: Default::default(),
+        };
+        sandbox.readable = sandbox
+            .readable_roots()
+            .iter()
+            .filter_map(|root| root.canonicalize().ok())
+            .collect();
+        Ok(sandbox)
+    }
+
+    /// The private temp dir commands get as `TMPDIR`, when the sandbox is on.
+    pub(crate) fn tmpdir(&self) -> Option<&Path> {
+        self.tmpdir.as_ref().map(|t| t.0.as_path())
+    }
+
+    /// Whether a confined command may read `real` (a canonical path).
+    pub(crate) fn can_read(&self, real: &Path) -> bool {
+        self.readable.iter().any(|root| real.starts_with(root))
+    }
+
+    /// The canonical path of a program, remembered (resolving it costs a few syscalls per
+    /// call otherwise; the answer only feeds a message, Landlock decides).
+    pub(crate) fn real_path(&self, program: &Path) -> Option<PathBuf> {
+        let mut cache = self.real_paths.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(real) = cache.get(program) {
+            return Some(real.clone());
+        }
+        let real = program.canonicalize().ok()?;
+        if cache.len() < 4096 {
+            cache.insert(program.to_path_buf(), real.clone());
+        }
+        Some(real)
+    }
+
+    /// Paths confined commands may read.
+    fn readable_roots(&self) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = rules::SYSTEM_DIRS.iter().map(PathBuf::from).collect();
+        roots.extend(rules::ETC_FILES.iter().map(PathBuf::from));
+        roots.extend(self.read.iter().cloned());
+        roots.extend(self.write.iter().cloned());
+        roots.push(self.workspace.clone());
+        roots.extend(self.tmpdir().map(Path::to_path_buf));
+        roots
+    }
+
+    /// How to start a command of profile `access`.
+    pub(crate) fn route(&self, access: Access) -> Route<'_> {
+        if self.status.mode == SandboxMode::Off {
+            return Route::Direct;
+        }
+        if self.status.mode == SandboxMode::Required
+            && let Some(missing) = self.status.missing()
+        {
+            return Route::Refuse(format!(
+                "the sandbox is required but cannot confine commands here: {missing}; run on a kernel that has it, or choose --sandbox best-effort"
+            ));
+        }
+        let slot = &self.spawners[access.index()];
+        let spawner = slot.get_or_init(|| self.start(access));
+        match spawner {
+            Ok(spawner) => {
+                let landlock = matches!(
+                    spawner.setup.landlock,
+                    Ok(Enforced::Fully | Enforced::Partially)
+                );
+                if self.status.mode == SandboxMode::Required && !landlock {
+                    let why = match &spawner.setup.landlock {
+                        Err(e) => e.clone(),
+                        Ok(_) => "Landlock enforced nothing".to_owned(),
+                    };
+                    return Route::Refuse(format!(
+                        "the sandbox is required but Landlock could not be applied: {why}"
+                    ));
+                }
+                Route::Spawner(spawner, landlock && spawner.setup.seccomp.is_ok())
+            }
+            Err(why) if self.status.mode == SandboxMode::Required => Route::Refuse(format!(
+                "the sandbox is required but could not be set up: {why}"
+            )),
+            Err(_) => Route::Direct,
+        }
+    }
+
+    fn start(&self, access: Access) -> Result<Arc<Spawner>, String> {
+        let profile = Profile {
+            workspace: self.workspace.clone(),
+            writes: access.writes,
+            network: access.network,
+            tmpdir: self.tmpdir().map(Path::to_path_buf),
+            read: self.read.clone(),
+            write: self.write.clone(),
+        };
+        let landlock_net = matches!(self.status.landlock_abi, Ok(abi) if abi >= 4);
+        // SAFETY: getpid/getpgrp cannot fail.
+        let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
+        let filter = FilterSpec {
+            agent_pid: pid,
+            agent_pgid: pgid,
+            // Without Landlock's TCP rules a TCP socket could connect: refuse creating one.
+            tcp: access.network || landlock_net,
+            udp: access.network,
+            writes: access.writes,
+            notify_setpgid: true,
+        };
+        let spawner = Spawner::start(profile, filter).map_err(|e| e.to_string())?;
+        if let Err(e) = &spawner.setup.seccomp {
+            return Err(e.clone());
+        }
+        if let Err(e) = &spawner.setup.fds_closed {
+            return Err(e.clone());
+        }
+        Ok(Arc::new(spawner))
+    }
+}
+
+/// A private directory, mode 0700, removed with everything in it on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<TempDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::temp_dir();
+        let pid = std::process::id();
+        for attempt in 0..1000u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let path = base.join(format!("nanotool-{pid}-{nanos:08x}-{attempt}"));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(TempDir(path.canonicalize().unwrap_or(path))),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(std::io::Error::new(
+                        e.kind(),
+                        format!(
+                            "cannot create the commands' private temp dir in {}: {e}",
+                            base.display()
+                        ),
+                    ));
+                }
+            }
+        }
+        Err(std::io::Error::other(
+            "cannot create the commands' private temp dir: every name was taken",
+        ))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,193 @@
+//! The Landlock ruleset of a profile: which paths a confined command may read, execute and
+//! write, and whether it may use TCP and UDP. Built in the spawner thread and applied to it
+//! alone (`landlock_restrict_self` binds the calling thread only).
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+};
+use std::path::{Path, PathBuf};
+
+/// The newest ABI these rules are written for; older kernels get what they support.
+const ABI_TARGET: ABI = ABI::V9;
+
+/// System directories every command may read and execute.
+pub(crate) const SYSTEM_DIRS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/etc/alternatives",
+];
+
+/// Files under `/etc` every command may read: the dynamic loader's cache, the time zone, the
+/// user and group names, the name-service switch, git's system config.
+pub(crate) const ETC_FILES: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/gitconfig",
+];
+
+/// What a `network` tool reads besides: name resolution and the certificate store.
+pub(crate) const NETWORK_FILES: &[&str] = &[
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+];
+
+/// What a confined command may touch.
+#[derive(Debug, Clone)]
+pub(crate) struct Profile {
+    /// The workspace root (canonical).
+    pub workspace: PathBuf,
+    /// The workspace is writable.
+    pub writes: bool,
+    /// TCP and UDP are unrestricted.
+    pub network: bool,
+    /// The kernel's private temporary directory (read-write).
+    pub tmpdir: Option<PathBuf>,
+    /// Host-added read-only paths (canonical).
+    pub read: Vec<PathBuf>,
+    /// Host-added read-write paths (canonical).
+    pub write: Vec<PathBuf>,
+}
+
+/// How far the ruleset took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Enforced {
+    Fully,
+    Partially,
+    Not,
+}
+
+fn read_access() -> landlock::BitFlags<AccessFs> {
+    AccessFs::Execute | AccessFs::ReadFile | AccessFs::ReadDir
+}
+
+fn write_access() -> landlock::BitFlags<AccessFs> {
+    read_access()
+        | AccessFs::WriteFile
+        | AccessFs::RemoveDir
+        | AccessFs::RemoveFile
+        | AccessFs::MakeDir
+        | AccessFs::MakeReg
+        | AccessFs::MakeSym
+        | AccessFs::MakeFifo
+        | AccessFs::Refer
+        | AccessFs::Truncate
+}
+
+/// Restricts the calling thread with the profile's ruleset.
+pub(crate) fn restrict_thread(profile: &Profile) -> Result<Enforced, String> {
+    let mut rules: Vec<(PathBuf, landlock::BitFlags<AccessFs>)> = Vec::new();
+    let mut add = |path: &Path, access| {
+        if path.exists() {
+            rules.push((path.to_path_buf(), access));
+        }
+    };
+    for dir in SYSTEM_DIRS.iter().chain(ETC_FILES) {
+        add(Path::new(dir), read_access());
+    }
+    if profile.network {
+        for file in NETWORK_FILES {
+            add(Path::new(file), read_access());
+        }
+    }
+    add(
+        Path::new("/dev/null"),
+        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev,
+    );
+    for dev in ["/dev/zero", "/dev/urandom", "/dev/random"] {
+        add(Path::new(dev), AccessFs::ReadFile.into());
+    }
+    let workspace_access = if profile.writes {
+        write_access()
+    } else {
+        read_access()
+    };
+    add(&profile.workspace, workspace_access);
+    if let Some(tmp) = &profile.tmpdir {
+        add(tmp, write_access());
+    }
+    for path in &profile.read {
+        add(path, read_access());
+    }
+    for path in &profile.write {
+        add(path, write_access());
+    }
+
+    let fail = |what: &str, e: &dyn std::fmt::Display| format!("landlock: {what}: {e}");
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(ABI_TARGET))
+        .map_err(|e| fail("handled filesystem access", &e))?;
+    if !profile.network {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(ABI_TARGET))
+            .map_err(|e| fail("handled network access", &e))?;
+    }
+    let mut created = ruleset
+        .scope(Scope::AbstractUnixSocket | Scope::Signal)
+        .map_err(|e| fail("scopes", &e))?
+        .create()
+        .map_err(|e| fail("create the ruleset", &e))?;
+    for (path, access) in rules {
+        let fd = match PathFd::new(&path) {
+            Ok(fd) => fd,
+            // Gone since the check (or unreadable to us): nothing to allow.
+            Err(_) => continue,
+        };
+        // A rule on a file may carry file rights only.
+        let access = if path.is_dir() {
+            access
+        } else {
+            access & AccessFs::from_file(ABI_TARGET)
+        };
+        created = created
+            .add_rule(PathBeneath::new(fd, access))
+            .map_err(|e| fail(&format!("rule for {}", path.display()), &e))?;
+    }
+    let status = created
+        .restrict_self()
+        .map_err(|e| fail("restrict the spawner thread", &e))?;
+    Ok(match status.ruleset {
+        RulesetStatus::FullyEnforced => Enforced::Fully,
+        RulesetStatus::PartiallyEnforced => Enforced::Partially,
+        RulesetStatus::NotEnforced => Enforced::Not,
+    })
+}
+
+/// The running kernel's Landlock ABI (0: none), or why there is none.
+pub(crate) fn kernel_abi() -> Result<u32, &'static str> {
+    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION with a null attr and size 0 only asks the ABI.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    if v >= 0 {
+        return Ok(v as u32);
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EOPNOTSUPP) => Err("Landlock is built into this kernel but not enabled (add `landlock` to the kernel's `lsm=` boot parameter)"),
+        _ => Err("this kernel has no Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed)"),
+    }
+}
