@@ -1,4 +1,4 @@
-//! Parsing of the macro's arguments (`"TEMPLATE", name = "..."`), of `#[slot(...)]` field and
+//! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network`), of `#[slot(...)]` field and
 //! variant attributes, and of doc comments. Every problem goes to the [`Ctxt`]; nothing here
 //! panics.
 
@@ -14,9 +14,13 @@ pub struct ToolArgs {
     pub template: LitStr,
     /// `name = "..."`, if given.
     pub name: Option<LitStr>,
+    /// The `writes` flag: the command may write inside the workspace.
+    pub writes: bool,
+    /// The `network` flag: the command may use TCP and UDP.
+    pub network: bool,
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`";
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes` and `, network`";
 
 /// Parses the attribute's arguments; `None` when there is no template to check.
 pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
@@ -33,6 +37,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             )
         })?;
         let mut name: Option<LitStr> = None;
+        let (mut writes, mut network) = (false, false);
         let mut errors: Vec<syn::Error> = Vec::new();
         while !input.is_empty() {
             input.parse::<syn::Token![,]>()?;
@@ -42,9 +47,31 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             let key: syn::Ident = input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
-                    format!("expected `name = \"...\"`: {TOOL_ARGS_HELP}"),
+                    format!("expected `name = \"...\"`, `writes` or `network`: {TOOL_ARGS_HELP}"),
                 )
             })?;
+            // The profile flags stand alone: what the tool's commands may do beyond reading
+            // the workspace.
+            if key == "writes" || key == "network" {
+                if input.peek(syn::Token![=]) {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        format!("`{key}` is a flag and takes no value: write `, {key}` (leave it out for `false`)"),
+                    ));
+                    input.parse::<syn::Token![=]>()?;
+                    input.parse::<Expr>()?;
+                    continue;
+                }
+                let flag = if key == "writes" { &mut writes } else { &mut network };
+                if *flag {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        format!("duplicate `{key}`: give it once"),
+                    ));
+                }
+                *flag = true;
+                continue;
+            }
             input.parse::<syn::Token![=]>().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -74,18 +101,23 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             } else {
                 errors.push(syn::Error::new(
                     key.span(),
-                    format!("unknown argument `{key}` of #[command_tool]: the only argument after the template is `name = \"...\"`"),
+                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes` and `network`"),
                 ));
             }
         }
-        Ok((template, name, errors))
+        Ok((template, name, writes, network, errors))
     };
     match parser.parse2(args) {
-        Ok((template, name, errors)) => {
+        Ok((template, name, writes, network, errors)) => {
             for e in errors {
                 cx.syn_error(e);
             }
-            Some(ToolArgs { template, name })
+            Some(ToolArgs {
+                template,
+                name,
+                writes,
+                network,
+            })
         }
         Err(e) => {
             cx.syn_error(e);

@@ -176,6 +176,7 @@ pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         &name,
         &description,
         template,
+        (args.writes, args.network),
         &fields,
         &code_entries,
     )
@@ -299,6 +300,7 @@ fn generate(
     name: &str,
     description: &str,
     template: &syn::LitStr,
+    (writes, network): (bool, bool),
     fields: &[Field],
     code_entries: &[CodeEntry],
 ) -> TokenStream {
@@ -409,7 +411,7 @@ fn generate(
             fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*]))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #writes, #network))
                     .as_ref()
             }
 

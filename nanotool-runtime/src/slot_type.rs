@@ -21,6 +21,7 @@
 //! What does *not* live here: validation of a value (see [`crate::spec::CommandSpec::render`])
 //! and the policy (see [`crate::policy`]).
 
+use crate::kernel::Access;
 use crate::kernel::{CommandExecKernel, ExecResult};
 use crate::slot::{SlotError, SlotKind, SlotSpec};
 use crate::spec::{Argv, CommandSpec, SpecError};
@@ -479,6 +480,11 @@ impl Tool for CodeTool {
         self.command_tool().err()
     }
 
+    fn access(&self) -> Access {
+        self.command_tool()
+            .map_or(Access::READ_ONLY, |tool| tool.spec().access())
+    }
+
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         match self.command_tool() {
             Ok(tool) => tool.call(args, ctx),
@@ -514,7 +520,8 @@ fn run_of(
     kernel: &CommandExecKernel,
 ) -> Result<ExecResult, SlotError> {
     let argv = render_of(name, tool, args, kernel.cwd())?;
-    Ok(kernel.run(argv.as_slice()))
+    let access = spec_of(name, tool)?.access();
+    Ok(kernel.run_as(argv.as_slice(), access, None))
 }
 
 fn validate_of(
@@ -603,13 +610,16 @@ pub struct SlotDef {
 }
 
 /// Builds a macro tool through [`CommandSpec::new`], the same constructor descriptors use
-/// (used by generated code; one body for every tool).
+/// (used by generated code; one body for every tool). `writes` and `network` are the
+/// attribute's flags, set on the spec as a descriptor's fields are.
 #[doc(hidden)]
 pub fn build_tool(
     name: &str,
     description: &str,
     template: &str,
     slots: &[SlotDef],
+    writes: bool,
+    network: bool,
 ) -> Result<CommandTool, SpecError> {
     let specs = slots
         .iter()
@@ -643,5 +653,6 @@ pub fn build_tool(
             spec
         })
         .collect();
-    CommandSpec::new(name, description, template, specs).map(CommandTool::new)
+    CommandSpec::new(name, description, template, specs)
+        .map(|spec| CommandTool::new(spec.with_access(Access { writes, network })))
 }
