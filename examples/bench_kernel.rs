@@ -134,7 +134,11 @@ fn spawn_section(
     );
     let pre = side_by_side(n_pre_exec, &mut [&mut pre_exec_true]);
     let raw_s = ("vs raw", &s[3]);
-    row("confined kernel [\"/bin/true\"]", &s[0], Some(("vs unconfined", &s[1])));
+    row(
+        "confined kernel [\"/bin/true\"]",
+        &s[0],
+        Some(("vs unconfined", &s[1])),
+    );
     row("unconfined kernel [\"/bin/true\"]", &s[1], Some(raw_s));
     row("unconfined kernel [\"true\"] (PATH)", &s[2], Some(raw_s));
     row("raw Command(/bin/true).output()", &s[3], None);
@@ -155,7 +159,14 @@ fn touch(bytes: usize) -> Vec<u8> {
 }
 
 fn flood_section(kernel: &CommandExecKernel, n: usize) {
-    println!("  ({})", if kernel.sandbox_status().enforced() { "confined kernel" } else { "unconfined kernel" });
+    println!(
+        "  ({})",
+        if kernel.sandbox_status().enforced() {
+            "confined kernel"
+        } else {
+            "unconfined kernel"
+        }
+    );
     println!("1 GiB of output (N={n})");
     let flood = argv(&["head", "-c", "1073741824", "/dev/zero"]);
     // Peak RSS growth: reset the high-water mark to the current RSS first.

@@ -423,7 +423,10 @@ fn a_signal_cancels_the_running_call_and_kills_its_group() {
     // The command is the child of whichever thread spawned it (the sandbox's spawner thread).
     let all_children = || {
         let mut children = String::new();
-        for task in std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten() {
+        for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+        {
             let task = task.unwrap().file_name();
             let task = task.to_string_lossy();
             children += &std::fs::read_to_string(format!("/proc/{pid}/task/{task}/children"))

@@ -62,7 +62,11 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                     input.parse::<Expr>()?;
                     continue;
                 }
-                let flag = if key == "writes" { &mut writes } else { &mut network };
+                let flag = if key == "writes" {
+                    &mut writes
+                } else {
+                    &mut network
+                };
                 if *flag {
                     errors.push(syn::Error::new(
                         key.span(),

@@ -86,8 +86,8 @@
 //! assert!(load.errors[0].to_string().contains("bad.tool.json"));
 //! ```
 
-use crate::kernel::Access;
 use crate::error::CODE_INVALID_DESCRIPTOR;
+use crate::kernel::Access;
 use crate::slot::{SlotKind, SlotSpec};
 use crate::spec::{CommandSpec, SpecError, is_tool_name};
 use crate::template::is_slot_name;

@@ -46,8 +46,8 @@
 //! assert_eq!(exec.check("cat /etc/shadow", &root).unwrap_err().layer, 4);
 //! ```
 
-use crate::kernel::Access;
 use crate::error::CODE_INVALID_ARGUMENTS;
+use crate::kernel::Access;
 use crate::policy;
 use crate::slot::{self, SlotKind, SlotSpec};
 use crate::template::is_format_char;

@@ -141,7 +141,9 @@ pub enum KernelError {
         source: std::io::Error,
     },
     /// The sandbox's private temp dir could not be created.
-    #[error("the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off")]
+    #[error(
+        "the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off"
+    )]
     Sandbox(std::io::Error),
 }
 
@@ -574,8 +576,12 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
     ) -> Result<(Child, OwnedFd, bool), (i32, String)> {
-        let pipe_error =
-            |e: io::Error| (EXIT_CANNOT_EXECUTE, format!("`{name}`: cannot create the output pipe: {e}"));
+        let pipe_error = |e: io::Error| {
+            (
+                EXIT_CANNOT_EXECUTE,
+                format!("`{name}`: cannot create the output pipe: {e}"),
+            )
+        };
         let (read_end, write_end) = sys::pipe().map_err(pipe_error)?;
         let write_dup = write_end.try_clone().map_err(pipe_error)?;
         let mut command = Command::new(program);
@@ -636,7 +642,18 @@ impl CommandExecKernel {
 
         let (mut child, read_end, confined) = match self.start(name, &program, argv, access) {
             Ok(started) => started,
-            Err((code, message)) => return ExecResult::start_failed(code, message, started),
+            Err((code, message)) => {
+                // A spawn that fails because the workspace went away says so, not "not found".
+                let message = if self.cwd.is_dir() {
+                    message
+                } else {
+                    format!(
+                        "the working directory {} is gone (renamed or removed while the kernel runs); build a new kernel on its new path ({message})",
+                        self.cwd.display()
+                    )
+                };
+                return ExecResult::start_failed(code, message, started);
+            }
         };
         let pid = child.id() as libc::pid_t;
         // The child is not reaped until `wait` below, so its pid cannot have been reused.
@@ -721,7 +738,10 @@ fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
     } else {
         (EXIT_CANNOT_EXECUTE, "cannot be executed")
     };
-    (code, format!("`{name}` ({}) {what}: {e}", program.display()))
+    (
+        code,
+        format!("`{name}` ({}) {what}: {e}", program.display()),
+    )
 }
 
 /// Waits for the leader to exit, the deadline to pass or the cancel to fire, reading the pipe

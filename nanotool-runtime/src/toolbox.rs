@@ -12,9 +12,9 @@
 //!
 //! See [`Toolbox`] for an example.
 
-use crate::kernel::Access;
 use crate::descriptor::{DescriptorError, DescriptorLoader, closest};
 use crate::exec_tool::{ExecTool, ExecToolError};
+use crate::kernel::Access;
 use crate::kernel::{CancelHandle, CommandExecKernel};
 use crate::spec::{SpecError, is_tool_name};
 use crate::tool::{Tool, ToolContext, ToolOutput};

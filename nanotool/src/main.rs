@@ -376,11 +376,13 @@ fn assemble_from(
             .map(|b| b.trim().to_owned())
             .filter(|b| !b.is_empty())
             .collect();
-        toolbox.enable_exec_with_writes(allow, common.exec_writes).map_err(|e| {
-            Failure::cannot_run(format!(
-                "--allow-exec: {e}; give binaries by name, e.g. --allow-exec git,ls"
-            ))
-        })?;
+        toolbox
+            .enable_exec_with_writes(allow, common.exec_writes)
+            .map_err(|e| {
+                Failure::cannot_run(format!(
+                    "--allow-exec: {e}; give binaries by name, e.g. --allow-exec git,ls"
+                ))
+            })?;
     }
     let errors = match dir {
         Some(dir) => {
@@ -541,6 +543,7 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
             value["duration_ms"] = json!(exec.duration.as_secs_f64() * 1000.0);
             value["output"] = json!(exec.output);
             value["start_error"] = json!(exec.start_error);
+            value["confined"] = json!(exec.confined);
         }
         print_json(&value)?;
     } else {

@@ -33,9 +33,9 @@ pub(crate) mod spawner;
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
 use spawner::Spawner;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// How strictly commands are confined.
@@ -132,15 +132,13 @@ impl SandboxStatus {
     fn probe(mode: SandboxMode) -> Self {
         SandboxStatus {
             mode,
-            landlock_abi: rules::kernel_abi()
-                .map_err(str::to_owned)
-                .and_then(|abi| {
-                    if abi == 0 {
-                        Err("this kernel reports no Landlock ABI".to_owned())
-                    } else {
-                        Ok(abi)
-                    }
-                }),
+            landlock_abi: rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
+                if abi == 0 {
+                    Err("this kernel reports no Landlock ABI".to_owned())
+                } else {
+                    Ok(abi)
+                }
+            }),
             seccomp: seccomp::supported(),
         }
     }

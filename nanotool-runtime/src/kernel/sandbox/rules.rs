@@ -187,7 +187,11 @@ pub(crate) fn kernel_abi() -> Result<u32, &'static str> {
         return Ok(v as u32);
     }
     match std::io::Error::last_os_error().raw_os_error() {
-        Some(libc::EOPNOTSUPP) => Err("Landlock is built into this kernel but not enabled (add `landlock` to the kernel's `lsm=` boot parameter)"),
-        _ => Err("this kernel has no Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed)"),
+        Some(libc::EOPNOTSUPP) => Err(
+            "Landlock is built into this kernel but not enabled (add `landlock` to the kernel's `lsm=` boot parameter)",
+        ),
+        _ => Err(
+            "this kernel has no Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed)",
+        ),
     }
 }

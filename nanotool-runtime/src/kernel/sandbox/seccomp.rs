@@ -276,7 +276,11 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
         let refuse = a.label();
         a.ld(off_arg_low(0));
         a.jeq(agent, Target::Label(refuse), Target::Next);
-        a.jeq((-spec.agent_pgid) as u32, Target::Label(refuse), Target::Next);
+        a.jeq(
+            (-spec.agent_pgid) as u32,
+            Target::Label(refuse),
+            Target::Next,
+        );
         a.jeq(u32::MAX, Target::Label(refuse), Target::Next);
         a.ret(RET_ALLOW);
         a.place(refuse);
@@ -315,7 +319,11 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
         let allow = a.label();
         a.ld(off_arg_low(0));
         a.jeq(libc::AF_INET as u32, Target::Label(ip), Target::Next);
-        a.jeq(libc::AF_INET6 as u32, Target::Label(ip), Target::Label(refuse));
+        a.jeq(
+            libc::AF_INET6 as u32,
+            Target::Label(ip),
+            Target::Label(refuse),
+        );
         a.place(ip);
         a.ld(off_arg_low(1));
         a.and(0xf); // SOCK_TYPE_MASK: SOCK_NONBLOCK and SOCK_CLOEXEC are flags above it

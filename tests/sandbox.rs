@@ -1,0 +1,1208 @@
+//! The sandbox, tried as an attacker would: each test makes a command try one escape and
+//! checks that it failed and left no trace, beside a control that runs the same thing with the
+//! sandbox off (or unconfined) and sees it succeed, so the test proves the sandbox did the
+//! work and not something else.
+//!
+//! On a machine without Landlock these tests assert the documented best-effort report instead
+//! (`confined_here`): never a silent pass.
+
+use nanotool_runtime::{
+    Access, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
+};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const RO: Access = Access::READ_ONLY;
+const WRITES: Access = Access {
+    writes: true,
+    network: false,
+};
+const NETWORK: Access = Access {
+    writes: false,
+    network: true,
+};
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+fn sh(script: &str) -> Vec<String> {
+    argv(&["sh", "-c", script])
+}
+
+/// The system python: readable by confined commands (a python under `$HOME` needs
+/// `--sandbox-read`, see `a_binary_under_home_is_named_with_the_flag_that_fixes_it`).
+const PYTHON: &str = "/usr/bin/python3";
+
+fn python(script: &str) -> Vec<String> {
+    assert!(
+        Path::new(PYTHON).exists(),
+        "these tests need {PYTHON} (Debian's python3 package)"
+    );
+    argv(&[PYTHON, "-c", script])
+}
+
+fn kernel_with(ws: &Path, mode: SandboxMode, env: &[(&str, &str)]) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: mode,
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn confined(ws: &Path) -> CommandExecKernel {
+    kernel_with(ws, SandboxMode::BestEffort, &[])
+}
+
+fn unconfined(ws: &Path) -> CommandExecKernel {
+    kernel_with(ws, SandboxMode::Off, &[])
+}
+
+/// Whether this machine confines commands; when it does not, checks that the kernel says so
+/// (the documented best-effort report) and that `r` is marked unconfined.
+fn confined_here(k: &CommandExecKernel, r: &ExecResult) -> bool {
+    let status = k.sandbox_status();
+    if status.enforced() {
+        assert!(
+            r.confined,
+            "the sandbox is enforced but the call ran unconfined: {r:?}"
+        );
+        true
+    } else {
+        let line = status.to_string();
+        assert!(line.contains("NOT enforced"), "{line}");
+        assert!(!r.confined);
+        false
+    }
+}
+
+/// A directory outside every workspace of the test, with a secret in it.
+fn outside() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "canary-outside-4242\n").unwrap();
+    (dir, secret)
+}
+
+#[test]
+fn reading_a_file_outside_the_workspace_is_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let (_out, secret) = outside();
+    let cat = argv(&["cat", secret.to_str().unwrap()]);
+    let k = confined(ws.path());
+    let r = k.run(&cat);
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+        assert!(!r.output.contains("canary-outside"), "{}", r.output);
+        assert!(r.output.contains("Permission denied"), "{}", r.output);
+    }
+    // Control: the same command, unconfined, reads it.
+    let r = unconfined(ws.path()).run(&cat);
+    assert!(r.output.contains("canary-outside"), "{}", r.output);
+}
+
+#[test]
+fn home_is_unreadable() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".ssh")).unwrap();
+    std::fs::write(
+        home.path().join(".ssh/id_ed25519"),
+        "canary-private-key-777\n",
+    )
+    .unwrap();
+    let home_s = home.path().to_str().unwrap();
+    let read = sh("cat \"$HOME/.ssh/id_ed25519\"; ls \"$HOME\"");
+    let k = kernel_with(ws.path(), SandboxMode::BestEffort, &[("HOME", home_s)]);
+    let r = k.run(&read);
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("canary-private-key"), "{}", r.output);
+        assert!(!r.output.contains(".ssh\n"), "{}", r.output);
+    }
+    let k = kernel_with(ws.path(), SandboxMode::Off, &[("HOME", home_s)]);
+    assert!(k.run(&read).output.contains("canary-private-key"));
+}
+
+#[test]
+fn a_workspace_symlink_pointing_outside_reads_nothing() {
+    let ws = tempfile::tempdir().unwrap();
+    let (_out, secret) = outside();
+    std::os::unix::fs::symlink(&secret, ws.path().join("link")).unwrap();
+    std::os::unix::fs::symlink(secret.parent().unwrap(), ws.path().join("dirlink")).unwrap();
+    let cat = sh("cat link; cat dirlink/secret.txt");
+    let k = confined(ws.path());
+    let r = k.run(&cat);
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("canary-outside"), "{}", r.output);
+    }
+    assert!(
+        unconfined(ws.path())
+            .run(&cat)
+            .output
+            .contains("canary-outside")
+    );
+}
+
+#[test]
+fn writing_outside_the_workspace_is_refused_even_for_a_writes_tool() {
+    let ws = tempfile::tempdir().unwrap();
+    let (out, _secret) = outside();
+    let target = out.path().join("planted");
+    let write = sh(&format!("echo x > {}", target.display()));
+    let k = confined(ws.path());
+    let r = k.run_as(&write, WRITES, None);
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+        assert!(!target.exists(), "a confined command wrote outside");
+    }
+    unconfined(ws.path()).run(&write);
+    assert!(
+        target.exists(),
+        "control: the unconfined write did not happen"
+    );
+}
+
+#[test]
+fn a_read_only_tool_cannot_write_create_delete_or_chmod_in_the_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let keep = ws.path().join("keep.txt");
+    std::fs::write(&keep, "kept\n").unwrap();
+    std::fs::set_permissions(&keep, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let attempt = sh(
+        "echo x > made.txt; mkdir made.d; echo y >> keep.txt; rm -f keep.txt; chmod 777 keep.txt; ln -s keep.txt made.link; true",
+    );
+    let k = confined(ws.path());
+    let r = k.run(&attempt);
+    if confined_here(&k, &r) {
+        for made in ["made.txt", "made.d", "made.link"] {
+            assert!(
+                std::fs::symlink_metadata(ws.path().join(made)).is_err(),
+                "{made} was created: {}",
+                r.output
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&keep).unwrap(), "kept\n");
+        let mode = std::fs::metadata(&keep).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "chmod went through");
+    }
+    // Control: unconfined, every one of them happens.
+    unconfined(ws.path()).run(&attempt);
+    assert!(ws.path().join("made.txt").exists() && ws.path().join("made.d").is_dir());
+    assert!(!keep.exists(), "control: rm did not happen");
+}
+
+#[test]
+fn a_writes_tool_writes_creates_and_deletes_inside_the_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("old.txt"), "old\n").unwrap();
+    let k = confined(ws.path());
+    let r = k.run_as(
+        &sh("echo new > new.txt && mkdir -p d/e && mv new.txt d/e/ && rm old.txt && cat d/e/new.txt"),
+        WRITES,
+        None,
+    );
+    confined_here(&k, &r);
+    assert_eq!((r.exit_code, r.output.as_str()), (0, "new\n"), "{r:?}");
+    assert!(!ws.path().join("old.txt").exists());
+}
+
+#[test]
+fn the_private_tmpdir_is_writable_and_removed_with_the_kernel() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = confined(ws.path());
+    let tmp = k.sandbox_tmpdir().unwrap().to_path_buf();
+    let r = k.run(&sh(
+        "echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\" && echo \"$TMPDIR\"",
+    ));
+    confined_here(&k, &r);
+    assert_eq!(r.output, format!("t\n{}\n", tmp.display()));
+    // The host's /tmp is not the command's.
+    let r = k.run(&sh("ls /tmp"));
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+    }
+    drop(k);
+    assert!(!tmp.exists(), "the private temp dir outlived its kernel");
+}
+
+fn tcp_listener() -> (std::net::TcpListener, u16) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    (l, port)
+}
+
+/// Whether a connection reached `l` within a moment (the command has already returned).
+fn accepted(l: &std::net::TcpListener) -> bool {
+    let until = Instant::now() + Duration::from_millis(300);
+    loop {
+        if l.accept().is_ok() {
+            return true;
+        }
+        if Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn tcp_connect_and_bind_are_refused_without_network() {
+    let ws = tempfile::tempdir().unwrap();
+    let (l, port) = tcp_listener();
+    let connect = argv(&[
+        "bash",
+        "-c",
+        &format!("echo hi > /dev/tcp/127.0.0.1/{port}"),
+    ]);
+    let bind = python(
+        "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint('bound', s.getsockname()[1])",
+    );
+    let k = confined(ws.path());
+    let r = k.run(&connect);
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+        assert!(!accepted(&l), "a confined command connected");
+        let r = k.run(&bind);
+        assert!(!r.output.contains("bound"), "{}", r.output);
+    }
+    // Control.
+    let u = unconfined(ws.path());
+    assert_eq!(u.run(&connect).exit_code, 0);
+    assert!(accepted(&l), "control: no connection");
+    assert!(u.run(&bind).output.contains("bound"));
+}
+
+#[test]
+fn udp_is_refused_without_network_and_both_work_for_a_network_tool() {
+    let ws = tempfile::tempdir().unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let uport = udp.local_addr().unwrap().port();
+    let send = argv(&[
+        "bash",
+        "-c",
+        &format!("echo datagram > /dev/udp/127.0.0.1/{uport}"),
+    ]);
+    let (l, tport) = tcp_listener();
+    let connect = argv(&[
+        "bash",
+        "-c",
+        &format!("echo hi > /dev/tcp/127.0.0.1/{tport}"),
+    ]);
+    let mut buf = [0u8; 64];
+    let k = confined(ws.path());
+    let r = k.run(&send);
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+        assert!(udp.recv(&mut buf).is_err(), "a confined command sent UDP");
+    }
+    // A tool that declares `network`: TCP and UDP over IP work.
+    let r = k.run_as(&send, NETWORK, None);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    let n = udp.recv(&mut buf).expect("the network tool's datagram");
+    assert_eq!(&buf[..n], b"datagram\n");
+    let r = k.run_as(&connect, NETWORK, None);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    assert!(accepted(&l), "the network tool did not connect");
+}
+
+#[test]
+fn unix_sockets_by_path_are_refused_even_with_network() {
+    let ws = tempfile::tempdir().unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(ws.path().join("agent.sock")).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let connect = python(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('agent.sock')\nprint('connected')",
+    );
+    let k = confined(ws.path());
+    for access in [RO, NETWORK, WRITES] {
+        let r = k.run_as(&connect, access, None);
+        if confined_here(&k, &r) {
+            assert!(!r.output.contains("connected"), "{access:?}: {}", r.output);
+            assert!(listener.accept().is_err(), "{access:?}: connected");
+        }
+    }
+    let r = unconfined(ws.path()).run(&connect);
+    assert!(r.output.contains("connected"), "control: {}", r.output);
+}
+
+#[test]
+fn abstract_unix_sockets_are_refused() {
+    use std::os::linux::net::SocketAddrExt;
+    let ws = tempfile::tempdir().unwrap();
+    let name = format!("nanotool-test-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let connect = python(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('\\0{name}')\nprint('connected')"
+    ));
+    let k = confined(ws.path());
+    let r = k.run_as(&connect, NETWORK, None);
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("connected"), "{}", r.output);
+    }
+    let r = unconfined(ws.path()).run(&connect);
+    assert!(r.output.contains("connected"), "control: {}", r.output);
+}
+
+/// The tids of this process's threads named `name`.
+fn threads_named(name: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| {
+            let tid: i32 = t.ok()?.file_name().to_str()?.parse().ok()?;
+            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).ok()?;
+            (comm.trim() == name).then_some(tid)
+        })
+        .collect()
+}
+
+#[test]
+fn signals_ptrace_and_memory_reads_towards_the_agent_are_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let me = std::process::id();
+    // A canary in this process's memory, at an address the command is told.
+    static CANARY: [u8; 16] = *b"canary-memory-99";
+    let addr = CANARY.as_ptr() as usize;
+    let read_memory = python(&format!(
+        "import ctypes\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         class Iov(ctypes.Structure):\n    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]\n\
+         buf = ctypes.create_string_buffer(16)\n\
+         local = Iov(ctypes.cast(buf, ctypes.c_void_p), 16)\n\
+         remote = Iov({addr}, 16)\n\
+         n = libc.process_vm_readv({me}, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)\n\
+         print('read', n, buf.raw)"
+    ));
+    let signal = sh(&format!("kill -0 {me} && echo reachable"));
+    let k = confined(ws.path());
+    let r = k.run(&signal);
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("reachable"), "{}", r.output);
+        let r = k.run(&read_memory);
+        assert!(!r.output.contains("canary-memory"), "{}", r.output);
+        // The spawner thread shares the commands' Landlock domain: seccomp keeps them off it.
+        let spawners = threads_named("nanotool-spawne");
+        assert!(!spawners.is_empty(), "no spawner thread found");
+        let tgkill = libc::SYS_tgkill;
+        let ptrace_attach = python(&format!(
+            "import ctypes\n\
+             libc = ctypes.CDLL(None, use_errno=True)\n\
+             print('tgkill', libc.syscall({tgkill}, {me}, {tid}, 0), ctypes.get_errno())\n\
+             print('seize', libc.ptrace(0x4206, {me}, 0, 0), ctypes.get_errno())",
+            tid = spawners[0]
+        ));
+        let r = k.run(&ptrace_attach);
+        assert!(
+            r.output.contains(&format!("tgkill -1 {}", libc::EPERM)),
+            "{}",
+            r.output
+        );
+        assert!(
+            r.output.contains(&format!("seize -1 {}", libc::EPERM)),
+            "{}",
+            r.output
+        );
+    }
+    // Control: unconfined, the same calls reach this process.
+    let u = unconfined(ws.path());
+    assert!(u.run(&signal).output.contains("reachable"));
+    let r = u.run(&read_memory);
+    assert!(r.output.contains("canary-memory"), "control: {}", r.output);
+}
+
+#[test]
+fn the_agents_environ_and_memory_are_unreadable_through_proc() {
+    let ws = tempfile::tempdir().unwrap();
+    let me = std::process::id();
+    let peek = sh(&format!(
+        "cat /proc/{me}/environ; head -c 64 /proc/{me}/mem; ls /proc/{me}/task; true"
+    ));
+    let k = confined(ws.path());
+    let r = k.run(&peek);
+    if confined_here(&k, &r) {
+        // Every process's environ holds `PATH=`: none of it came through.
+        assert!(!r.output.contains("PATH="), "{}", r.output);
+        assert!(r.output.contains("Permission denied"), "{}", r.output);
+    }
+    assert!(unconfined(ws.path()).run(&peek).output.contains("PATH="));
+}
+
+#[test]
+fn no_host_fd_reaches_a_command() {
+    let ws = tempfile::tempdir().unwrap();
+    let (_out, secret) = outside();
+    let path = std::ffi::CString::new(secret.to_str().unwrap()).unwrap();
+    // SAFETY: open(2) without O_CLOEXEC, as a careless host (or a C library) does.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY) };
+    assert!(fd > 2);
+    let read = sh(&format!("cat <&{fd}"));
+    let k = confined(ws.path());
+    let r = k.run(&read);
+    let enforced = confined_here(&k, &r);
+    // Whether or not Landlock is there, the spawner's fd table holds none of the host's.
+    assert!(!r.output.contains("canary-outside"), "{}", r.output);
+    let _ = enforced;
+    let control = unconfined(ws.path()).run(&read);
+    // SAFETY: our own fd.
+    unsafe { libc::close(fd) };
+    assert!(
+        control.output.contains("canary-outside"),
+        "control: {}",
+        control.output
+    );
+}
+
+/// Scripts that try to outlive the call, each writing a marker a second later. Each leaves
+/// a `ready_*` file once it is out of the call's group (or was refused), and the call waits
+/// for it (2 s at most), so the control's escapes never lose a race with the group kill.
+fn escapes(ws: &Path) -> Vec<(&'static str, Vec<String>)> {
+    let py = |name: &str, body: &str| {
+        let script = format!(
+            "import os, time\ntry:\n{body}\nexcept OSError as e:\n    print('refused', e)\n\
+             open('ready_{name}', 'w').close()\ntime.sleep(1)\nopen('marker_{name}', 'w').write('x')\n"
+        );
+        std::fs::write(ws.join(format!("{name}.py")), script).unwrap();
+    };
+    py("setsid_py", "    os.setsid()");
+    py("setpgid_py", "    os.setpgid(0, 0)");
+    py(
+        "daemon_py",
+        "    if os.fork():\n        for _ in range(100):\n            if os.path.exists('ready_daemon_py'): break\n            time.sleep(0.02)\n        os._exit(0)\n    os.setsid()\n    if os.fork(): os._exit(0)",
+    );
+    let wait = |name: &str| {
+        format!(
+            "i=0; while [ ! -e ready_{name} ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i+1)); done"
+        )
+    };
+    vec![
+        (
+            "marker_setsid",
+            sh(&format!(
+                "setsid sh -c 'touch ready_setsid; sleep 1; echo x > marker_setsid' > /dev/null 2>&1 & {}",
+                wait("setsid")
+            )),
+        ),
+        (
+            "marker_setsid_py",
+            sh(&format!(
+                "{PYTHON} setsid_py.py > /dev/null 2>&1 & {}",
+                wait("setsid_py")
+            )),
+        ),
+        (
+            "marker_setpgid_py",
+            sh(&format!(
+                "{PYTHON} setpgid_py.py > /dev/null 2>&1 & {}",
+                wait("setpgid_py")
+            )),
+        ),
+        ("marker_daemon_py", argv(&[PYTHON, "daemon_py.py"])),
+    ]
+}
+
+fn wait_for_markers(ws: &Path, markers: &[&str]) -> Vec<String> {
+    std::thread::sleep(Duration::from_millis(1800));
+    markers
+        .iter()
+        .filter(|m| ws.join(m).exists())
+        .map(|m| m.to_string())
+        .collect()
+}
+
+#[test]
+fn no_process_outlives_its_call() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = confined(ws.path());
+    let cases = escapes(ws.path());
+    let mut enforced = true;
+    for (_, script) in &cases {
+        let r = k.run_as(script, WRITES, None);
+        enforced &= confined_here(&k, &r);
+    }
+    let markers: Vec<&str> = cases.iter().map(|(m, _)| *m).collect();
+    let left = wait_for_markers(ws.path(), &markers);
+    // The seccomp filter holds with or without Landlock.
+    let _ = enforced;
+    assert_eq!(left, Vec::<String>::new(), "processes outlived their call");
+
+    // Control: unconfined, each of them survives the group kill.
+    for entry in std::fs::read_dir(ws.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("ready_")
+        {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let u = unconfined(ws.path());
+    for (_, script) in &cases {
+        u.run(script);
+    }
+    let left = wait_for_markers(ws.path(), &markers);
+    assert_eq!(left.len(), markers.len(), "control: only {left:?} escaped");
+}
+
+#[test]
+fn no_process_outlives_a_timeout_or_a_cancel() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("escape.py"),
+        "import os, time\nif os.fork() == 0:\n    try:\n        os.setsid()\n    except OSError:\n        pass\n    time.sleep(1)\n    open('marker_timeout', 'w').write('x')\n    os._exit(0)\ntime.sleep(100)\n",
+    )
+    .unwrap();
+    let k = CommandExecKernel::new(KernelSettings {
+        cwd: ws.path().to_path_buf(),
+        timeout: Duration::from_millis(500),
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = k.run_as(&argv(&[PYTHON, "escape.py"]), WRITES, None);
+    assert!(r.timed_out, "{r:?}");
+    std::thread::sleep(Duration::from_millis(1500));
+    if k.sandbox_status().enforced() || r.confined {
+        assert!(!ws.path().join("marker_timeout").exists());
+    }
+    let handle = nanotool_runtime::CancelHandle::new();
+    let canceller = {
+        let handle = handle.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            handle.cancel();
+        })
+    };
+    let k = confined(ws.path());
+    let r = k.run_as(&argv(&[PYTHON, "escape.py"]), WRITES, Some(&handle));
+    canceller.join().unwrap();
+    assert!(r.cancelled, "{r:?}");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!ws.path().join("marker_timeout").exists());
+}
+
+fn git(ws: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(ws)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A payload that leaves a marker outside the workspace when it runs.
+fn payload(ws: &Path, name: &str, marker: &Path) -> PathBuf {
+    let path = ws.join(name);
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\necho pwned > {}\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn bundled_toolbox(ws: &Path, env: &[(&str, &str)]) -> nanotool_runtime::Toolbox {
+    let mut toolbox = nanotool_runtime::Toolbox::new(kernel_with(ws, SandboxMode::BestEffort, env));
+    let errors =
+        toolbox.load_descriptors(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/tools"));
+    assert!(errors.is_empty(), "{errors:?}");
+    toolbox
+}
+
+#[test]
+fn a_planted_git_config_program_leaves_no_trace_through_the_bundled_git_log() {
+    let ws = tempfile::tempdir().unwrap();
+    let (out, _secret) = outside();
+    let marker = out.path().join("git-pwned");
+    git(ws.path(), &["init", "-q", "."]);
+    std::fs::write(ws.path().join("a.txt"), "a\n").unwrap();
+    git(ws.path(), &["add", "a.txt"]);
+    git(
+        ws.path(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "a",
+        ],
+    );
+    let evil = payload(ws.path(), "evil.sh", &marker);
+    // Programs the repository's own config makes git run on a plain `git log`.
+    let mut config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[core]\n\tfsmonitor = {e}\n\tpager = {e}\n[log]\n\tshowSignature = true\n[gpg]\n\tprogram = {e}\n[diff]\n\texternal = {e}\n",
+        e = evil.display()
+    ));
+    std::fs::write(ws.path().join(".git/config"), config).unwrap();
+    // A signed-looking commit, so that log.showSignature asks gpg.program to verify it.
+    let tree = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD^{tree}"])
+        .current_dir(ws.path())
+        .output()
+        .unwrap();
+    let tree = String::from_utf8(tree.stdout).unwrap();
+    let commit = format!(
+        "tree {}\nauthor t <t@t> 0 +0000\ncommitter t <t@t> 0 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nsigned\n",
+        tree.trim()
+    );
+    let mut hash = std::process::Command::new("git")
+        .args(["hash-object", "-t", "commit", "-w", "--stdin"])
+        .current_dir(ws.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    hash.stdin
+        .take()
+        .unwrap()
+        .write_all(commit.as_bytes())
+        .unwrap();
+    let id = String::from_utf8(hash.wait_with_output().unwrap().stdout).unwrap();
+    git(ws.path(), &["update-ref", "HEAD", id.trim()]);
+
+    let toolbox = bundled_toolbox(ws.path(), &[]);
+    let output = toolbox
+        .call("git_log", &serde_json::json!({}), None)
+        .expect("git_log is bundled");
+    let confined_run = output.exec.as_ref().is_some_and(|e| e.confined);
+    if toolbox.kernel().sandbox_status().enforced() {
+        assert!(confined_run, "{output:?}");
+    }
+    assert!(!marker.exists(), "the planted program ran: {}", output.text);
+    // Control: the payload itself works when nothing confines it.
+    unconfined(ws.path()).run(&argv(&[evil.to_str().unwrap()]));
+    assert!(marker.exists(), "control: the payload did not run");
+}
+
+#[test]
+fn a_planted_python_module_leaves_no_trace_through_the_bundled_json_pretty() {
+    let ws = tempfile::tempdir().unwrap();
+    let (out, _secret) = outside();
+    let marker = out.path().join("py-pwned");
+    std::fs::write(ws.path().join("data.json"), "{\"a\": 1}\n").unwrap();
+    // `python3 -m json.tool` imports `json`: a workspace that plants its own...
+    std::fs::write(
+        ws.path().join("json.py"),
+        format!(
+            "open('{}', 'w').write('pwned')\nimport sys\nsys.exit(0)\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    // The system python (a python under $HOME would need --sandbox-read).
+    let toolbox = bundled_toolbox(ws.path(), &[("PATH", "/usr/bin:/bin")]);
+    let output = toolbox
+        .call(
+            "json_pretty",
+            &serde_json::json!({"file": "data.json"}),
+            None,
+        )
+        .expect("json_pretty is bundled");
+    if toolbox.kernel().sandbox_status().enforced() {
+        assert!(
+            output.exec.as_ref().is_some_and(|e| e.confined),
+            "{output:?}"
+        );
+    }
+    assert!(!marker.exists(), "the planted module ran: {}", output.text);
+    // Control: the module writes its marker when run unconfined.
+    unconfined(ws.path()).run(&argv(&[PYTHON, "json.py"]));
+    assert!(marker.exists(), "control: the payload did not run");
+}
+
+#[test]
+fn a_confined_command_starts_with_no_signal_blocked_or_ignored() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = confined(ws.path());
+    let r = k.run(&python(
+        "import signal\nprint('blocked', sorted(signal.pthread_sigmask(signal.SIG_BLOCK, [])))\nprint('term', signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)",
+    ));
+    confined_here(&k, &r);
+    assert_eq!(r.output, "blocked []\nterm True\n", "{r:?}");
+}
+
+#[test]
+fn plain_tools_keep_working_confined() {
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    git(w, &["init", "-q", "."]);
+    std::fs::write(w.join("a.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(w.join("b.txt"), "one\nthree\n").unwrap();
+    std::fs::write(w.join("x.json"), "{\"b\": [1, 2], \"a\": \"z\"}\n").unwrap();
+    std::fs::create_dir(w.join("scripts")).unwrap();
+    std::fs::write(
+        w.join("scripts/report.py"),
+        "import sys\nprint('report', sys.argv[1])\n",
+    )
+    .unwrap();
+    // Big enough that `sort -S 64K` spills to temporary files in TMPDIR.
+    let big: String = (0..200_000).rev().map(|i| format!("{i:08}\n")).collect();
+    std::fs::write(w.join("big.txt"), big).unwrap();
+    git(w, &["add", "."]);
+    git(
+        w,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "first",
+        ],
+    );
+    std::fs::write(w.join("a.txt"), "one\ntwo\nfour\n").unwrap();
+    let k = confined(w);
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (argv(&["git", "log", "--format=%s"]), "first\n"),
+        (argv(&["git", "status", "--short"]), " M a.txt\n"),
+        (
+            argv(&["git", "show", "--format=%s", "--stat", "HEAD"]),
+            "first\n",
+        ),
+        (argv(&["git", "diff", "--stat"]), " a.txt | 1 +\n"),
+        (
+            argv(&[PYTHON, "scripts/report.py", "2026-11"]),
+            "report 2026-11\n",
+        ),
+        (
+            argv(&[PYTHON, "-m", "json.tool", "x.json"]),
+            "{\n    \"b\": [\n",
+        ),
+        (argv(&["jq", "-c", ".b", "x.json"]), "[1,2]\n"),
+        (
+            argv(&["sort", "-S", "64K", "big.txt"]),
+            "00000000\n00000001\n",
+        ),
+        (argv(&["diff", "a.txt", "b.txt"]), "2,3c2\n"),
+        (argv(&["wc", "-l", "a.txt"]), "3 a.txt\n"),
+        (argv(&["ls", "-la"]), "a.txt"),
+        (argv(&["stat", "-c", "%n %s", "b.txt"]), "b.txt 10\n"),
+        (argv(&["date", "+%Y"]), "20"),
+        (
+            argv(&["find", ".", "-name", "*.py"]),
+            "./scripts/report.py\n",
+        ),
+        (argv(&["grep", "-rn", "three", "."]), "./b.txt:2:three\n"),
+    ];
+    for (argv, expected) in cases {
+        let r = k.run(&argv);
+        confined_here(&k, &r);
+        assert!(
+            r.exit_code == 0 || (argv[0] == "diff" && r.exit_code == 1),
+            "{argv:?}: {}",
+            r.text()
+        );
+        assert!(r.output.contains(expected), "{argv:?}: {}", r.text());
+        assert!(!r.output.contains("warning"), "{argv:?}: {}", r.text());
+    }
+}
+
+#[test]
+fn a_binary_under_home_is_named_with_the_flag_that_fixes_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let bin = home.path().join(".toolchain/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let tool = bin.join("mytool");
+    std::fs::write(&tool, "#!/bin/sh\necho from-mytool\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let home_s = home.path().to_str().unwrap();
+    let env = [("PATH", path.as_str()), ("HOME", home_s)];
+    let k = kernel_with(ws.path(), SandboxMode::BestEffort, &env);
+    if !k.sandbox_status().enforced() {
+        assert_eq!(k.unreadable_binary("mytool"), None);
+        return;
+    }
+    let hint = k.unreadable_binary("mytool").expect("a hint");
+    let root = home.path().join(".toolchain");
+    assert!(
+        hint.contains(&format!("--sandbox-read {}", root.display())),
+        "{hint}"
+    );
+    let r = k.run(&argv(&["mytool"]));
+    assert_eq!(r.exit_code, 126, "{r:?}");
+    assert!(
+        r.start_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("--sandbox-read"),
+        "{r:?}"
+    );
+    // With the path added, it runs confined.
+    let k = CommandExecKernel::new(KernelSettings {
+        cwd: ws.path().to_path_buf(),
+        env: env
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        sandbox_read: vec![root],
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    assert_eq!(k.unreadable_binary("mytool"), None);
+    let r = k.run(&argv(&["mytool"]));
+    assert_eq!(
+        (r.exit_code, r.output.as_str(), r.confined),
+        (0, "from-mytool\n", true)
+    );
+}
+
+#[test]
+fn host_added_paths_are_readable_or_writable_as_added() {
+    let ws = tempfile::tempdir().unwrap();
+    let (extra, secret) = outside();
+    let out = tempfile::tempdir().unwrap();
+    let k = CommandExecKernel::new(KernelSettings {
+        cwd: ws.path().to_path_buf(),
+        sandbox_read: vec![extra.path().to_path_buf()],
+        sandbox_write: vec![out.path().to_path_buf()],
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = k.run(&argv(&["cat", secret.to_str().unwrap()]));
+    assert!(r.output.contains("canary-outside"), "{r:?}");
+    let r = k.run(&sh(&format!(
+        "echo w > {}/w; echo r > {}/r",
+        out.path().display(),
+        extra.path().display()
+    )));
+    assert!(out.path().join("w").exists(), "{r:?}");
+    if confined_here(&k, &r) {
+        assert!(
+            !extra.path().join("r").exists(),
+            "a read-only path was written"
+        );
+    }
+}
+
+#[test]
+fn a_sandbox_path_that_does_not_exist_is_a_clear_error() {
+    let ws = tempfile::tempdir().unwrap();
+    for (read, write) in [
+        (vec![PathBuf::from("/no/such/dir")], vec![]),
+        (vec![], vec![PathBuf::from("/no/such/out")]),
+    ] {
+        let err = CommandExecKernel::new(KernelSettings {
+            cwd: ws.path().to_path_buf(),
+            sandbox_read: read,
+            sandbox_write: write,
+            ..KernelSettings::default()
+        })
+        .unwrap_err();
+        assert!(matches!(err, KernelError::SandboxPath { .. }), "{err}");
+        assert!(err.to_string().contains("/no/such/"), "{err}");
+    }
+}
+
+#[test]
+fn a_workspace_renamed_under_a_running_kernel_is_a_clear_error() {
+    let parent = tempfile::tempdir().unwrap();
+    let ws = parent.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let k = confined(&ws);
+    assert_eq!(k.run(&argv(&["true"])).exit_code, 0);
+    std::fs::rename(&ws, parent.path().join("moved")).unwrap();
+    let r = k.run(&argv(&["true"]));
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    let why = r.start_error.unwrap_or_default();
+    assert!(
+        why.contains("working directory") && why.contains("ws"),
+        "{why}"
+    );
+}
+
+#[test]
+fn the_status_line_says_what_is_enforced() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = confined(ws.path());
+    let line = k.sandbox_status().to_string();
+    if k.sandbox_status().enforced() {
+        assert!(line.starts_with("sandbox: landlock ABI "), "{line}");
+        assert!(line.contains("+ seccomp, enforced"), "{line}");
+    } else {
+        assert!(line.contains("NOT enforced"), "{line}");
+    }
+    let off = unconfined(ws.path());
+    assert!(off.sandbox_status().to_string().starts_with("sandbox: off"));
+    assert!(!off.run(&argv(&["true"])).confined);
+}
+
+mod common;
+
+use common::bin::nanotool_bin;
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// A project folder with descriptors: `touch_it` declares `writes`, `fetch` declares
+/// `network`, `lines` declares nothing.
+fn project() -> tempfile::TempDir {
+    let p = tempfile::tempdir().unwrap();
+    let tools = p.path().join(".work/tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(
+        tools.join("touch_it.tool.json"),
+        r#"{"name": "touch_it", "description": "Create a file", "command": "touch <file>", "writes": true,
+            "arguments": {"file": {"type": "path", "description": "The file"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("fetch.tool.json"),
+        r#"{"name": "fetch", "description": "Fetch the crate's dependencies", "command": "cargo fetch", "network": true}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tools.join("lines.tool.json"),
+        r#"{"name": "lines", "description": "Count lines", "command": "wc -l <file>",
+            "arguments": {"file": {"type": "path", "description": "The file"}}}"#,
+    )
+    .unwrap();
+    p
+}
+
+fn nanotool(dir: &Path, args: &[&str]) -> Output {
+    Command::new(nanotool_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NANOTOOL_LOG", "off")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn list_check_and_schema_show_the_profile_and_the_status() {
+    let p = project();
+    let out = nanotool(p.path(), &["list"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l.starts_with("sandbox: ")),
+        "{stdout}"
+    );
+
+    let out = nanotool(p.path(), &["list", "--json"]);
+    let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tool = |name: &str| {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        (
+            tool("touch_it")["writes"].clone(),
+            tool("touch_it")["network"].clone()
+        ),
+        (Value::Bool(true), Value::Bool(false))
+    );
+    assert_eq!(tool("fetch")["network"], true);
+    assert_eq!(
+        (
+            tool("grep")["writes"].clone(),
+            tool("grep")["network"].clone()
+        ),
+        (Value::Bool(false), Value::Bool(false))
+    );
+
+    let out = nanotool(p.path(), &["schema", "--format", "mcp"]);
+    let defs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let def = |name: &str| {
+        defs.as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["annotations"]
+            .clone()
+    };
+    assert_eq!(def("lines")["readOnlyHint"], true);
+    assert_eq!(def("lines")["openWorldHint"], false);
+    assert_eq!(def("touch_it")["readOnlyHint"], false);
+    assert_eq!(def("touch_it")["destructiveHint"], true);
+    assert_eq!(def("fetch")["openWorldHint"], true);
+}
+
+#[test]
+fn a_writes_descriptor_writes_and_the_call_says_it_ran_confined() {
+    let p = project();
+    let out = nanotool(
+        p.path(),
+        &["call", "touch_it", r#"{"file": "made.txt"}"#, "--json"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert!(p.path().join("made.txt").exists());
+    let status = text(&nanotool(p.path(), &["list"]).stdout);
+    assert_eq!(
+        v["confined"],
+        status.contains(", enforced"),
+        "{v} / {status}"
+    );
+}
+
+#[test]
+fn a_bad_writes_field_is_a_613_naming_the_file_and_the_field() {
+    let p = project();
+    std::fs::write(
+        p.path().join(".work/tools/bad.tool.json"),
+        r#"{"name": "bad", "description": "Bad flag", "command": "touch x", "writes": "yes"}"#,
+    )
+    .unwrap();
+    let out = nanotool(p.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("bad.tool.json"), "{stdout}");
+    assert!(
+        stdout.contains("writes") && stdout.contains("`true` or `false`"),
+        "{stdout}"
+    );
+    // The other files still load.
+    assert!(stdout.contains("3 descriptor(s) loaded"), "{stdout}");
+}
+
+#[test]
+fn bad_sandbox_flags_are_clear_errors() {
+    let p = project();
+    let out = nanotool(p.path(), &["list", "--sandbox", "strict"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("required"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = nanotool(p.path(), &["list", "--sandbox-read", "/no/such/dir"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("/no/such/dir") && stderr.contains("--sandbox-read"),
+        "{stderr}"
+    );
+}
+
+/// A seccomp filter that makes this process's Landlock calls fail with ENOSYS, as on a kernel
+/// without Landlock: installed in the child before it runs nanotool.
+fn without_landlock(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec of the test's own child: prctl and seccomp only.
+    unsafe {
+        cmd.pre_exec(|| {
+            let ld_nr = libc::sock_filter {
+                code: 0x20,
+                jt: 0,
+                jf: 0,
+                k: 0,
+            };
+            let filter = [
+                ld_nr,
+                // nr == landlock_create_ruleset -> ENOSYS, else allow
+                libc::sock_filter {
+                    code: 0x15,
+                    jt: 0,
+                    jf: 1,
+                    k: libc::SYS_landlock_create_ruleset as u32,
+                },
+                libc::sock_filter {
+                    code: 0x06,
+                    jt: 0,
+                    jf: 0,
+                    k: 0x0005_0000 | libc::ENOSYS as u32,
+                },
+                libc::sock_filter {
+                    code: 0x06,
+                    jt: 0,
+                    jf: 0,
+                    k: 0x7fff_0000,
+                },
+            ];
+            let prog = libc::sock_fprog {
+                len: filter.len() as u16,
+                filter: filter.as_ptr().cast_mut(),
+            };
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                || libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn required_without_landlock_runs_nothing_and_best_effort_says_what_is_missing() {
+    let p = project();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(nanotool_bin());
+        cmd.args(args)
+            .current_dir(p.path())
+            .env("NANOTOOL_LOG", "off");
+        without_landlock(&mut cmd);
+        cmd.output().unwrap()
+    };
+    let out = run(&["list", "--sandbox", "required"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("sandbox: required but not available"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Landlock"), "{stdout}");
+
+    let out = run(&[
+        "call",
+        "touch_it",
+        r#"{"file": "required.txt"}"#,
+        "--sandbox",
+        "required",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Landlock") && stdout.contains("required"),
+        "{stdout}"
+    );
+    assert!(
+        !p.path().join("required.txt").exists(),
+        "required mode ran a command unconfined"
+    );
+
+    // Best-effort: the report says what is not enforced, and the call runs, marked unconfined.
+    let out = run(&["list"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("NOT enforced") && stdout.contains("Landlock"),
+        "{stdout}"
+    );
+    let out = run(&["call", "touch_it", r#"{"file": "best.txt"}"#, "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["exit_code"].clone(), v["confined"].clone()),
+        (Value::from(0), Value::Bool(false)),
+        "{v}"
+    );
+    assert!(p.path().join("best.txt").exists());
+}
