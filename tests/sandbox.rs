@@ -1206,3 +1206,78 @@ fn required_without_landlock_runs_nothing_and_best_effort_says_what_is_missing()
     );
     assert!(p.path().join("best.txt").exists());
 }
+
+#[test]
+fn serve_logs_the_status_and_each_tool_out_of_reach_at_start_up() {
+    let p = project();
+    // A tool whose binary sits under $HOME, out of the commands' reach.
+    let home = tempfile::tempdir().unwrap();
+    let bin = home.path().join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let tool = bin.join("homebrewed");
+    std::fs::write(&tool, "#!/bin/sh\necho hi\n").unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        p.path().join(".work/tools/homebrewed.tool.json"),
+        r#"{"name": "homebrewed", "description": "A tool from ~/.local/bin", "command": "homebrewed"}"#,
+    )
+    .unwrap();
+    let out = Command::new(nanotool_bin())
+        .arg("serve")
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "info")
+        .env("HOME", home.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("sandbox: "), "{stderr}");
+    if stderr.contains(", enforced") {
+        assert!(stderr.contains("tool `homebrewed`"), "{stderr}");
+        let fix = format!("--sandbox-read {}", home.path().join(".local").display());
+        assert!(stderr.contains(&fix), "{stderr}");
+    }
+}
+
+#[test]
+fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() {
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "."]);
+    std::fs::create_dir(repo.path().join("pkg")).unwrap();
+    std::fs::write(repo.path().join("pkg/lib.txt"), "lib\n").unwrap();
+    std::fs::write(repo.path().join("top-secret.txt"), "canary-untracked\n").unwrap();
+    git(repo.path(), &["add", "pkg"]);
+    git(
+        repo.path(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "pkg",
+        ],
+    );
+    let k = confined(&repo.path().join("pkg"));
+    let r = k.run(&argv(&["git", "log", "--format=%s"]));
+    confined_here(&k, &r);
+    assert_eq!((r.exit_code, r.output.as_str()), (0, "pkg\n"), "{r:?}");
+    // The repository's data, not its work tree: a file outside the workspace stays unreadable.
+    let r = k.run(&argv(&["cat", "../top-secret.txt"]));
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("canary-untracked"), "{}", r.output);
+    }
+    // A linked worktree elsewhere: its .git file points into the main repository.
+    let wt_parent = tempfile::tempdir().unwrap();
+    let wt = wt_parent.path().join("wt");
+    git(
+        repo.path(),
+        &["worktree", "add", "-q", wt.to_str().unwrap()],
+    );
+    let k = confined(&wt);
+    let r = k.run(&argv(&["git", "log", "--format=%s"]));
+    confined_here(&k, &r);
+    assert_eq!((r.exit_code, r.output.as_str()), (0, "pkg\n"), "{r:?}");
+}

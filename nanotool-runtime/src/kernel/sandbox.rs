@@ -254,6 +254,8 @@ impl Sandbox {
         write: Vec<PathBuf>,
     ) -> std::io::Result<Sandbox> {
         let status = SandboxStatus::probe(mode);
+        let mut read = read;
+        read.extend(enclosing_git_dirs(workspace));
         let tmpdir = if mode == SandboxMode::Off {
             None
         } else {
@@ -380,6 +382,43 @@ impl Sandbox {
         }
         Ok(Arc::new(spawner))
     }
+}
+
+/// The git directories the workspace's repository keeps outside the workspace, so that git
+/// keeps working in a workspace that is a subfolder of a larger repository (`.git` in an
+/// ancestor) or a linked worktree (a `.git` file pointing elsewhere, and that directory's
+/// `commondir`). Only the repository's own data becomes readable, never the files of its work
+/// tree outside the workspace.
+fn enclosing_git_dirs(workspace: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut dir = Some(workspace);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if dot_git.is_dir() {
+            if d != workspace {
+                dirs.extend(dot_git.canonicalize().ok());
+            }
+            break;
+        }
+        if dot_git.is_file() {
+            // A linked worktree or a submodule: `gitdir: <path>`.
+            let gitdir = std::fs::read_to_string(&dot_git)
+                .ok()
+                .and_then(|text| Some(d.join(text.strip_prefix("gitdir:")?.trim())))
+                .and_then(|p| p.canonicalize().ok());
+            if let Some(gitdir) = gitdir {
+                let common = std::fs::read_to_string(gitdir.join("commondir"))
+                    .ok()
+                    .and_then(|c| gitdir.join(c.trim()).canonicalize().ok());
+                dirs.push(gitdir);
+                dirs.extend(common);
+            }
+            break;
+        }
+        dir = d.parent();
+    }
+    dirs.retain(|d| !d.starts_with(workspace));
+    dirs
 }
 
 /// A private directory, mode 0700, removed with everything in it on drop.
