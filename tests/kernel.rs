@@ -498,7 +498,10 @@ fn the_environment_is_reduced_to_the_allowlist() {
                 "NO_COLOR",
                 "PAGER",
                 "NANOTOOL_ADDED",
-                "TMPDIR"
+                // The sandbox's: its private temp dir, and no global git config ($HOME is
+                // out of a confined command's reach).
+                "TMPDIR",
+                "GIT_CONFIG_GLOBAL"
             ]
             .contains(&name)
                 || name.starts_with("LC_"),
