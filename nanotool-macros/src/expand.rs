@@ -124,9 +124,17 @@ pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
                     cx.error_at(
                         args.template.span(),
                         format!(
-                            "template slot `{}` has no field: add a field `{}` (with a doc comment) to the struct, or remove the placeholder from the template\n{}",
+                            "template slot `{}` has no field: add a field `{}` (with a doc comment) to the struct, or remove the placeholder from the template{}\n{}",
                             slot.name(),
                             slot.name(),
+                            if slot.is_braced() {
+                                format!(
+                                    "; if `{{{0}}}` is literal text, not a slot, write `{{{{{0}}}}}` (as in Rust's `format!`)",
+                                    slot.name()
+                                )
+                            } else {
+                                String::new()
+                            },
                             check::caret_line(&source, slot.span())
                         ),
                     );

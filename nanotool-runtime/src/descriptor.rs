@@ -630,12 +630,20 @@ fn spec_error(file: &Path, command: &str, e: &SpecError) -> DescriptorError {
         }
         SpecError::InvalidName { .. } => ("name".to_owned(), e.to_string()),
         SpecError::EmptyDescription { .. } => ("description".to_owned(), e.to_string()),
-        SpecError::SlotWithoutSpec { slot, .. } => (
+        SpecError::SlotWithoutSpec { slot, braced, .. } => (
             "arguments".to_owned(),
             format!(
                 "the command has the slot `<{slot}>` but `arguments` does not describe it: add \
                  \"{slot}\": {{\"type\": \"string\", \"description\": \"...\"}} to `arguments`, or \
-                 remove the placeholder"
+                 remove the placeholder{}",
+                if *braced {
+                    format!(
+                        "; if `{{{slot}}}` is literal text, not a slot, write `{{{{{slot}}}}}` (as in \
+                         Rust's `format!`)"
+                    )
+                } else {
+                    String::new()
+                }
             ),
         ),
         SpecError::SpecWithoutSlot { slot } => (

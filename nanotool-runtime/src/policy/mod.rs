@@ -496,6 +496,39 @@ pub fn reads_arguments(binary: &str) -> bool {
     tables::entry_for(&name_forms(binary)).is_some()
 }
 
+/// The indices (into [`Template::tokens`]) of the tokens that the binary cannot read as an
+/// option, whatever they hold, so a value there may begin with `-`: the separate value of a
+/// literal option that the binary's entry lists as taking one (`grep -rn -C 2 -e <pattern>`,
+/// `git grep -n -e <pattern>`, `git log -S <text>`), and a data operand after a literal `--`
+/// of a binary whose entry says `--` ends its options (`git log -- <path>`; never find's
+/// expressions). A binary outside the tables has none.
+///
+/// ```
+/// use nanotool_runtime::policy::not_option_tokens;
+/// use nanotool_runtime::template::Template;
+///
+/// let t = |s: &str| not_option_tokens(&Template::parse(s).unwrap());
+/// assert_eq!(t("grep -rn -C 2 -e <pattern> ."), [3, 5]);
+/// assert_eq!(t("git grep -n -e <pattern>"), [4]);
+/// assert_eq!(t("grep -F <text> ."), Vec::<usize>::new());
+/// assert_eq!(t("git log --oneline -- <path>"), [4]);
+/// assert_eq!(t("find -- <dir> -name x"), [4]);
+/// ```
+pub fn not_option_tokens(template: &Template) -> Vec<usize> {
+    let mut scanner = Scanner::new(&[]);
+    scanner.command(&Word::from_template(template), 0);
+    let mut tokens = scanner.not_options;
+    tokens.sort_unstable();
+    tokens.dedup();
+    tokens
+}
+
+/// Whether the binary's entry says a literal `--` ends its options (see
+/// [`not_option_tokens`]); `false` for a binary outside the tables.
+pub fn ends_options(binary: &str) -> bool {
+    tables::entry_for(&name_forms(binary)).is_some_and(|entry| entry.dashdash)
+}
+
 fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {
     let mut scanner = Scanner::new(extra);
     scanner.command(&Word::from_template(template), 0);

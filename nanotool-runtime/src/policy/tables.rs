@@ -268,6 +268,12 @@ pub struct Entry {
     /// names another machine (`rsync src host:dst`, `host::module`, `rsync://host/...`); the
     /// text says what such an operand is, for messages.
     pub remote_operands: Option<&'static str>,
+    /// A literal `--` ends the options: every later argument is an operand, even one that
+    /// begins with `-` (GNU getopt, clap, git). `false` for an expression language such as
+    /// find's, where `--` only ends the options before the starting points and `-delete` after
+    /// them is still an expression. A value standing after such a `--` as a data operand may
+    /// begin with `-` (`git log -- <path>`, `grep -e x -- <file>`).
+    pub dashdash: bool,
 }
 
 const BASE: Entry = Entry {
@@ -283,6 +289,7 @@ const BASE: Entry = Entry {
     attached_values: true,
     exec_program_ok: None,
     remote_operands: None,
+    dashdash: true,
 };
 
 const fn code(name: &'static str, why: &'static str) -> Opt {
@@ -1978,6 +1985,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[TCL_OPTS],
         operands: Operands::Program(SCRIPT),
         long_only: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1990,6 +1998,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["osascript"],
         options: &[OSASCRIPT_OPTS],
         operands: Operands::Program(SCRIPT),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2005,12 +2014,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(JAVA_PROGRAM),
         long_only: true,
         complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
         names: &["dc"],
         options: &[DC_OPTS],
         operands: Operands::AllCode("a file of dc code; its `!` command runs a shell command"),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2024,6 +2035,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["gnuplot"],
         options: &[GNUPLOT_OPTS],
         operands: Operands::AllCode("a gnuplot script (`system` and `!` run shell commands)"),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2035,6 +2047,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         long_only: true,
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2062,6 +2075,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["emacs"],
         options: &[EMACS_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2101,6 +2115,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[FIND_OPTS],
         long_only: true,
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2146,6 +2161,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["zip"],
         options: &[ZIP_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2168,6 +2184,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["cmake"],
         options: &[CMAKE_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     // Wrappers: the command they run is checked in its turn.
