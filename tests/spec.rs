@@ -214,7 +214,7 @@ fn slots_and_specs_must_match_one_to_one() {
         vec![s("pattern", SlotKind::String)],
     );
     assert!(
-        matches!(&e, SpecError::SlotWithoutSpec { slot, span } if slot == "path" && *span == (15..21)),
+        matches!(&e, SpecError::SlotWithoutSpec { slot, span, braced: false } if slot == "path" && *span == (15..21)),
         "{e:?}"
     );
     let e = err(

@@ -169,8 +169,12 @@ pub enum SpecError {
     },
     /// A placeholder of the template has no slot spec.
     #[error(
-        "slot `{slot}` appears in the template but has no spec: describe it (its kind and description) or remove the placeholder{}",
-        if *braced { format!("; if `{{{slot}}}` is literal text, not a slot, write `{{{{{slot}}}}}` (as in Rust's `format!`)") } else { String::new() }
+        "slot `{slot}` appears in the template but has no spec: {}",
+        if *braced {
+            format!("if `{{{slot}}}` is literal text, write `{{{{{slot}}}}}` (as in Rust's `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, describe it (its kind and description)")
+        } else {
+            "describe it (its kind and description) or remove the placeholder".to_owned()
+        }
     )]
     SlotWithoutSpec {
         /// The slot's name.

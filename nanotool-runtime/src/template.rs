@@ -363,6 +363,11 @@ impl TemplateError {
                  delimiters and cannot be literal text): write `{}name{c}` or remove it",
                 opener(*c)
             ),
+            TemplateErrorKind::EmptyPlaceholder if self.source[self.offset..].starts_with('{') => {
+                "empty placeholder: write `{{}}` for a literal `{}` (find's `-exec ... {} +`, \
+                 as in Rust's `format!`), or the slot's name inside, e.g. `<path>`"
+                    .into()
+            }
             TemplateErrorKind::EmptyPlaceholder => {
                 "empty placeholder: write the slot's name inside, e.g. `<path>`".into()
             }
@@ -744,6 +749,48 @@ mod tests {
         assert_eq!(
             kind("ls a\u{200b}"),
             TemplateErrorKind::InvisibleCharacter('\u{200b}')
+        );
+    }
+
+    #[test]
+    fn doubled_braces_are_literal_braces() {
+        let t = Template::parse("find <dir> -exec wc -l {{}} + @{{u}} {{{{ }}}} {{<x>}}").unwrap();
+        let lits: Vec<Option<&str>> = t.tokens().iter().map(Token::as_literal).collect();
+        assert_eq!(
+            lits,
+            [
+                Some("find"),
+                None,
+                Some("-exec"),
+                Some("wc"),
+                Some("-l"),
+                Some("{}"),
+                Some("+"),
+                Some("@{u}"),
+                Some("{{"),
+                Some("}}"),
+                None
+            ]
+        );
+        assert_eq!(t.slot_names().collect::<Vec<_>>(), ["dir", "x"]);
+        let argv = t.render(|_| Some("v"));
+        assert_eq!(argv[10], "{v}");
+        // `{{{x}}}` is a brace, the slot, a brace (as in `format!`).
+        let t = Template::parse("echo {{{x}}}").unwrap();
+        assert_eq!(t.render(|_| Some("v"))[1], "{v}");
+        // A lone brace points at the escape.
+        for src in ["git rev-parse @{u", "find . -exec wc -l {} +", "echo a}b"] {
+            let e = Template::parse(src).unwrap_err();
+            assert!(
+                e.message().contains("{{") || e.message().contains("}}"),
+                "{src}: {e}"
+            );
+        }
+        assert!(
+            !Template::parse("ls <>")
+                .unwrap_err()
+                .message()
+                .contains("{{")
         );
     }
 
