@@ -491,9 +491,10 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
 /// assert!(reads_arguments("python3"));
 /// assert!(reads_arguments("/usr/bin/timeout"));
 /// assert!(!reads_arguments("wc"));
+/// assert!(!reads_arguments("jq"));
 /// ```
 pub fn reads_arguments(binary: &str) -> bool {
-    tables::entry_for(&name_forms(binary)).is_some()
+    tables::entry_for(&name_forms(binary)).is_some_and(|entry| !entry.reads_only_dashdash())
 }
 
 /// The indices (into [`Template::tokens`]) of the tokens that the binary cannot read as an

@@ -201,6 +201,15 @@ impl<'a> Scanner<'a> {
         let Some(entry) = tables::entry_for(&name_forms(binary)) else {
             return;
         };
+        if entry.reads_only_dashdash() {
+            // Only where the options end matters: every argument after the first literal
+            // `--` is an operand.
+            if let Some(end) = words[1..].iter().position(|w| w.literal() == Some("--")) {
+                self.not_options
+                    .extend(words[end + 2..].iter().map(|w| w.index));
+            }
+            return;
+        }
         let cx = Cx {
             binary: binary_label(binary),
             entry,
