@@ -1242,3 +1242,133 @@ fn text_glued_to_a_path_is_a_real_escape() {
     ];
     assert_eq!(run_in(dir, &argv), "outside secret\noutside secret\n");
 }
+
+// ---------------------------------------------------------------------------------------
+// Where a leading `-` is harmless
+
+/// A value may begin with `-` where the template has already made that harmless: the value
+/// of a literal option that takes one, a data operand after `--`, a number whose minimum is
+/// negative. Everywhere else it is still refused, and the advice no longer offers `[-]`,
+/// which a fixed-string search would look for as written.
+#[test]
+fn a_leading_dash_is_allowed_where_the_template_makes_it_harmless() {
+    let ws = Workspace::new();
+    let root = ws.root();
+    let s = |n: &str| SlotSpec::new(n, SlotKind::String, "A value");
+    let p = |n: &str| SlotSpec::new(n, SlotKind::Path, "A path").with_default(json!("."));
+    let spec = |t: &str, slots: Vec<SlotSpec>| CommandSpec::new("t", "A tool", t, slots).unwrap();
+
+    for (template, value) in [
+        ("grep -rn -C 2 -e <pattern> <path>", "--locked"),
+        ("grep -rn --regexp <pattern> <path>", "-> Result"),
+        ("grep -rne <pattern> <path>", "-x"),
+        ("git grep -n -e <pattern> <path>", "--output=x"),
+        ("git log --oneline -S <pattern> -- <path>", "--locked"),
+        ("grep -n -F -- <pattern> <path>", "-R"),
+        ("rg -n -e <pattern> <path>", "--pre=x"),
+        ("wc -l -- <pattern> <path>", "-x"),
+    ] {
+        let argv = accepted(
+            &spec(template, vec![s("pattern"), p("path")]),
+            json!({"pattern": value}),
+            &root,
+        );
+        assert!(argv.contains(&value.to_owned()), "{template}: {argv:?}");
+    }
+    // Not a value position: refused, with advice that holds for fixed strings too.
+    for template in [
+        "grep -rn -F <pattern> <path>",
+        "grep -rn <pattern> <path>",
+        // `-c` takes no value: what follows is an operand.
+        "grep -c <pattern> <path>",
+        // A binary outside the tables: nothing is known of its options.
+        "mytool -e <pattern> <path>",
+        // find's `--` does not end its expression.
+        "find -- <path> <pattern>",
+        // The option is a slot's: nothing is fixed.
+        "grep <pattern> <path>",
+    ] {
+        let e = refused(
+            &spec(template, vec![s("pattern"), p("path")]),
+            json!({"pattern": "-delete"}),
+            &root,
+        );
+        assert_eq!(e.slot(), "pattern", "{template}");
+        assert!(
+            e.reason().contains("would be read as an option"),
+            "{template}: {e}"
+        );
+        assert!(e.reason().contains("fixed-string search"), "{e}");
+        assert!(
+            e.reason().contains("`-e <pattern>`") && e.reason().contains("`--`"),
+            "{e}"
+        );
+    }
+    // Decided on the command this call makes: an enum value that is a value-taking option,
+    // a left-out slot that puts the value right after one.
+    let flag = SlotSpec::new(
+        "flag",
+        SlotKind::Enum(vec!["-e".into(), "-n".into()]),
+        "Flag",
+    );
+    let sp = spec(
+        "grep <flag> <pattern> <path>",
+        vec![flag, s("pattern"), p("path")],
+    );
+    assert_eq!(
+        accepted(&sp, json!({"flag": "-e", "pattern": "-x"}), &root),
+        ["grep", "-e", "-x", "."]
+    );
+    refused(&sp, json!({"flag": "-n", "pattern": "-x"}), &root);
+    let sp = spec(
+        "grep -e <first> <pattern> <path>",
+        vec![s("first").optional(), s("pattern"), p("path")],
+    );
+    assert_eq!(
+        accepted(&sp, json!({"pattern": "-x"}), &root),
+        ["grep", "-e", "-x", "."]
+    );
+    refused(&sp, json!({"first": "a", "pattern": "-x"}), &root);
+    // A number whose author-set minimum is negative; without one, still refused.
+    let n = SlotSpec::new("days", SlotKind::Integer, "Days")
+        .with_minimum(-30.0)
+        .with_maximum(30.0);
+    assert_eq!(
+        accepted(&spec("tool <days>", vec![n]), json!({"days": -7}), &root),
+        ["tool", "-7"]
+    );
+    let x = SlotSpec::new("x", SlotKind::Number, "X").with_minimum(-1.5);
+    assert_eq!(
+        accepted(&spec("tool <x>", vec![x]), json!({"x": -1.25}), &root),
+        ["tool", "-1.25"]
+    );
+    let n = SlotSpec::new("days", SlotKind::Integer, "Days");
+    let e = refused(&spec("tool <days>", vec![n]), json!({"days": -7}), &root);
+    assert!(e.reason().contains("would be read as an option"), "{e}");
+}
+
+/// grep -F with `-e`: a search for text that begins with a dash finds it, through a real run.
+#[test]
+fn a_fixed_string_search_for_a_dash_finds_it() {
+    let ws = Workspace::new();
+    fs::write(
+        ws.dir.path().join("Cargo.lock.txt"),
+        "cargo build --locked\n-> Result\n",
+    )
+    .unwrap();
+    for (text, line) in [
+        ("--locked", "1:cargo build --locked"),
+        ("-> Result", "2:-> Result"),
+    ] {
+        let out = call_tool(
+            grep_fixed_spec(),
+            &ws,
+            json!({"pattern": text, "path": "Cargo.lock.txt"}),
+        );
+        assert!(
+            !out.is_error && out.text.contains(line),
+            "{text}: {}",
+            out.text
+        );
+    }
+}
