@@ -670,9 +670,14 @@ impl CommandSpec {
     /// next: the arguments are a JSON object; unknown argument; missing required (`null`
     /// counts as missing for a required slot, and as absent for an optional one); wrong type;
     /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
-    /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
-    /// (the template's literal text or an enum value) does not begin, a path beginning with
-    /// `-`, path confinement (of each path value, and of the whole argument when a path
+    /// [`crate::slot::is_forbidden_char`]: only characters that mislead a reader; spaces,
+    /// quotes and `;|&$<>` are one argv element's text), a token beginning with `-` that the
+    /// author's text (the template's literal text or an enum value) does not begin — unless
+    /// the binary cannot read that token as an option in the command this call makes (the
+    /// separate value of a literal option, a data operand after `--`:
+    /// [`crate::policy::not_option_tokens`]) or the slot is a number whose minimum is
+    /// negative —, a path beginning with `-`, path confinement (an absolute path inside the
+    /// working directory is rendered relative; of each path value, and of the whole argument when a path
     /// slot shares its token with other text: `<path>.txt` and `<path><ext>` name the file
     /// the command opens, so that argument may hold no `..` and must resolve inside the
     /// working directory too; an option prefix such as `--file=` or `-o` is not part of the

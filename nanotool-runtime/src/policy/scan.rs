@@ -438,7 +438,7 @@ impl<'a> Scanner<'a> {
                 && word.lit_prefix().is_empty()
                 && !word.slots.is_empty()
             {
-                // DESIGN §3 keeps a value from beginning with `-`, not with `+`; a path value
+                // The validator keeps a value from beginning with `-` here, not with `+`; a path value
                 // begins with `.`, so it is harmless here.
                 self.push(
                     cx,

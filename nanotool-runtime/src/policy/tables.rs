@@ -2090,13 +2090,14 @@ const XVFB_RUN_OPTS: &[Opt] = &[
 
 /// The code-entry table (DESIGN §4): every binary that runs code through an option or an
 /// operand, plus a few whose options reach outside the working directory where ExecTool's
-/// layer 4 cannot see it (`grep -R`). A binary that is not here (`wc`, `cat`, `ls`, `head`,
-/// `jq`: none of them can run a command) has no code-entry site.
+/// layer 4 cannot see it (`grep -R`). A binary that is not here (`jq`, `cp`: none of them can
+/// run a command) has no code-entry site, and neither has one of the getopt tools listed at
+/// the end (`wc`, `cat`, `ls`, `head`, ...) only for where a literal `--` ends their options.
 ///
-/// Deliberately absent: `jq` (its filters cannot run commands), `ed` (its commands come from
-/// stdin, which the kernel closes), `ls` (`ls -RL` would list names through a symbolic link,
-/// but never a file's content, and `ls -<flags>` with a free slot must keep working), `cp`,
-/// `du`, `wc` (ExecTool leaves their symlink and `--files0-from` options alone: see
+/// Deliberately without sites: `jq` (its filters cannot run commands), `ed` (its commands come
+/// from stdin, which the kernel closes), `ls` (`ls -RL` would list names through a symbolic
+/// link, but never a file's content, and `ls -<flags>` with a free slot must keep working),
+/// `cp`, `du`, `wc` (ExecTool leaves their symlink and `--files0-from` options alone: see
 /// docs/DECISIONS.md). `grep` is here only for `-R`: `-f` reads patterns, not code. Denied
 /// binaries (`env`, `xargs`, `nohup`, shells, `busybox`) need no entry: they never run.
 pub const CODE_ENTRY: &[Entry] = &[
