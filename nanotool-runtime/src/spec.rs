@@ -218,7 +218,7 @@ pub enum SpecError {
         span: Range<usize>,
     },
     /// An enum value cannot be argv text.
-    #[error("enum slot `{slot}`: value `{value}` {reason}")]
+    #[error("enum slot `{slot}`: value `{}` {reason}", crate::slot::shown(value))]
     EnumValue {
         /// The slot's name.
         slot: String,
