@@ -1287,6 +1287,12 @@ fn a_leading_dash_is_allowed_where_the_template_makes_it_harmless() {
         "find -- <path> <pattern>",
         // The option is a slot's: nothing is fixed.
         "grep <pattern> <path>",
+        // clap- and yargs-style parsers may read a dash value as an option (`fd -e -x` could
+        // be `-x`, fd's exec), and what follows cargo's `--` goes to a program that parses
+        // its own options (libtest's `--logfile`).
+        "fd -e <pattern> <path>",
+        "cargo test -- <pattern> <path>",
+        "node --test-name-pattern <pattern> --test <path>",
     ] {
         let e = refused(
             &spec(template, vec![s("pattern"), p("path")]),

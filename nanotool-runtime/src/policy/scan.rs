@@ -807,7 +807,7 @@ impl<'a> Scanner<'a> {
                     }
                 }
                 (None, Some(next)) => {
-                    if word.literal().is_some() {
+                    if word.literal().is_some() && cx.entry.hyphen_values {
                         self.not_options.push(next.index);
                     }
                     let code = self.role_hit(cx, opt, Some((next, &next.items)), &words[i..i + 2]);

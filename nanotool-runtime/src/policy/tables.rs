@@ -296,6 +296,11 @@ pub struct Entry {
     /// them is still an expression. A value standing after such a `--` as a data operand may
     /// begin with `-` (`git log -- <path>`, `grep -e x -- <file>`).
     pub dashdash: bool,
+    /// An option that takes a value takes the next argument even when it begins with `-`
+    /// (GNU getopt, git, find, Go's flag package). `false` where the parser may read such an
+    /// argument as an option instead (clap and yargs-style parsers, runtimes whose option
+    /// parsing is not listed): a value there may not begin with `-`.
+    pub hyphen_values: bool,
 }
 
 const BASE: Entry = Entry {
@@ -312,6 +317,7 @@ const BASE: Entry = Entry {
     exec_program_ok: None,
     remote_operands: None,
     dashdash: true,
+    hyphen_values: true,
 };
 
 const fn code(name: &'static str, why: &'static str) -> Opt {
@@ -2115,6 +2121,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SCRIPT),
         complete: false,
         attached_values: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2127,6 +2135,8 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2139,6 +2149,8 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2146,6 +2158,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[PACKAGE_RUNNER_OPTS],
         operands: Operands::Program(PACKAGE_RUNNER),
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2162,6 +2176,8 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2179,6 +2195,8 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2266,6 +2284,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[JULIA_OPTS],
         operands: Operands::Program(SCRIPT),
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2275,6 +2295,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         long_only: true,
         complete: false,
         dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2620,6 +2641,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[FD_OPTS],
         permute: true,
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2629,6 +2652,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::AllCode("a command line hyperfine runs through a shell"),
         permute: true,
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2636,6 +2661,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[WATCHEXEC_OPTS],
         operands: Operands::AllCode("the command line watchexec runs through a shell"),
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2653,6 +2680,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::AllCode("a command line concurrently runs through a shell"),
         permute: true,
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2676,6 +2705,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         ]],
         operands: Operands::Program(SCRIPT),
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2705,6 +2736,8 @@ pub const CODE_ENTRY: &[Entry] = &[
             "a recipe name, or an argument interpolated into the recipe's shell lines as text",
         ),
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2738,6 +2771,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         ]],
         complete: false,
         permute: true,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2757,6 +2792,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         long_only: true,
         permute: true,
         complete: false,
+        dashdash: false,
+        hyphen_values: false,
         ..BASE
     },
     Entry {
