@@ -297,9 +297,9 @@ pub struct Entry {
     /// begin with `-` (`git log -- <path>`, `grep -e x -- <file>`).
     pub dashdash: bool,
     /// An option that takes a value takes the next argument even when it begins with `-`
-    /// (GNU getopt, git, find, Go's flag package). `false` where the parser may read such an
-    /// argument as an option instead (clap and yargs-style parsers, runtimes whose option
-    /// parsing is not listed): a value there may not begin with `-`.
+    /// (GNU getopt, git, find, Go's flag package). `false` (the default) where the parser may
+    /// read such an argument as an option instead (clap and yargs-style parsers) or where it
+    /// is not known to take it: a value there may not begin with `-`.
     pub hyphen_values: bool,
 }
 
@@ -317,7 +317,7 @@ const BASE: Entry = Entry {
     exec_program_ok: None,
     remote_operands: None,
     dashdash: true,
-    hyphen_values: true,
+    hyphen_values: false,
 };
 
 const fn code(name: &'static str, why: &'static str) -> Opt {
@@ -2112,6 +2112,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[PYTHON_OPTS],
         operands: Operands::Program(SCRIPT),
         stop_after_code: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2122,7 +2123,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         complete: false,
         attached_values: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2136,7 +2136,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2150,7 +2149,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2159,7 +2157,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(PACKAGE_RUNNER),
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2177,7 +2174,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2196,7 +2192,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2244,6 +2239,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SED_SCRIPT),
         permute: true,
         exec_program_ok: Some(is_sed_print_script),
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2285,7 +2281,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SCRIPT),
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2295,7 +2290,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         long_only: true,
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2310,6 +2304,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[M4_OPTS],
         operands: Operands::AllCode("m4 input, whose `syscmd` runs shell commands"),
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2335,12 +2330,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["psql"],
         options: &[PSQL_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["mysql", "mariadb"],
         options: &[MYSQL_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2361,6 +2358,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["nano", "rnano"],
         options: &[NANO_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2381,6 +2379,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["man"],
         options: &[MAN_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2388,6 +2387,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[GDB_OPTS],
         long_only: true,
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2400,6 +2400,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["grep", "egrep", "fgrep", "rgrep", "ggrep"],
         options: &[GREP_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2408,6 +2409,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         long_only: true,
         permute: true,
         dashdash: false,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2421,6 +2423,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             why: "the git subcommand (an alias can be `!cmd`)",
             slot_is_data: false,
         },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2428,6 +2431,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[TAR_OPTS],
         permute: true,
         old_bundle: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2441,12 +2445,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["sort", "gsort"],
         options: &[SORT_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["rg"],
         options: &[RG_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2460,6 +2466,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["tcpdump"],
         options: &[TCPDUMP_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2470,6 +2477,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             "a make operand, which may be a variable assignment (`SHELL=...`) that changes the commands make runs",
         ),
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2484,24 +2492,28 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["timeout", "gtimeout"],
         options: &[TIMEOUT_OPTS],
         operands: Operands::Command { skip: 1 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["nice"],
         options: &[NICE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["ionice"],
         options: &[IONICE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["stdbuf"],
         options: &[STDBUF_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2514,30 +2526,35 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["prlimit"],
         options: &[PRLIMIT_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["flock"],
         options: &[FLOCK_OPTS],
         operands: Operands::Command { skip: 1 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["time"],
         options: &[TIME_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["strace"],
         options: &[STRACE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["ltrace"],
         options: &[LTRACE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2579,12 +2596,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["sshpass"],
         options: &[&[val("-p"), val("-f"), val("-d"), val("-P")]],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["ssh-agent"],
         options: &[&[val("-a"), val("-E"), val("-t"), val("-P"), val("-O")]],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2642,7 +2661,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         permute: true,
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2653,7 +2671,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         permute: true,
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2662,7 +2679,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::AllCode("the command line watchexec runs through a shell"),
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2681,7 +2697,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         permute: true,
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2706,7 +2721,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SCRIPT),
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2737,7 +2751,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         ),
         complete: false,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2772,7 +2785,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         complete: false,
         permute: true,
         dashdash: false,
-        hyphen_values: false,
         ..BASE
     },
     Entry {
@@ -2793,7 +2805,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         permute: true,
         complete: false,
         dashdash: false,
-        hyphen_values: false,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
