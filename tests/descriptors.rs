@@ -477,7 +477,7 @@ fn semantic_errors_come_from_the_runtime_and_point_where_they_apply() {
             "arguments.p.pattern",
             "not a valid regex",
         ),
-        ("enum_value_metachar", "arguments.mode.enum", "-l;id"),
+        ("enum_value_invisible", "arguments.mode.enum", "U+202E"),
         ("enum_default_not_listed", "arguments.mode.default", "-a"),
         ("unclosed_placeholder", "command", "never closed"),
         ("slot_as_binary", "command", "binary"),

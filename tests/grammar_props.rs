@@ -46,7 +46,7 @@ fn check(template: &str, names: &[&str], expect: &Expect) {
         (Expect::Template(kind), Err(SpecError::Template(e))) if e.kind() == kind => {
             assert!(e.span().end <= template.len(), "{template:?}");
         }
-        (Expect::SlotWithoutSpec(n), Err(SpecError::SlotWithoutSpec { slot, span }))
+        (Expect::SlotWithoutSpec(n), Err(SpecError::SlotWithoutSpec { slot, span, .. }))
             if slot == n =>
         {
             assert_eq!(
@@ -206,6 +206,8 @@ fn bad_templates_are_refused_with_the_right_error() {
 #[derive(Debug, Clone)]
 enum GenPart {
     Literal(String),
+    /// A literal brace, written `{{` or `}}` in the template.
+    Brace(char),
     /// A slot: `braces` picks `{name}` over `<name>`; `value` is `None` when left out.
     Slot {
         path: bool,
@@ -217,9 +219,15 @@ enum GenPart {
 fn gen_part() -> impl Strategy<Value = GenPart> {
     prop_oneof![
         "[a-z0-9=.,:/_+*?-]{1,6}".prop_map(GenPart::Literal),
+        prop::sample::select(vec!['{', '}']).prop_map(GenPart::Brace),
         (
             any::<bool>(),
-            prop::option::weighted(0.8, "([a-zA-Z0-9_.,:=+/*][a-zA-Z0-9_.,:=+/*-]{0,7})?")
+            // Any printable text that does not begin with `-`: spaces, quotes and `;|&$<>`
+            // included, since no shell ever sees a value.
+            prop::option::weighted(
+                0.8,
+                "([a-zA-Z0-9_.,:=+/* ;|&$'\"<>{}\t][a-zA-Z0-9_.,:=+/* ;|&$'\"<>{}\t\n-]{0,7})?"
+            )
         )
             .prop_map(|(braces, value)| GenPart::Slot {
                 path: false,
@@ -326,6 +334,11 @@ proptest! {
                         source.push_str(lit);
                         text.push_str(lit);
                     }
+                    GenPart::Brace(c) => {
+                        source.push(*c);
+                        source.push(*c);
+                        text.push(*c);
+                    }
                     GenPart::Slot { path, braces, value } => {
                         let name = format!("s{n}");
                         n += 1;
@@ -401,8 +414,10 @@ proptest! {
             prop_assert_eq!(argv.len(), template.tokens().len());
             for (element, token) in argv[1..].iter().zip(template.args()) {
                 prop_assert!(!element.starts_with('-'), "{:?} -> {:?}", source, argv);
+                // Spaces and `;` are inert in one argv element; other whitespace and
+                // invisible characters never get through.
                 prop_assert!(
-                    !element.chars().any(|c| c.is_whitespace() || c == ';' || c == '\u{202E}'),
+                    !element.chars().any(|c| (c.is_whitespace() && c != ' ') || c == '\u{202E}'),
                     "{:?}", argv
                 );
                 let first = token.slots().next().unwrap();

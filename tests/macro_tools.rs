@@ -110,9 +110,9 @@ fn injections_are_refused_with_614() {
             json!({"pattern": "x", "path": "../.."}),
         ),
         ("grep".into(), json!({"pattern": "-f/etc/passwd"})),
-        ("grep".into(), json!({"pattern": "x;id"})),
+        ("grep".into(), json!({"pattern": "--include=x"})),
         ("find".into(), json!({"pattern": "x", "path": "-delete"})),
-        ("find".into(), json!({"pattern": "-delete"})),
+        ("find".into(), json!({"pattern": "x", "path": "/etc"})),
         (
             "sed_print".into(),
             json!({"range": "1e id", "path": "top.md"}),
@@ -133,6 +133,27 @@ fn injections_are_refused_with_614() {
         assert_eq!(out.code, Some(CODE_INVALID_ARGUMENTS), "{args}");
         assert!(out.exec.is_none(), "{args}: nothing may run");
     }
+    // Shell characters are inert in one argv element, and `-name` takes its value whatever
+    // it begins with: these run, and nothing is run or deleted through them.
+    let tools = builtins::all();
+    for (tool, args) in [
+        ("grep", json!({"pattern": "x;id"})),
+        ("find", json!({"pattern": "-delete"})),
+    ] {
+        let tool = tools.iter().find(|t| t.name() == tool).expect("built-in");
+        let out = call(tool.as_ref(), &kernel, args.clone());
+        assert_ne!(
+            out.code,
+            Some(CODE_INVALID_ARGUMENTS),
+            "{args}: {}",
+            out.text
+        );
+        assert!(out.exec.is_some(), "{args}");
+    }
+    assert!(
+        _dir.path().join("top.md").exists(),
+        "find -name -delete deleted a file"
+    );
     let typed = SedPrint {
         range: "1;e id".into(),
         path: WorkPath::from("top.md"),

@@ -362,17 +362,13 @@ fn grep_options_through_the_pattern_are_real_attacks() {
 fn paths_outside_the_working_directory_are_refused() {
     let ws = Workspace::new();
     let root = ws.root();
-    let inside_but_absolute = format!("{}/canary.txt", root.display());
+    let outside = ws.outside.path().join("secret").display().to_string();
+    let escaping = format!("{}/../x", root.display());
     let cases = [
-        (
-            "/proc/self/environ",
-            "is absolute; write a path relative to the working directory",
-        ),
-        (
-            "/etc",
-            "is absolute; write a path relative to the working directory, e.g. `src/main.rs`",
-        ),
-        (inside_but_absolute.as_str(), "is absolute"),
+        ("/proc/self/environ", "is outside the working directory"),
+        ("/etc", "is outside the working directory"),
+        (outside.as_str(), "is outside the working directory"),
+        (escaping.as_str(), "is outside the working directory"),
         ("../x", "leaves the working directory through `..`"),
         ("..", "leaves the working directory through `..`"),
         ("a/../../x", "leaves the working directory through `..`"),
@@ -405,8 +401,71 @@ fn paths_outside_the_working_directory_are_refused() {
     let e = refused(&grep_spec(), json!({"pattern": "x", "path": "/etc"}), &root);
     assert_eq!(
         e.to_string(),
-        "argument `path`: `/etc` is absolute; write a path relative to the working directory, \
-         e.g. `src/main.rs`"
+        "argument `path`: `/etc` is outside the working directory, and tools may only touch \
+         files inside it; write a path inside it, relative to it, e.g. `src/main.rs`"
+    );
+    // Through an absolute path, a symlink still may not lead outside.
+    let e = refused(
+        &grep_spec(),
+        json!({"pattern": "x", "path": format!("{}/out_dir/secret", root.display())}),
+        &root,
+    );
+    assert!(e.reason().contains("through a symlink"), "{e}");
+}
+
+/// Models copy paths from tracebacks and compiler errors: an absolute path that resolves
+/// inside the working directory is accepted and rendered relative.
+#[test]
+fn absolute_paths_inside_the_working_directory_are_rendered_relative() {
+    let ws = Workspace::new();
+    let root = ws.root();
+    let cases = [
+        (format!("{}/canary.txt", root.display()), "./canary.txt"),
+        (
+            format!("{}/sub/canary.rs", root.display()),
+            "./sub/canary.rs",
+        ),
+        (
+            format!("{}/sub/../canary.txt", root.display()),
+            "./canary.txt",
+        ),
+        (
+            format!("{}/sub/not-yet.rs", root.display()),
+            "./sub/not-yet.rs",
+        ),
+        (format!("{}/", root.display()), "."),
+        (root.display().to_string(), "."),
+    ];
+    for (path, rendered) in &cases {
+        let argv = accepted(&grep_spec(), json!({"pattern": "x", "path": path}), &root);
+        assert_eq!(argv[3], *rendered, "{path}");
+    }
+    // The working directory as the host gave it, through a symlink, counts too.
+    let link_parent = tempfile::tempdir().unwrap();
+    let link = link_parent.path().join("ws");
+    symlink(&root, &link).unwrap();
+    let argv = accepted(
+        &grep_spec(),
+        json!({"pattern": "x", "path": format!("{}/canary.txt", link.display())}),
+        &link,
+    );
+    assert_eq!(argv[3], "./canary.txt");
+    let argv = accepted(
+        &grep_spec(),
+        json!({"pattern": "x", "path": format!("{}/canary.txt", root.display())}),
+        &link,
+    );
+    assert_eq!(argv[3], "./canary.txt");
+    // And the command reads the file.
+    let out = call_tool(
+        grep_spec(),
+        &ws,
+        json!({"pattern": "canary", "path": format!("{}/canary.txt", root.display())}),
+    );
+    assert!(
+        !out.is_error && out.text.trim_end().ends_with("output: 1:canary"),
+        "{}",
+        out.text
     );
 }
 
@@ -465,29 +524,22 @@ fn paths_inside_render_relative_and_normalised() {
 // Characters
 
 #[test]
-fn invisible_and_shell_characters_are_refused() {
+fn misleading_characters_are_refused() {
     let ws = Workspace::new();
     let root = ws.root();
     let cases = [
         ("a\u{00A0}b", "U+00A0"),
         ("a\u{2028}b", "U+2028"),
+        ("a\u{3000}b", "U+3000"),
         ("abc\u{202E}cba", "U+202E"),
         ("a\u{200B}b", "U+200B"),
         ("a\u{FEFF}", "U+FEFF"),
-        ("a b", "a space"),
-        ("a\tb", "a tab"),
-        ("a\nb", "a newline"),
         ("a\0b", "a NUL"),
-        ("a\u{1b}[2J", "U+001B"),
-        ("'a'", "`'`"),
-        ("\"a\"", "`\"`"),
-        ("a;b", "`;`"),
-        ("a|b", "`|`"),
-        ("a&b", "`&`"),
-        ("$HOME", "`$`"),
-        ("`id`", "```"),
-        ("a<b", "`<`"),
-        ("a>b", "`>`"),
+        ("a\rb", "a carriage return"),
+        ("a\u{1b}[2J", "an escape character"),
+        ("a\u{7f}b", "U+007F"),
+        ("a\u{85}b", "U+0085"),
+        ("a\u{0b}b", "U+000B"),
     ];
     for (pattern, named) in cases {
         let e = refused(&grep_spec(), json!({"pattern": pattern}), &root);
@@ -495,7 +547,8 @@ fn invisible_and_shell_characters_are_refused() {
         assert!(e.reason().contains(named), "{pattern:?}: {e}");
         // The message shows invisible characters escaped, never raw.
         assert!(
-            !e.to_string().contains(['\u{202E}', '\u{200B}', '\n', '\0']),
+            !e.to_string()
+                .contains(['\u{202E}', '\u{200B}', '\n', '\0', '\r', '\u{1b}']),
             "{e}"
         );
     }
@@ -506,11 +559,122 @@ fn invisible_and_shell_characters_are_refused() {
         &root,
     );
     assert!(e.reason().contains("U+202E"), "{e}");
+}
+
+/// Spaces, newlines, tabs, quotes and `;|&$<>` and the backtick are inert: one slot is one
+/// argv element and no shell ever sees it. Each value reaches grep exactly as written (the
+/// argv holds it unchanged, and grep finds the line that holds it literally), and nothing
+/// expands it: no command runs, no variable is read, no file is created.
+#[test]
+fn shell_characters_reach_the_program_unchanged() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    let lines = [
+        "fn main",
+        "a\tb",
+        "'quoted'",
+        "\"name\"",
+        "x;touch pwned",
+        "x|touch pwned",
+        "x&touch pwned",
+        "x&&touch pwned",
+        "$HOME",
+        "${PATH}",
+        "`touch pwned`",
+        "$(touch pwned)",
+        "a<b",
+        "a>pwned",
+        "2>&1",
+        "*.rs",
+    ];
+    fs::write(dir.join("probe.txt"), lines.join("\n") + "\n").unwrap();
+    for line in lines {
+        let args = json!({"pattern": line, "path": "probe.txt"});
+        assert_eq!(
+            accepted(&grep_fixed_spec(), args.clone(), &ws.root()),
+            ["grep", "-F", "-n", "-e", line, "./probe.txt"]
+        );
+        let out = call_tool(grep_fixed_spec(), &ws, args);
+        assert!(!out.is_error, "{line:?}: {}", out.text);
+        assert!(
+            out.text.contains(&format!(":{line}\n")),
+            "{line:?}: {}",
+            out.text
+        );
+        assert!(!dir.join("pwned").exists(), "{line:?} ran a command");
+    }
+    // A multi-line value is one argument too: grep -F reads each line as a pattern.
+    let out = call_tool(
+        grep_fixed_spec(),
+        &ws,
+        json!({"pattern": "fn main\n\"name\"", "path": "probe.txt"}),
+    );
+    assert!(
+        out.text.contains("1:fn main") && out.text.contains("4:\"name\""),
+        "{}",
+        out.text
+    );
+    // `$HOME` is not expanded: the home directory's name is not searched for.
+    let out = call_tool(
+        grep_fixed_spec(),
+        &ws,
+        json!({"pattern": "$HOME", "path": "probe.txt"}),
+    );
+    assert!(out.text.contains("9:$HOME"), "{}", out.text);
+    assert!(!dir.join("pwned").exists());
     // A backslash is fine: regexes need it.
     assert_eq!(
-        accepted(&grep_spec(), json!({"pattern": r"fn\s+main\(\)"}), &root),
+        accepted(
+            &grep_spec(),
+            json!({"pattern": r"fn\s+main\(\)"}),
+            &ws.root()
+        ),
         ["grep", "-rn", r"fn\s+main\(\)", "."]
     );
+}
+
+/// A file name with spaces, quotes and `;` is a path like any other.
+#[test]
+fn paths_with_spaces_and_quotes_are_files_like_any_other() {
+    let ws = Workspace::new();
+    let dir = ws.dir.path();
+    fs::create_dir(dir.join("My Notes")).unwrap();
+    fs::write(dir.join("My Notes/a b;'c'.txt"), "one\ntwo\n").unwrap();
+    let spec = CommandSpec::new(
+        "count_lines",
+        "Count lines",
+        "wc -l <file>",
+        vec![SlotSpec::new("file", SlotKind::Path, "File")],
+    )
+    .unwrap();
+    let args = json!({"file": "My Notes/a b;'c'.txt"});
+    assert_eq!(
+        accepted(&spec, args.clone(), &ws.root()),
+        ["wc", "-l", "./My Notes/a b;'c'.txt"]
+    );
+    let out = call_tool(spec, &ws, args);
+    assert!(
+        !out.is_error
+            && out
+                .text
+                .trim_end()
+                .ends_with("output: 2 ./My Notes/a b;'c'.txt"),
+        "{}",
+        out.text
+    );
+}
+
+fn grep_fixed_spec() -> CommandSpec {
+    CommandSpec::new(
+        "grep_fixed",
+        "Search for fixed text",
+        "grep -F -n -e <pattern> <path>",
+        vec![
+            SlotSpec::new("pattern", SlotKind::String, "Text to search for"),
+            SlotSpec::new("path", SlotKind::Path, "File"),
+        ],
+    )
+    .unwrap()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -815,10 +979,14 @@ fn checks_run_in_the_documented_order() {
                 v.as_object_mut().unwrap().remove("zzz");
             }),
         ),
-        ("a", "missing", Box::new(|v| v["a"] = json!("a b"))),
+        ("a", "missing", Box::new(|v| v["a"] = json!("a\u{1b}b"))),
         ("b", "expected an integer", Box::new(|v| v["b"] = json!(7))),
         ("b", "above the maximum", Box::new(|v| v["b"] = json!(5))),
-        ("a", "a space", Box::new(|v| v["a"] = json!("a"))),
+        (
+            "a",
+            "an escape character",
+            Box::new(|v| v["a"] = json!("a b")),
+        ),
         (
             "c",
             "would be read as an option",
@@ -833,11 +1001,14 @@ fn checks_run_in_the_documented_order() {
     }
     let e = refused(&spec, args.clone(), root);
     assert_eq!(e.slot(), "e");
-    assert!(e.reason().contains("is absolute"), "{e}");
+    assert!(
+        e.reason().contains("is outside the working directory"),
+        "{e}"
+    );
     args["e"] = json!("e");
     assert_eq!(
         accepted(&spec, args, root),
-        ["tool", "a", "5", "x", "./d", "./e"]
+        ["tool", "a b", "5", "x", "./d", "./e"]
     );
 }
 
@@ -1070,4 +1241,140 @@ fn text_glued_to_a_path_is_a_real_escape() {
         "./leak.txt".to_owned(),
     ];
     assert_eq!(run_in(dir, &argv), "outside secret\noutside secret\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Where a leading `-` is harmless
+
+/// A value may begin with `-` where the template has already made that harmless: the value
+/// of a literal option that takes one, a data operand after `--`, a number whose minimum is
+/// negative. Everywhere else it is still refused, and the advice no longer offers `[-]`,
+/// which a fixed-string search would look for as written.
+#[test]
+fn a_leading_dash_is_allowed_where_the_template_makes_it_harmless() {
+    let ws = Workspace::new();
+    let root = ws.root();
+    let s = |n: &str| SlotSpec::new(n, SlotKind::String, "A value");
+    let p = |n: &str| SlotSpec::new(n, SlotKind::Path, "A path").with_default(json!("."));
+    let spec = |t: &str, slots: Vec<SlotSpec>| CommandSpec::new("t", "A tool", t, slots).unwrap();
+
+    for (template, value) in [
+        ("grep -rn -C 2 -e <pattern> <path>", "--locked"),
+        ("grep -rn --regexp <pattern> <path>", "-> Result"),
+        ("grep -rne <pattern> <path>", "-x"),
+        ("git grep -n -e <pattern> <path>", "--output=x"),
+        ("git log --oneline -S <pattern> -- <path>", "--locked"),
+        ("grep -n -F -- <pattern> <path>", "-R"),
+        ("rg -n -e <pattern> <path>", "--pre=x"),
+        ("wc -l -- <pattern> <path>", "-x"),
+    ] {
+        let argv = accepted(
+            &spec(template, vec![s("pattern"), p("path")]),
+            json!({"pattern": value}),
+            &root,
+        );
+        assert!(argv.contains(&value.to_owned()), "{template}: {argv:?}");
+    }
+    // Not a value position: refused, with advice that holds for fixed strings too.
+    for template in [
+        "grep -rn -F <pattern> <path>",
+        "grep -rn <pattern> <path>",
+        // `-c` takes no value: what follows is an operand.
+        "grep -c <pattern> <path>",
+        // A binary outside the tables: nothing is known of its options.
+        "mytool -e <pattern> <path>",
+        // find's `--` does not end its expression.
+        "find -- <path> <pattern>",
+        // The option is a slot's: nothing is fixed.
+        "grep <pattern> <path>",
+        // clap- and yargs-style parsers may read a dash value as an option (`fd -e -x` could
+        // be `-x`, fd's exec), and what follows cargo's `--` goes to a program that parses
+        // its own options (libtest's `--logfile`).
+        "fd -e <pattern> <path>",
+        "cargo test -- <pattern> <path>",
+        "node --test-name-pattern <pattern> --test <path>",
+    ] {
+        let e = refused(
+            &spec(template, vec![s("pattern"), p("path")]),
+            json!({"pattern": "-delete"}),
+            &root,
+        );
+        assert_eq!(e.slot(), "pattern", "{template}");
+        assert!(
+            e.reason().contains("would be read as an option"),
+            "{template}: {e}"
+        );
+        assert!(e.reason().contains("fixed-string search"), "{e}");
+        assert!(
+            e.reason().contains("`-e <pattern>`") && e.reason().contains("`--`"),
+            "{e}"
+        );
+    }
+    // Decided on the command this call makes: an enum value that is a value-taking option,
+    // a left-out slot that puts the value right after one.
+    let flag = SlotSpec::new(
+        "flag",
+        SlotKind::Enum(vec!["-e".into(), "-n".into()]),
+        "Flag",
+    );
+    let sp = spec(
+        "grep <flag> <pattern> <path>",
+        vec![flag, s("pattern"), p("path")],
+    );
+    assert_eq!(
+        accepted(&sp, json!({"flag": "-e", "pattern": "-x"}), &root),
+        ["grep", "-e", "-x", "."]
+    );
+    refused(&sp, json!({"flag": "-n", "pattern": "-x"}), &root);
+    let sp = spec(
+        "grep -e <first> <pattern> <path>",
+        vec![s("first").optional(), s("pattern"), p("path")],
+    );
+    assert_eq!(
+        accepted(&sp, json!({"pattern": "-x"}), &root),
+        ["grep", "-e", "-x", "."]
+    );
+    refused(&sp, json!({"first": "a", "pattern": "-x"}), &root);
+    // A number whose author-set minimum is negative; without one, still refused.
+    let n = SlotSpec::new("days", SlotKind::Integer, "Days")
+        .with_minimum(-30.0)
+        .with_maximum(30.0);
+    assert_eq!(
+        accepted(&spec("tool <days>", vec![n]), json!({"days": -7}), &root),
+        ["tool", "-7"]
+    );
+    let x = SlotSpec::new("x", SlotKind::Number, "X").with_minimum(-1.5);
+    assert_eq!(
+        accepted(&spec("tool <x>", vec![x]), json!({"x": -1.25}), &root),
+        ["tool", "-1.25"]
+    );
+    let n = SlotSpec::new("days", SlotKind::Integer, "Days");
+    let e = refused(&spec("tool <days>", vec![n]), json!({"days": -7}), &root);
+    assert!(e.reason().contains("would be read as an option"), "{e}");
+}
+
+/// grep -F with `-e`: a search for text that begins with a dash finds it, through a real run.
+#[test]
+fn a_fixed_string_search_for_a_dash_finds_it() {
+    let ws = Workspace::new();
+    fs::write(
+        ws.dir.path().join("Cargo.lock.txt"),
+        "cargo build --locked\n-> Result\n",
+    )
+    .unwrap();
+    for (text, line) in [
+        ("--locked", "1:cargo build --locked"),
+        ("-> Result", "2:-> Result"),
+    ] {
+        let out = call_tool(
+            grep_fixed_spec(),
+            &ws,
+            json!({"pattern": text, "path": "Cargo.lock.txt"}),
+        );
+        assert!(
+            !out.is_error && out.text.contains(line),
+            "{text}: {}",
+            out.text
+        );
+    }
 }

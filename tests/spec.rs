@@ -214,7 +214,7 @@ fn slots_and_specs_must_match_one_to_one() {
         vec![s("pattern", SlotKind::String)],
     );
     assert!(
-        matches!(&e, SpecError::SlotWithoutSpec { slot, span } if slot == "path" && *span == (15..21)),
+        matches!(&e, SpecError::SlotWithoutSpec { slot, span, braced: false } if slot == "path" && *span == (15..21)),
         "{e:?}"
     );
     let e = err(
@@ -244,7 +244,15 @@ fn enums_must_be_non_empty_skeleton() {
         matches!(&e, SpecError::EmptyEnum { slot, .. } if slot == "mode"),
         "{e:?}"
     );
-    for bad in ["-l;id", "a b", "$(id)", "x\u{202E}", "", "\t"] {
+    for bad in [
+        "x\u{202E}",
+        "",
+        "\r",
+        "\0",
+        "a\u{a0}b",
+        "\u{1b}[2J",
+        "a\u{200b}",
+    ] {
         let e = err(
             "ls <mode>",
             vec![s("mode", SlotKind::Enum(vec!["-1".into(), bad.into()]))],
@@ -254,13 +262,26 @@ fn enums_must_be_non_empty_skeleton() {
             "{bad:?}: {e:?}"
         );
     }
-    assert!(
-        build(
-            "ls <mode>",
-            vec![s("mode", SlotKind::Enum(vec!["-l".into(), "--all".into()]))]
-        )
-        .is_ok()
-    );
+    // Author text, one argv element each: options, a delimiter, a canned query.
+    for good in [
+        "-l",
+        "--all",
+        ";",
+        " ",
+        "a b",
+        "$(id)",
+        "SELECT name FROM t WHERE x = 'y';",
+        "\t",
+    ] {
+        assert!(
+            build(
+                "ls <mode>",
+                vec![s("mode", SlotKind::Enum(vec!["-1".into(), good.into()]))]
+            )
+            .is_ok(),
+            "{good:?}"
+        );
+    }
 }
 
 #[test]
@@ -357,8 +378,12 @@ fn defaults_must_validate() {
             "does not match the pattern",
         ),
         (
-            s("x", SlotKind::String).with_default(json!("a b")),
-            "a space",
+            s("x", SlotKind::String).with_default(json!("a\rb")),
+            "a carriage return",
+        ),
+        (
+            s("x", SlotKind::String).with_default(json!("a\u{2028}b")),
+            "U+2028",
         ),
         (
             s("x", SlotKind::String).with_default(json!(null)),
@@ -389,6 +414,36 @@ fn defaults_must_validate() {
             "option injection",
         ),
     ];
+    // A default holds what a value may hold: spaces, quotes and `;` are one argv element.
+    for default in ["a b", "\"quoted\" text", "a;b|c", "line one\nline two"] {
+        assert!(
+            build(
+                "tool <x>",
+                vec![s("x", SlotKind::String).with_default(json!(default))]
+            )
+            .is_ok()
+        );
+    }
+    // A negative default is fine where the author set a negative minimum, or after an option
+    // that takes it as its value.
+    assert!(
+        build(
+            "tool <x>",
+            vec![
+                s("x", SlotKind::Integer)
+                    .with_minimum(-10.0)
+                    .with_default(json!(-1))
+            ]
+        )
+        .is_ok()
+    );
+    assert!(
+        build(
+            "grep -e <x> .",
+            vec![s("x", SlotKind::String).with_default(json!("-x"))]
+        )
+        .is_ok()
+    );
     for (slot, why) in cases {
         let shown = format!("{slot:?}");
         let e = err("tool <x>", vec![slot]);

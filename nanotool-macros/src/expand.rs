@@ -121,14 +121,19 @@ pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
             let source = template.source().to_owned();
             for slot in template.slots() {
                 if !fields.iter().any(|f| f.name == slot.name()) {
+                    let name = slot.name();
+                    let message = if slot.is_braced() {
+                        format!(
+                            "template slot `{name}` has no field: if `{{{name}}}` is literal text, write `{{{{{name}}}}}` (as in Rust's `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, add a field `{name}` (with a doc comment) to the struct"
+                        )
+                    } else {
+                        format!(
+                            "template slot `{name}` has no field: add a field `{name}` (with a doc comment) to the struct, or remove the placeholder from the template"
+                        )
+                    };
                     cx.error_at(
                         args.template.span(),
-                        format!(
-                            "template slot `{}` has no field: add a field `{}` (with a doc comment) to the struct, or remove the placeholder from the template\n{}",
-                            slot.name(),
-                            slot.name(),
-                            check::caret_line(&source, slot.span())
-                        ),
+                        format!("{message}\n{}", check::caret_line(&source, slot.span())),
                     );
                 }
             }

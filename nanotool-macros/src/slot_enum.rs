@@ -1,34 +1,22 @@
 //! `#[derive(SlotEnum)]`: a unit-only enum as an `enum` slot.
 //!
 //! Each variant's value is `#[slot(value = "...")]`, or the variant's name in kebab-case
-//! (`LongFormat` → `long-format`). Values are skeleton text (the author wrote them), so they
-//! are checked here with the runtime's template parser: one token, no metacharacter, no
-//! placeholder, no control or invisible character.
+//! (`LongFormat` → `long-format`). Values are the author's text and follow the runtime's rule
+//! for enum values ([`check_enum_value`]): any printable text, spaces and `;` included (each
+//! value stays one argv element), but no control character other than newline and tab, no
+//! Unicode whitespace other than the space, no invisible character.
 
 use crate::attr;
 use crate::ctxt::Ctxt;
-use nanotool_runtime::template::Template;
+use nanotool_runtime::slot::check_enum_value;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
-/// Checks one value as skeleton text, through the template parser.
+/// Checks one value with the runtime's own rule for enum values, as a descriptor's are.
 fn check_value(value: &str) -> Result<(), String> {
-    if value.is_empty() {
-        return Err("an enum value may not be empty: write the text argv gets, e.g. `-l`".into());
-    }
-    match Template::parse(&format!("x {value}")) {
-        Err(err) => Err(format!(
-            "enum value `{}` is not plain skeleton text: {}",
-            value.escape_debug(),
-            err.message()
-        )),
-        Ok(t) if !matches!(t.args(), [one] if one.as_literal() == Some(value)) => Err(format!(
-            "enum value `{}` must be one argv element: no spaces and no placeholders",
-            value.escape_debug()
-        )),
-        Ok(_) => Ok(()),
-    }
+    check_enum_value(value)
+        .map_err(|reason| format!("enum value `{}` {reason}", value.escape_debug()))
 }
 
 /// Expands `#[derive(SlotEnum)]`.

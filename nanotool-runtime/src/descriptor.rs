@@ -642,13 +642,22 @@ fn spec_error(file: &Path, command: &str, e: &SpecError) -> DescriptorError {
         }
         SpecError::InvalidName { .. } => ("name".to_owned(), e.to_string()),
         SpecError::EmptyDescription { .. } => ("description".to_owned(), e.to_string()),
-        SpecError::SlotWithoutSpec { slot, .. } => (
+        SpecError::SlotWithoutSpec { slot, braced, .. } => (
             "arguments".to_owned(),
-            format!(
-                "the command has the slot `<{slot}>` but `arguments` does not describe it: add \
-                 \"{slot}\": {{\"type\": \"string\", \"description\": \"...\"}} to `arguments`, or \
-                 remove the placeholder"
-            ),
+            if *braced {
+                format!(
+                    "the command has `{{{slot}}}`, which reads as a slot that `arguments` does not \
+                     describe: if it is literal text, write `{{{{{slot}}}}}` (as in Rust's \
+                     `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, add \
+                     \"{slot}\": {{\"type\": \"string\", \"description\": \"...\"}} to `arguments`"
+                )
+            } else {
+                format!(
+                    "the command has the slot `<{slot}>` but `arguments` does not describe it: add \
+                     \"{slot}\": {{\"type\": \"string\", \"description\": \"...\"}} to `arguments`, or \
+                     remove the placeholder"
+                )
+            },
         ),
         SpecError::SpecWithoutSlot { slot } => (
             arg(slot, ""),

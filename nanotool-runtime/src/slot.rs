@@ -413,20 +413,10 @@ impl SlotSpec {
                 return Some(AuthorProblem::EmptyEnum);
             }
             for value in values {
-                if let Some(c) = value.chars().find(|c| is_forbidden_char(*c)) {
+                if let Err(reason) = check_enum_value(value) {
                     return Some(AuthorProblem::EnumValue {
                         value: value.clone(),
-                        reason: format!(
-                            "holds {}, which no argument may hold; enum values become argv \
-                             text as written, so write them without it",
-                            char_name(c)
-                        ),
-                    });
-                }
-                if value.is_empty() {
-                    return Some(AuthorProblem::EnumValue {
-                        value: value.clone(),
-                        reason: "is empty; write a value the command understands".into(),
+                        reason,
                     });
                 }
             }
@@ -528,7 +518,7 @@ impl SlotSpec {
     /// absolute, empty, leaves `root` through `..` or a symlink, or resolves into `/proc`,
     /// `/dev` or `/sys`. `root` is the working directory.
     pub(crate) fn confine_path(&self, text: &str, root: &Path) -> Result<String, SlotError> {
-        let components = lexical_path(self, text)?;
+        let given_root = root;
         let root = root.canonicalize().map_err(|e| {
             self.error(format!(
                 "the working directory `{}` cannot be resolved ({e}); the host must give an \
@@ -536,6 +526,14 @@ impl SlotSpec {
                 root.display()
             ))
         })?;
+        let relative;
+        let text = if text.starts_with('/') {
+            relative = self.relative_inside(text, given_root, &root)?;
+            relative.as_str()
+        } else {
+            text
+        };
+        let components = lexical_path(self, text)?;
         // The longest prefix that exists (without following a final symlink) is resolved;
         // the rest does not exist yet, so it cannot be a symlink.
         let mut existing = root.clone();
@@ -573,6 +571,59 @@ impl SlotSpec {
     }
 }
 
+impl SlotSpec {
+    /// An absolute path value, made relative to the working directory: models copy paths
+    /// from tracebacks and compiler errors. `..` is applied lexically (as it is to a relative
+    /// value, and as the rendered argument will read); the path must then lie under the
+    /// working directory as given or as resolved, or its longest existing prefix must
+    /// resolve there (a working directory reached through a symlink). Anything else is
+    /// outside and refused.
+    fn relative_inside(
+        &self,
+        text: &str,
+        given_root: &Path,
+        root: &Path,
+    ) -> Result<String, SlotError> {
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        for component in Path::new(text).components() {
+            match component {
+                Component::Normal(part) => parts.push(part),
+                Component::ParentDir => {
+                    parts.pop();
+                }
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            }
+        }
+        let mut absolute = PathBuf::from("/");
+        absolute.extend(&parts);
+        let under = |base: &Path| -> Option<PathBuf> {
+            absolute.strip_prefix(base).ok().map(Path::to_path_buf)
+        };
+        let inside = under(given_root).or_else(|| under(root)).or_else(|| {
+            // The longest existing prefix, resolved, with the rest (which cannot be a
+            // symlink: it does not exist) put back.
+            let mut existing = absolute.clone();
+            let mut rest = Vec::new();
+            while std::fs::symlink_metadata(&existing).is_err() {
+                rest.push(existing.file_name()?.to_owned());
+                existing.pop();
+            }
+            let mut resolved = existing.canonicalize().ok()?;
+            resolved.extend(rest.iter().rev());
+            resolved.strip_prefix(root).ok().map(Path::to_path_buf)
+        });
+        match inside {
+            Some(inside) if inside.as_os_str().is_empty() => Ok(".".to_owned()),
+            Some(inside) => Ok(inside.to_string_lossy().into_owned()),
+            None => Err(self.error(format!(
+                "`{}` is outside the working directory, and tools may only touch files inside \
+                 it; write a path inside it, relative to it, e.g. `src/main.rs`",
+                shown(text)
+            ))),
+        }
+    }
+}
+
 /// Splits a path value lexically (`a/./b/../c` → `a`, `c`), refusing empty, absolute and
 /// escaping paths.
 pub(crate) fn lexical_path(spec: &SlotSpec, text: &str) -> Result<Vec<String>, SlotError> {
@@ -584,7 +635,8 @@ pub(crate) fn lexical_path(spec: &SlotSpec, text: &str) -> Result<Vec<String>, S
     }
     if text.starts_with('/') {
         return Err(spec.error(format!(
-            "`{}` is absolute; write a path relative to the working directory, e.g. `src/main.rs`",
+            "`{}` is absolute, and a default cannot know where the working directory will be; \
+             write it relative to the working directory, e.g. `src/main.rs`",
             shown(text)
         )));
     }
@@ -718,23 +770,63 @@ pub(crate) enum AuthorProblem {
     InvalidDefault(String),
 }
 
-/// Whether a character may never appear in a rendered slot value: any whitespace, quotes,
-/// `;|&$` and backtick, `<>`, control and Unicode format characters. A backslash is allowed.
+/// Whether a character may never appear in a slot value (a call's value, a default or an
+/// enum value): control characters other than newline and tab (NUL, CR, ESC, ...), Unicode
+/// whitespace other than the ASCII space, and Unicode format characters (bidi controls,
+/// zero-width ones). These make a value read differently than it runs.
+///
+/// Everything else is allowed, the ASCII space, newline, tab, quotes and `;|&$<>` and the
+/// backtick included: no shell ever sees a value, one slot is one argv element and nothing
+/// expands it, so these characters reach the program as written.
+///
+/// ```
+/// use nanotool_runtime::slot::is_forbidden_char;
+/// for ok in [' ', '\n', '\t', '"', '\'', ';', '|', '&', '$', '`', '<', '>', '\\', 'é'] {
+///     assert!(!is_forbidden_char(ok), "{ok:?}");
+/// }
+/// for bad in ['\0', '\r', '\u{1b}', '\u{85}', '\u{a0}', '\u{2028}', '\u{202e}', '\u{200b}'] {
+///     assert!(is_forbidden_char(bad), "{bad:?}");
+/// }
+/// ```
 pub fn is_forbidden_char(c: char) -> bool {
-    c.is_whitespace()
-        || c.is_control()
-        || is_format_char(c)
-        || matches!(c, '\'' | '"' | ';' | '|' | '&' | '$' | '`' | '<' | '>')
+    if matches!(c, ' ' | '\n' | '\t') {
+        return false;
+    }
+    c.is_whitespace() || c.is_control() || is_format_char(c)
+}
+
+/// Checks an enum value the author wrote: the same characters as any value
+/// ([`is_forbidden_char`]), and not empty. It may hold a space (`SELECT name FROM t`), a `;`
+/// (a `cut -d` delimiter) or begin with `-` (`-l`): it stays one argv element. The descriptor
+/// loader (through [`crate::CommandSpec::new`]) and `#[derive(SlotEnum)]` both call this.
+///
+/// ```
+/// use nanotool_runtime::slot::check_enum_value;
+/// assert!(check_enum_value("-l").is_ok());
+/// assert!(check_enum_value(";").is_ok());
+/// assert!(check_enum_value("SELECT name FROM users;").is_ok());
+/// assert!(check_enum_value("").is_err());
+/// assert!(check_enum_value("a\u{202e}b").unwrap_err().contains("U+202E"));
+/// ```
+pub fn check_enum_value(value: &str) -> Result<(), String> {
+    if value.is_empty() {
+        return Err("is empty; write a value the command understands".into());
+    }
+    match value.chars().find(|c| is_forbidden_char(*c)) {
+        Some(c) => Err(format!(
+            "holds {}, which no argument may hold; {}",
+            char_name(c),
+            char_advice(c)
+        )),
+        None => Ok(()),
+    }
 }
 
 fn char_name(c: char) -> String {
     match c {
-        ' ' => "a space".into(),
-        '\t' => "a tab".into(),
-        '\n' => "a newline".into(),
         '\r' => "a carriage return".into(),
         '\0' => "a NUL".into(),
-        '\'' | '"' | ';' | '|' | '&' | '$' | '`' | '<' | '>' => format!("`{c}`"),
+        '\u{1b}' => "an escape character (ESC)".into(),
         c if c.is_whitespace() => format!("the whitespace character U+{:04X}", c as u32),
         c if c.is_control() => format!("the control character U+{:04X}", c as u32),
         c => format!("the invisible character U+{:04X}", c as u32),
@@ -743,16 +835,16 @@ fn char_name(c: char) -> String {
 
 fn char_advice(c: char) -> &'static str {
     match c {
-        '\'' | '"' | '`' => {
-            "no shell runs, so quoting is never needed: write the value without quotes"
+        '\r' => "it would make the text read differently than it runs; end lines with `\\n` alone",
+        c if c.is_whitespace() => "it looks like a space but is not one; write a plain ASCII space",
+        c if c.is_control() => {
+            "control characters make a value read differently than it runs; remove it (a \
+             newline and a tab are fine)"
         }
-        c if c.is_whitespace() => {
-            "each argument is one word; in a regex, match a space with `.` or `\\s` instead"
+        _ => {
+            "invisible characters make a value read differently than it runs; remove it and \
+             write plain visible text"
         }
-        ';' | '|' | '&' | '$' | '<' | '>' => {
-            "one call runs one command and nothing expands it; remove the character (in a regex, `.` matches any character)"
-        }
-        _ => "remove the character; write plain visible text",
     }
 }
 
@@ -796,7 +888,7 @@ fn list(values: &[String]) -> String {
 ///
 /// `slot` names the argument at fault (`""` when the arguments as a whole are wrong, e.g. not
 /// a JSON object); `reason` says why and what to write instead. Display:
-/// ``argument `path`: `/etc` is absolute; write a path relative to the working directory, e.g. `src/main.rs` ``.
+/// ``argument `path`: `/etc` is outside the working directory, and tools may only touch files inside it; write a path inside it, relative to it, e.g. `src/main.rs` ``.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlotError {
     /// The slot (or argument name) at fault; `""` for the arguments as a whole.

@@ -10,7 +10,7 @@
 use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
 use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
-use crate::template::{Part, Template, TemplateError};
+use crate::template::{Fill, Part, Template, TemplateError};
 use serde_json::{Map, Value};
 use std::ops::{Deref, Range};
 use std::path::Path;
@@ -80,12 +80,17 @@ impl Deref for Argv {
 /// .unwrap();
 ///
 /// let root = std::env::current_dir().unwrap();
-/// let argv = spec.render(&json!({"pattern": "fn main", "path": "src"}), &root);
-/// // A space is refused: each argument is one word.
-/// assert!(argv.is_err());
+/// // One slot is one argv element, and no shell ever sees it: spaces, quotes and `|` reach
+/// // grep as written.
+/// let argv = spec.render(&json!({"pattern": "fn main", "path": "src"}), &root).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-rn", "fn main", "./src"]);
+/// let argv = spec.render(&json!({"pattern": r#"TODO\|"name""#, "path": "src"}), &root).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-rn", r#"TODO\|"name""#, "./src"]);
 ///
-/// let argv = spec.render(&json!({"pattern": r"fn\smain", "path": "src"}), &root).unwrap();
-/// assert_eq!(argv.as_slice(), ["grep", "-rn", r"fn\smain", "./src"]);
+/// // An absolute path inside the working directory is rendered relative.
+/// let inside = root.join("src").display().to_string();
+/// let argv = spec.render(&json!({"pattern": "x", "path": inside}), &root).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-rn", "x", "./src"]);
 ///
 /// // The default path renders as `.`.
 /// let argv = spec.render(&json!({"pattern": "TODO"}), &root).unwrap();
@@ -102,7 +107,7 @@ impl Deref for Argv {
 ///
 /// // And so is a path outside the working directory.
 /// let err = spec.render(&json!({"pattern": "x", "path": "/etc"}), &root).unwrap_err();
-/// assert!(err.to_string().starts_with("argument `path`: `/etc` is absolute"), "{err}");
+/// assert!(err.to_string().starts_with("argument `path`: `/etc` is outside the working directory"), "{err}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct CommandSpec {
@@ -166,13 +171,21 @@ pub enum SpecError {
     },
     /// A placeholder of the template has no slot spec.
     #[error(
-        "slot `{slot}` appears in the template but has no spec: describe it (its kind and description) or remove the placeholder"
+        "slot `{slot}` appears in the template but has no spec: {}",
+        if *braced {
+            format!("if `{{{slot}}}` is literal text, write `{{{{{slot}}}}}` (as in Rust's `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, describe it (its kind and description)")
+        } else {
+            "describe it (its kind and description) or remove the placeholder".to_owned()
+        }
     )]
     SlotWithoutSpec {
         /// The slot's name.
         slot: String,
         /// The placeholder in the template.
         span: Range<usize>,
+        /// The placeholder was written `{name}`: it may be meant as literal braces
+        /// (`git rev-parse @{u}`), which `{{name}}` writes.
+        braced: bool,
     },
     /// A slot spec names no placeholder of the template.
     #[error(
@@ -207,7 +220,7 @@ pub enum SpecError {
         span: Range<usize>,
     },
     /// An enum value cannot be argv text.
-    #[error("enum slot `{slot}`: value `{value}` {reason}")]
+    #[error("enum slot `{slot}`: value `{}` {reason}", crate::slot::shown(value))]
     EnumValue {
         /// The slot's name.
         slot: String,
@@ -375,6 +388,7 @@ impl CommandSpec {
                 return Err(SpecError::SlotWithoutSpec {
                     slot: slot.name().to_owned(),
                     span: slot.span(),
+                    braced: slot.is_braced(),
                 });
             }
         }
@@ -434,7 +448,8 @@ impl CommandSpec {
     // whole `PolicyError`) costs nothing worth boxing for.
     #[allow(clippy::result_large_err)]
     fn check_default_tokens(&self) -> Result<(), SpecError> {
-        for token in self.template.args() {
+        let mut not_options: Option<Vec<usize>> = None;
+        for (at, token) in self.template.args().iter().enumerate() {
             if token.literal_prefix().starts_with('-') {
                 continue;
             }
@@ -444,14 +459,21 @@ impl CommandSpec {
             let Some(spec) = self.slot(first.name()) else {
                 continue;
             };
-            if spec.kind() == &SlotKind::Path || matches!(spec.kind(), SlotKind::Enum(_)) {
+            if spec.kind() == &SlotKind::Path
+                || matches!(spec.kind(), SlotKind::Enum(_))
+                || negative_allowed(spec)
+            {
                 continue;
             }
             let text = spec
                 .default()
                 .and_then(|d| spec.check_type(d).ok())
                 .map(|t| t.render());
-            if text.is_some_and(|t| t.starts_with('-')) {
+            if text.is_some_and(|t| t.starts_with('-'))
+                && !not_options
+                    .get_or_insert_with(|| self.not_option_tokens(&|_| Fill::Slot))
+                    .contains(&(at + 1))
+            {
                 return Err(SpecError::InvalidDefault {
                     slot: spec.name().to_owned(),
                     reason: "it begins with `-` where the template does not start the argument \
@@ -538,51 +560,31 @@ impl CommandSpec {
                     .map(|((_, stands), &i)| stands[i])
                     .unwrap_or(Stand::Slot)
             };
-            let mut words = Vec::new();
-            for token in self.template.tokens() {
-                let mut word = String::new();
-                let mut dropped = false;
-                for part in token.parts() {
-                    match part {
-                        Part::Literal(text) => word.push_str(text),
-                        Part::Slot(slot) => match stand_of(slot.name()) {
-                            Stand::Slot => {
-                                word.push('<');
-                                word.push_str(slot.name());
-                                word.push('>');
-                            }
-                            Stand::Value(value) => word.push_str(value),
-                            Stand::Absent => dropped = true,
-                        },
-                    }
-                }
-                if !dropped && !word.is_empty() {
-                    words.push(word);
-                }
-            }
-            let variant = words.join(" ");
-            // Enum values are metacharacter-free single words (checked when the spec is
-            // built), so the variant parses; if it does not, the plain check stands.
-            if let Ok(template) = Template::parse(&variant) {
-                if let Err(error) = policy::check_template(&template, freedom, extra) {
-                    let assignment = varying
-                        .iter()
-                        .zip(&choice)
-                        .map(|((spec, stands), &i)| match stands[i] {
-                            Stand::Value(v) => format!("`{}` is `{v}`", spec.name()),
-                            Stand::Absent => format!("`{}` is left out", spec.name()),
-                            Stand::Slot => format!("`{}` is given", spec.name()),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" and ");
-                    let first = varying[0].0.name();
-                    return Err(SpecError::PolicyVariant {
-                        assignment,
-                        variant,
-                        error: Box::new(error),
-                        span: self.slot_span(first),
-                    });
-                }
+            let fill = |name: &str| match stand_of(name) {
+                Stand::Slot => Fill::Slot,
+                Stand::Value(value) => Fill::Text(value),
+                Stand::Absent => Fill::Drop,
+            };
+            // Enum values stand as literal text, whatever they hold: one argv element each.
+            let (template, _) = self.template.substitute(&fill);
+            if let Err(error) = policy::check_template(&template, freedom, extra) {
+                let assignment = varying
+                    .iter()
+                    .zip(&choice)
+                    .map(|((spec, stands), &i)| match stands[i] {
+                        Stand::Value(v) => format!("`{}` is `{v}`", spec.name()),
+                        Stand::Absent => format!("`{}` is left out", spec.name()),
+                        Stand::Slot => format!("`{}` is given", spec.name()),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ");
+                let first = varying[0].0.name();
+                return Err(SpecError::PolicyVariant {
+                    assignment,
+                    variant: template.source().to_owned(),
+                    error: Box::new(error),
+                    span: self.slot_span(first),
+                });
             }
             // The next combination, like an odometer.
             for (digit, (_, stands)) in choice.iter_mut().zip(&varying) {
@@ -694,9 +696,14 @@ impl CommandSpec {
     /// next: the arguments are a JSON object; unknown argument; missing required (`null`
     /// counts as missing for a required slot, and as absent for an optional one); wrong type;
     /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
-    /// [`crate::slot::is_forbidden_char`]), a token beginning with `-` that the author's text
-    /// (the template's literal text or an enum value) does not begin, a path beginning with
-    /// `-`, path confinement (of each path value, and of the whole argument when a path
+    /// [`crate::slot::is_forbidden_char`]: only characters that mislead a reader; spaces,
+    /// quotes and `;|&$<>` are one argv element's text), a token beginning with `-` that the
+    /// author's text (the template's literal text or an enum value) does not begin — unless
+    /// the binary cannot read that token as an option in the command this call makes (the
+    /// separate value of a literal option, a data operand after `--`:
+    /// [`crate::policy::not_option_tokens`]) or the slot is a number whose minimum is
+    /// negative —, a path beginning with `-`, path confinement (an absolute path inside the
+    /// working directory is rendered relative; of each path value, and of the whole argument when a path
     /// slot shares its token with other text: `<path>.txt` and `<path><ext>` name the file
     /// the command opens, so that argument may hold no `..` and must resolve inside the
     /// working directory too; an option prefix such as `--file=` or `-o` is not part of the
@@ -825,8 +832,13 @@ impl CommandSpec {
         // A token may begin with `-` only if the author's text begins it: the template's
         // literal text, or an enum value (skeleton too). What counts is the first non-empty
         // piece of the rendered token, so `<a><b>` with `a` empty and `b` = `-x` is refused,
-        // while `<a>-x` with `a` empty renders the author's own `-x`.
-        for token in self.template.args() {
+        // while `<a>-x` with `a` empty renders the author's own `-x`. Where the template has
+        // already made a leading `-` harmless, a value may begin with it: an integer or number
+        // whose author-set minimum is negative, and a token the binary cannot read as an
+        // option in the command this call makes (the value of a literal option that takes
+        // one, `-e <pattern>`; a data operand after a literal `--`).
+        let mut not_options: Option<Vec<usize>> = None;
+        for (at, token) in self.template.args().iter().enumerate() {
             let Some(text) = token.render(lookup) else {
                 continue;
             };
@@ -843,18 +855,37 @@ impl CommandSpec {
             let Some(Some(culprit)) = leader else {
                 continue;
             };
-            if matches!(
-                self.slot(culprit).map(SlotSpec::kind),
-                Some(SlotKind::Enum(_))
-            ) {
+            let Some(spec) = self.slot(culprit) else {
+                continue;
+            };
+            if matches!(spec.kind(), SlotKind::Enum(_)) || negative_allowed(spec) {
+                continue;
+            }
+            let free = not_options.get_or_insert_with(|| {
+                let texts = &texts;
+                self.not_option_tokens(&move |name: &str| match texts
+                    .iter()
+                    .find(|(spec, _)| spec.name() == name)
+                {
+                    Some((_, None)) => Fill::Drop,
+                    Some((spec, Some(value))) if matches!(spec.kind(), SlotKind::Enum(_)) => {
+                        Fill::Text(value.as_str())
+                    }
+                    _ => Fill::Slot,
+                })
+            });
+            if free.contains(&(at + 1)) {
                 continue;
             }
             return Err(SlotError::new(
                 culprit,
                 format!(
                     "the argument would be `{}`, which begins with `-` and would be read as an \
-                     option; a value here may not begin with `-`: remove the leading `-` (in a \
-                     regex, `[-]` matches a literal dash)",
+                     option; a value here may not begin with `-`. Drop the leading `-` if what \
+                     you need is still found without it (in a regular expression `[-]` matches \
+                     a dash, but a fixed-string search would look for the text `[-]`); a value \
+                     may begin with `-` only where the tool's template reads it as an option's \
+                     value (`-e <pattern>`) or puts `--` before it",
                     crate::slot::shown(&text)
                 ),
             ));
@@ -917,6 +948,22 @@ impl CommandSpec {
         Ok(Argv(self.template.render(value)))
     }
 
+    /// The indices (into the template's tokens) of the tokens that the binary cannot read as
+    /// an option ([`policy::not_option_tokens`]) in the command the template becomes when
+    /// each slot stands as `fill` says (an enum value as its text, a left-out slot dropped).
+    fn not_option_tokens<'v>(&self, fill: &dyn Fn(&str) -> Fill<'v>) -> Vec<usize> {
+        if !policy::reads_arguments(self.template.binary())
+            && !policy::ends_options(self.template.binary())
+        {
+            return Vec::new();
+        }
+        let (variant, index) = self.template.substitute(fill);
+        policy::not_option_tokens(&variant)
+            .into_iter()
+            .map(|i| index[i])
+            .collect()
+    }
+
     /// A call that would pass the type checks, for error messages.
     fn example_call(&self) -> String {
         let fields: Vec<String> = self
@@ -928,6 +975,14 @@ impl CommandSpec {
             .collect();
         format!("{{{}}}", fields.join(", "))
     }
+}
+
+/// Whether a slot's value may begin with `-` wherever it stands: an integer or number slot
+/// whose author-set `minimum` is negative (`--days <days>` with `-7`; in the code form, a
+/// signed field type). A negative number is what the author asked for.
+fn negative_allowed(spec: &SlotSpec) -> bool {
+    matches!(spec.kind(), SlotKind::Integer | SlotKind::Number)
+        && spec.minimum().is_some_and(|min| min < 0.0)
 }
 
 fn placeholder_value(kind: &SlotKind) -> String {

@@ -3,10 +3,11 @@
 //!
 //! A template is tokens separated by ASCII spaces; each token becomes exactly one argv
 //! element. A token may mix literal text and slot placeholders (`<name>`, or `{name}` in the
-//! older style): `sed -n <range>p <path>`, `--max-count=<n>`. The first token is the binary
-//! and is always literal. Literal text never holds a shell metacharacter, a control character
-//! or an invisible (Unicode whitespace or format) character; glob characters are plain text,
-//! since no shell ever sees the argv.
+//! older style): `sed -n <range>p <path>`, `--max-count=<n>`. `{{` and `}}` write a literal
+//! brace, as in Rust's `format!` (`git rev-parse @{{u}}`, `find . -exec wc -l {{}} +`). The
+//! first token is the binary and is always literal. Literal text never holds a shell
+//! metacharacter, a control character or an invisible (Unicode whitespace or format)
+//! character; glob characters are plain text, since no shell ever sees the argv.
 //!
 //! What does *not* live here: which binaries are allowed (see [`crate::policy`]), what a slot
 //! accepts (see [`crate::slot`]), and whether every slot has a spec (see [`crate::spec`]).
@@ -17,6 +18,10 @@
 //! let t = Template::parse("sed -n <range>p <path>").unwrap();
 //! assert_eq!(t.binary(), "sed");
 //! assert_eq!(t.slot_names().collect::<Vec<_>>(), ["range", "path"]);
+//!
+//! let t = Template::parse("git rev-parse --abbrev-ref @{{u}}").unwrap();
+//! assert_eq!(t.tokens()[3].as_literal(), Some("@{u}"));
+//! assert_eq!(t.slot_names().count(), 0);
 //!
 //! let err = Template::parse("grep -rn <pattern> . ; rm -rf /").unwrap_err();
 //! assert_eq!(err.offset(), 21);
@@ -59,6 +64,7 @@ pub enum Part {
 pub struct SlotRef {
     name: String,
     span: Range<usize>,
+    braced: bool,
 }
 
 impl SlotRef {
@@ -70,6 +76,13 @@ impl SlotRef {
     /// The byte range of the whole placeholder, delimiters included, in the template source.
     pub fn span(&self) -> Range<usize> {
         self.span.clone()
+    }
+
+    /// Whether the placeholder was written `{name}` (the older style) rather than `<name>`:
+    /// an error about a slot nobody described can then say that `{{name}}` writes the braces
+    /// as literal text (`git rev-parse @{{u}}`).
+    pub fn is_braced(&self) -> bool {
+        self.braced
     }
 }
 
@@ -173,6 +186,83 @@ impl Template {
     }
 }
 
+/// How a slot stands in a template made by [`Template::substitute`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill<'a> {
+    /// It stays a slot.
+    Slot,
+    /// It is replaced by this literal text (an enum value: the author's text).
+    Text(&'a str),
+    /// It is left out, and its whole token with it.
+    Drop,
+}
+
+impl Template {
+    /// The command this template becomes when some slots take fixed text (an enum value) or
+    /// are left out: what the policy checks for each such combination, and what the option
+    /// reading of [`crate::spec::CommandSpec::render`] uses for one call. The text stands as
+    /// literal text, whatever it holds (one argv element: a space or a brace in it is just a
+    /// character). The result's [`Template::source`] is for messages only (`<name>` for each
+    /// slot, literal text as it reads), and `index` maps each kept token to the index of the
+    /// token it came from.
+    pub(crate) fn substitute<'v>(&self, fill: &dyn Fn(&str) -> Fill<'v>) -> (Template, Vec<usize>) {
+        let mut source = String::new();
+        let mut tokens = Vec::new();
+        let mut index = Vec::new();
+        'tokens: for (at, token) in self.tokens.iter().enumerate() {
+            let mut parts: Vec<Part> = Vec::new();
+            let mut text = String::new();
+            let start = source.len() + usize::from(!source.is_empty());
+            for part in &token.parts {
+                match part {
+                    Part::Literal(lit) => {
+                        text.push_str(lit);
+                        match parts.last_mut() {
+                            Some(Part::Literal(prev)) => prev.push_str(lit),
+                            _ => parts.push(Part::Literal(lit.clone())),
+                        }
+                    }
+                    Part::Slot(slot) => match fill(&slot.name) {
+                        Fill::Drop => continue 'tokens,
+                        Fill::Text(value) => {
+                            text.push_str(value);
+                            match parts.last_mut() {
+                                Some(Part::Literal(prev)) => prev.push_str(value),
+                                _ => parts.push(Part::Literal(value.to_owned())),
+                            }
+                        }
+                        Fill::Slot => {
+                            let from = start + text.len();
+                            text.push('<');
+                            text.push_str(&slot.name);
+                            text.push('>');
+                            parts.push(Part::Slot(SlotRef {
+                                name: slot.name.clone(),
+                                span: from..start + text.len(),
+                                braced: false,
+                            }));
+                        }
+                    },
+                }
+            }
+            parts.retain(|p| !matches!(p, Part::Literal(t) if t.is_empty()));
+            if parts.is_empty() {
+                continue;
+            }
+            if !source.is_empty() {
+                source.push(' ');
+            }
+            source.push_str(&text);
+            tokens.push(Token {
+                parts,
+                span: start..source.len(),
+            });
+            index.push(at);
+        }
+        (Template { source, tokens }, index)
+    }
+}
+
 /// What is wrong with a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TemplateErrorKind {
@@ -252,16 +342,32 @@ impl TemplateError {
                  read differently than it runs; use plain ASCII spaces between tokens",
                 escape(*c)
             ),
+            TemplateErrorKind::UnclosedPlaceholder('{') => {
+                "`{` opens a placeholder that is never closed in this token: write `{{` for a \
+                 literal `{` (as in Rust's `format!`), or `<name>` for a slot"
+                    .into()
+            }
+            TemplateErrorKind::UnopenedPlaceholder('}') => {
+                "`}` closes a placeholder that was never opened: write `}}` for a literal `}` \
+                 (as in Rust's `format!`), or `<name>` for a slot"
+                    .into()
+            }
             TemplateErrorKind::UnclosedPlaceholder(c) => format!(
-                "`{c}` opens a placeholder that is never closed in this token: write `{}name{}`",
+                "`{c}` opens a placeholder that is never closed in this token: write `{}name{}` \
+                 for a slot (`<` and `>` are placeholder delimiters and cannot be literal text)",
                 c,
                 closer(*c)
             ),
             TemplateErrorKind::UnopenedPlaceholder(c) => format!(
-                "`{c}` closes a placeholder that was never opened (`<`, `>`, `{{` and `}}` are \
-                 placeholder delimiters and cannot be literal text): write `{}name{c}` or remove it",
+                "`{c}` closes a placeholder that was never opened (`<` and `>` are placeholder \
+                 delimiters and cannot be literal text): write `{}name{c}` or remove it",
                 opener(*c)
             ),
+            TemplateErrorKind::EmptyPlaceholder if self.source[self.offset..].starts_with('{') => {
+                "empty placeholder: write `{{}}` for a literal `{}` (find's `-exec ... {} +`, \
+                 as in Rust's `format!`), or the slot's name inside, e.g. `<path>`"
+                    .into()
+            }
             TemplateErrorKind::EmptyPlaceholder => {
                 "empty placeholder: write the slot's name inside, e.g. `<path>`".into()
             }
@@ -464,6 +570,11 @@ impl<'a> Parser<'a> {
         while let Some((rel, c)) = chars.next() {
             let at = start + rel;
             match c {
+                // `{{` and `}}` write a literal brace, as in Rust's `format!`.
+                '{' | '}' if chars.peek().is_some_and(|&(_, next)| next == c) => {
+                    chars.next();
+                    literal.push(c);
+                }
                 '<' | '{' => {
                     let close = closer(c);
                     let mut name_end = None;
@@ -505,6 +616,7 @@ impl<'a> Parser<'a> {
                     parts.push(Part::Slot(SlotRef {
                         name: name.to_owned(),
                         span,
+                        braced: c == '{',
                     }));
                 }
                 '>' | '}' => {
@@ -550,7 +662,8 @@ mod tests {
             &[
                 Part::Slot(SlotRef {
                     name: "range".into(),
-                    span: 7..14
+                    span: 7..14,
+                    braced: false,
                 }),
                 Part::Literal("p".into())
             ]
@@ -636,6 +749,48 @@ mod tests {
         assert_eq!(
             kind("ls a\u{200b}"),
             TemplateErrorKind::InvisibleCharacter('\u{200b}')
+        );
+    }
+
+    #[test]
+    fn doubled_braces_are_literal_braces() {
+        let t = Template::parse("find <dir> -exec wc -l {{}} + @{{u}} {{{{ }}}} {{<x>}}").unwrap();
+        let lits: Vec<Option<&str>> = t.tokens().iter().map(Token::as_literal).collect();
+        assert_eq!(
+            lits,
+            [
+                Some("find"),
+                None,
+                Some("-exec"),
+                Some("wc"),
+                Some("-l"),
+                Some("{}"),
+                Some("+"),
+                Some("@{u}"),
+                Some("{{"),
+                Some("}}"),
+                None
+            ]
+        );
+        assert_eq!(t.slot_names().collect::<Vec<_>>(), ["dir", "x"]);
+        let argv = t.render(|_| Some("v"));
+        assert_eq!(argv[10], "{v}");
+        // `{{{x}}}` is a brace, the slot, a brace (as in `format!`).
+        let t = Template::parse("echo {{{x}}}").unwrap();
+        assert_eq!(t.render(|_| Some("v"))[1], "{v}");
+        // A lone brace points at the escape.
+        for src in ["git rev-parse @{u", "find . -exec wc -l {} +", "echo a}b"] {
+            let e = Template::parse(src).unwrap_err();
+            assert!(
+                e.message().contains("{{") || e.message().contains("}}"),
+                "{src}: {e}"
+            );
+        }
+        assert!(
+            !Template::parse("ls <>")
+                .unwrap_err()
+                .message()
+                .contains("{{")
         );
     }
 

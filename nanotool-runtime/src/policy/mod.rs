@@ -50,9 +50,12 @@
 //! subcommand; rsync's may be remote). Interpreters (python*, node, deno, bun, perl, ruby, php, lua, awk and kin,
 //! sed, R, Tcl, expect, osascript, julia, java, dc, m4, gnuplot, sqlite3, psql, mysql),
 //! editors, pagers and debuggers that run commands (vim, emacs, less, man, gdb, lldb), and
-//! grep (only for `-R`), launchers (find, git, tar, rsync, sort, rg, zip, tcpdump, make, cmake, and the wrappers
-//! timeout, nice, ionice, stdbuf, taskset, chrt, prlimit, flock, time, strace, ltrace,
-//! fakeroot, xvfb-run, valgrind...). `jq` is deliberately absent: its filters cannot run a
+//! grep (only for `-R`), launchers (find, fd, git, tar, rsync, sort, rg, zip, tcpdump, make,
+//! cmake, and the wrappers timeout, nice, ionice, stdbuf, taskset, chrt, prlimit, flock, time,
+//! strace, ltrace, fakeroot, xvfb-run, valgrind, sshpass, ssh-agent, firejail, bwrap, entr...),
+//! package and task runners (npx and kin, npm, pnpm, yarn, just, go-task, hyperfine,
+//! watchexec, concurrently, nodemon), and cargo and go (`--config`, `-exec`). The common
+//! getopt tools (cat, wc, head, diff, ...) are listed only for where `--` ends their options. `jq` is deliberately absent: its filters cannot run a
 //! command.
 //!
 //! # How a command is read
@@ -81,13 +84,16 @@
 //! - **A slot where an option could be**: a token whose literal text begins with `-` and
 //!   whose option name holds a slot (`-<flags>`, `-I<x>`, `--<opt>=1`) is a site: the model
 //!   would choose the option, `-c` included; and the token after it may be that option's
-//!   value, so it is a site too. A token that *begins* with a slot is an operand: DESIGN §3
-//!   never lets a free value begin with `-`. A constrained slot there (an enum whose values
+//!   value, so it is a site too. A token that *begins* with a slot is an operand: the
+//!   validator ([`crate::spec::CommandSpec::render`]) lets a free value begin with `-` only
+//!   where this scanner itself reads no option ([`not_option_tokens`]: an option's separate
+//!   value, a data operand after a `--` that ends the options) and for a number whose minimum
+//!   is negative (a constrained slot). A constrained slot there (an enum whose values
 //!   are options, like `ls <mode> .`) is the author's own text: the policy does not see enum
 //!   values, so `python3 <mode> <x>` with `mode` ∈ {`-c`} is the author's code entry.
 //! - **`+command`** (less, vim and kin): a `+cmd` token is a command run at start
-//!   (`less +!cmd`), and so is an operand that begins with a slot, since DESIGN §3 keeps a
-//!   value from beginning with `-` but not with `+`: `less <file>` needs a `path` slot
+//!   (`less +!cmd`), and so is an operand that begins with a slot, since the validator keeps
+//!   a value from beginning with `-` there but not with `+`: `less <file>` needs a `path` slot
 //!   (rendered `./...`, never `+`), a constrained one, or `less -- <file>`.
 //! - **Remote names** (`tar -f`, rsync's operands): a `:` before any `/` names another
 //!   machine, reached through a remote shell. A slot standing before the value's first `/`
@@ -134,7 +140,7 @@ pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
 pub enum SlotFreedom {
     /// A free string: it could carry anything.
     Free,
-    /// A `path`: it names any file, but is always rendered `./relative` or `.` (DESIGN §3).
+    /// A `path`: it names any file, but is always rendered `./relative` or `.`.
     /// It may stand where the only danger is how the value is spelled — a `+command` operand
     /// (`less <file>`: never `+cmd`), a `host:file` name (`tar -f <archive>`: never a `:`
     /// before its `/`) — but not where the file's *content* is code (`python3 <script>`,
@@ -491,9 +497,43 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
 /// assert!(reads_arguments("python3"));
 /// assert!(reads_arguments("/usr/bin/timeout"));
 /// assert!(!reads_arguments("wc"));
+/// assert!(!reads_arguments("jq"));
 /// ```
 pub fn reads_arguments(binary: &str) -> bool {
-    tables::entry_for(&name_forms(binary)).is_some()
+    tables::entry_for(&name_forms(binary)).is_some_and(|entry| !entry.reads_only_dashdash())
+}
+
+/// The indices (into [`Template::tokens`]) of the tokens that the binary cannot read as an
+/// option, whatever they hold, so a value there may begin with `-`: the separate value of a
+/// literal option that the binary's entry lists as taking one (`grep -rn -C 2 -e <pattern>`,
+/// `git grep -n -e <pattern>`, `git log -S <text>`), and a data operand after a literal `--`
+/// of a binary whose entry says `--` ends its options (`git log -- <path>`; never find's
+/// expressions). A binary outside the tables has none.
+///
+/// ```
+/// use nanotool_runtime::policy::not_option_tokens;
+/// use nanotool_runtime::template::Template;
+///
+/// let t = |s: &str| not_option_tokens(&Template::parse(s).unwrap());
+/// assert_eq!(t("grep -rn -C 2 -e <pattern> ."), [3, 5]);
+/// assert_eq!(t("git grep -n -e <pattern>"), [4]);
+/// assert_eq!(t("grep -F <text> ."), Vec::<usize>::new());
+/// assert_eq!(t("git log --oneline -- <path>"), [4]);
+/// assert_eq!(t("find -- <dir> -name x"), [4]);
+/// ```
+pub fn not_option_tokens(template: &Template) -> Vec<usize> {
+    let mut scanner = Scanner::new(&[]);
+    scanner.command(&Word::from_template(template), 0);
+    let mut tokens = scanner.not_options;
+    tokens.sort_unstable();
+    tokens.dedup();
+    tokens
+}
+
+/// Whether the binary's entry says a literal `--` ends its options (see
+/// [`not_option_tokens`]); `false` for a binary outside the tables.
+pub fn ends_options(binary: &str) -> bool {
+    tables::entry_for(&name_forms(binary)).is_some_and(|entry| entry.dashdash)
 }
 
 fn scan_template(template: &Template, extra: &[String]) -> Vec<scan::Hit> {

@@ -37,7 +37,12 @@ pub(crate) struct Word {
     items: Vec<Item>,
     slots: Vec<(String, Range<usize>)>,
     span: Option<Range<usize>>,
+    /// The token as written in the template (for messages), or the argument.
     text: String,
+    /// The token's literal text, when it holds no slot (`{{}}` in a template reads `{}`).
+    lit: Option<String>,
+    /// The token's index in the template or argv.
+    index: usize,
 }
 
 impl Word {
@@ -46,7 +51,8 @@ impl Word {
         template
             .tokens()
             .iter()
-            .map(|token| {
+            .enumerate()
+            .map(|(index, token)| {
                 let mut items = Vec::new();
                 let mut slots = Vec::new();
                 for part in token.parts() {
@@ -62,7 +68,9 @@ impl Word {
                     items,
                     slots,
                     text: source[token.span()].to_owned(),
+                    lit: token.as_literal().map(str::to_owned),
                     span: Some(token.span()),
+                    index,
                 }
             })
             .collect()
@@ -70,17 +78,20 @@ impl Word {
 
     pub(crate) fn from_argv(argv: &[String]) -> Vec<Word> {
         argv.iter()
-            .map(|arg| Word {
+            .enumerate()
+            .map(|(index, arg)| Word {
                 items: arg.chars().map(Item::Ch).collect(),
                 slots: Vec::new(),
                 span: None,
                 text: arg.clone(),
+                lit: Some(arg.clone()),
+                index,
             })
             .collect()
     }
 
     pub(crate) fn literal(&self) -> Option<&str> {
-        self.slots.is_empty().then_some(self.text.as_str())
+        self.lit.as_deref()
     }
 
     /// The literal text before the first slot.
@@ -166,6 +177,11 @@ pub(crate) const MAX_DEPTH: usize = 8;
 pub(crate) struct Scanner<'a> {
     extra: &'a [String],
     pub hits: Vec<Hit>,
+    /// The indices of the words that cannot be read as an option whatever they hold: the
+    /// separate value of a literal option the table lists as taking one (`grep -e X`), and
+    /// a data operand after a literal `--` of a binary whose entry says `--` ends its
+    /// options (`git log -- X`).
+    pub not_options: Vec<usize>,
 }
 
 impl<'a> Scanner<'a> {
@@ -173,6 +189,7 @@ impl<'a> Scanner<'a> {
         Scanner {
             extra,
             hits: Vec::new(),
+            not_options: Vec::new(),
         }
     }
 
@@ -184,6 +201,15 @@ impl<'a> Scanner<'a> {
         let Some(entry) = tables::entry_for(&name_forms(binary)) else {
             return;
         };
+        if entry.reads_only_dashdash() {
+            // Only where the options end matters: every argument after the first literal
+            // `--` is an operand.
+            if let Some(end) = words[1..].iter().position(|w| w.literal() == Some("--")) {
+                self.not_options
+                    .extend(words[end + 2..].iter().map(|w| w.index));
+            }
+            return;
+        }
         let cx = Cx {
             binary: binary_label(binary),
             entry,
@@ -365,7 +391,7 @@ impl<'a> Scanner<'a> {
         let mut program_done = false;
         while i < words.len() {
             let word = &words[i];
-            if !ended && word.literal() == Some("--") {
+            if !ended && cx.entry.dashdash && word.literal() == Some("--") {
                 ended = true;
                 ambiguous = false;
                 i += 1;
@@ -412,7 +438,7 @@ impl<'a> Scanner<'a> {
                 && word.lit_prefix().is_empty()
                 && !word.slots.is_empty()
             {
-                // DESIGN §3 keeps a value from beginning with `-`, not with `+`; a path value
+                // The validator keeps a value from beginning with `-` here, not with `+`; a path value
                 // begins with `.`, so it is harmless here.
                 self.push(
                     cx,
@@ -436,7 +462,11 @@ impl<'a> Scanner<'a> {
                 );
             }
             match *operands {
-                Operands::Data => {}
+                Operands::Data => {
+                    if ended {
+                        self.not_options.push(word.index);
+                    }
+                }
                 Operands::Program(why) => {
                     if !code_given && !program_done {
                         if permute {
@@ -693,7 +723,7 @@ impl<'a> Scanner<'a> {
         }
         let mut values = 0;
         let mut code = false;
-        for c in word.text.chars() {
+        for c in word.literal().unwrap_or_default().chars() {
             let Some(opt) = lookup_short(opts, c) else {
                 continue;
             };
@@ -777,6 +807,9 @@ impl<'a> Scanner<'a> {
                     }
                 }
                 (None, Some(next)) => {
+                    if word.literal().is_some() && cx.entry.hyphen_values {
+                        self.not_options.push(next.index);
+                    }
                     let code = self.role_hit(cx, opt, Some((next, &next.items)), &words[i..i + 2]);
                     Step {
                         consumed: 2,

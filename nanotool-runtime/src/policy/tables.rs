@@ -60,6 +60,26 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("screen", "sh"),
     ("parallel", "xargs"),
     ("pee", "sh"),
+    // Multiplexers and detachers, like `tmux`: they start a shell or run a command line
+    // detached from the kernel's process group.
+    ("byobu", "sh"),
+    ("zellij", "sh"),
+    ("dtach", "sh"),
+    ("abduco", "sh"),
+    // `watch` clones: they run their operands through `sh -c`.
+    ("viddy", "sh"),
+    ("hwatch", "sh"),
+    // Remote shells, like `ssh`: they join their operands into a command line another machine's
+    // shell runs.
+    ("rsh", "ssh"),
+    ("rlogin", "ssh"),
+    ("rexec", "ssh"),
+    ("slogin", "ssh"),
+    ("autossh", "ssh"),
+    ("mosh", "ssh"),
+    ("dbclient", "ssh"),
+    ("plink", "ssh"),
+    ("rcp", "scp"),
     // Like `env`: run a command with an environment read from files or flags (`LD_PRELOAD`).
     ("envdir", "env"),
     ("chpst", "env"),
@@ -159,10 +179,12 @@ pub enum Role {
     /// a value with such a `:`; in a template a slot that could put the `:` there must be
     /// constrained or a `path` (rendered `./...` or `.`, it never does).
     Remote,
-    /// A flag that makes the binary only read its program, not run it: a syntax check
-    /// (`node --check`, `ruby -c`, `php -l`; not `perl -c`, which runs `BEGIN` blocks). Like
-    /// [`Role::Code`] it means the first operand is not the program run; it is matched only
-    /// when written in full (never as an abbreviation).
+    /// A flag after which the first operand is not a program the binary runs as given: a
+    /// syntax check that only reads the program (`node --check`, `ruby -c`, `php -l`; not
+    /// `perl -c`, which runs `BEGIN` blocks), or a test-runner mode whose operands name the
+    /// test files to run, as `pytest <path>` and `go test` do (`node --test`). Like
+    /// [`Role::Code`] it means the first operand is not the program; it is matched only when
+    /// written in full (never as an abbreviation).
     Check,
 }
 
@@ -268,6 +290,17 @@ pub struct Entry {
     /// names another machine (`rsync src host:dst`, `host::module`, `rsync://host/...`); the
     /// text says what such an operand is, for messages.
     pub remote_operands: Option<&'static str>,
+    /// A literal `--` ends the options: every later argument is an operand, even one that
+    /// begins with `-` (GNU getopt, clap, git). `false` for an expression language such as
+    /// find's, where `--` only ends the options before the starting points and `-delete` after
+    /// them is still an expression. A value standing after such a `--` as a data operand may
+    /// begin with `-` (`git log -- <path>`, `grep -e x -- <file>`).
+    pub dashdash: bool,
+    /// An option that takes a value takes the next argument even when it begins with `-`
+    /// (GNU getopt, git, find, Go's flag package). `false` (the default) where the parser may
+    /// read such an argument as an option instead (clap and yargs-style parsers) or where it
+    /// is not known to take it: a value there may not begin with `-`.
+    pub hyphen_values: bool,
 }
 
 const BASE: Entry = Entry {
@@ -283,6 +316,8 @@ const BASE: Entry = Entry {
     attached_values: true,
     exec_program_ok: None,
     remote_operands: None,
+    dashdash: true,
+    hyphen_values: false,
 };
 
 const fn code(name: &'static str, why: &'static str) -> Opt {
@@ -347,6 +382,15 @@ const fn check(name: &'static str) -> Opt {
         arity: Arity::Flag,
         role: Role::Check,
         why: "it only checks the program's syntax: the program is read, not run",
+    }
+}
+const fn test_runner(name: &'static str) -> Opt {
+    Opt {
+        name,
+        arity: Arity::Flag,
+        role: Role::Check,
+        why: "it runs the test files its operands name, as a test runner does (`pytest <path>`): \
+              no operand is a program given to run",
     }
 }
 const fn val(name: &'static str) -> Opt {
@@ -453,7 +497,7 @@ const NODE_OPTS: &[Opt] = &[
     flag("--throw-deprecation"),
     flag("--pending-deprecation"),
     flag("--preserve-symlinks"),
-    flag("--test"),
+    test_runner("--test"),
     flag("--watch"),
     check("-c"),
     check("--check"),
@@ -507,9 +551,7 @@ const DENO_SUBS: &[Sub] = &[
         operands: Operands::Program("the code deno evaluates"),
     },
     Sub {
-        names: &[
-            "run", "serve", "test", "bench", "x", "install", "compile", "jupyter",
-        ],
+        names: &["run", "serve", "x", "install", "compile", "jupyter"],
         options: &[DENO_RUN_OPTS],
         operands: Operands::Program("the script deno runs"),
     },
@@ -526,7 +568,10 @@ const DENO_SUBS: &[Sub] = &[
         ),
     },
     Sub {
+        // `test` and `bench` run the test files their operands name, like `pytest <path>`.
         names: &[
+            "test",
+            "bench",
             "fmt",
             "lint",
             "check",
@@ -577,7 +622,11 @@ const BUN_SUBS: &[Sub] = &[
     Sub {
         names: &["run"],
         options: &[BUN_OPTS],
-        operands: Operands::Program("the script or package.json script bun runs"),
+        // `bun run <script> <arg>` appends the argument to a package.json script's shell
+        // command line: every operand is code.
+        operands: Operands::AllCode(
+            "a script or package.json script bun runs, or an argument appended to the script's shell command line",
+        ),
     },
     Sub {
         names: &["x"],
@@ -605,6 +654,87 @@ const BUN_SUBS: &[Sub] = &[
     },
 ];
 const PACKAGE_RUNNER: &str = "the package that is downloaded and run";
+/// npx, bunx, pnpx and uvx (npm exec, bun x, pnpm dlx, uv tool run): the options that take a
+/// value or run code, and the common flags, so that a flag before the package does not make
+/// the scanner read the package as a maybe-value and an argument as the package.
+const PACKAGE_RUNNER_OPTS: &[Opt] = &[
+    code("-c", SHELL_CMD),
+    code("--call", SHELL_CMD),
+    code("--shell", "the shell npx runs a `--call` command line with"),
+    load(
+        "-p",
+        "a package to install (npx) or the Python to run (uvx): its code runs",
+    ),
+    load("--package", "a package to install, whose binaries may run"),
+    load(
+        "--from",
+        "the package uvx installs and runs the command from",
+    ),
+    load("--with", "an extra package uvx installs beside the command"),
+    load("--python", "the Python interpreter uvx runs"),
+    load("--node-options", "node options, which can preload code"),
+    load(
+        "--userconfig",
+        "an npmrc, whose settings (`script-shell`, `node-options`) run code",
+    ),
+    val("--registry"),
+    val("--cache"),
+    val("-w"),
+    val("--workspace"),
+    val("--index-url"),
+    val("--extra-index-url"),
+    flag("-y"),
+    flag("--yes"),
+    flag("--no"),
+    flag("--no-install"),
+    flag("--ignore-existing"),
+    flag("-q"),
+    flag("--quiet"),
+    flag("--silent"),
+    flag("--prefer-offline"),
+    flag("--prefer-online"),
+    flag("--offline"),
+    flag("--bun"),
+];
+/// npm, pnpm and yarn: package runners, and package.json scripts run through a shell.
+const NPM_SCRIPT: &str =
+    "a package.json script name, or an argument appended to the script's shell command line";
+const NPM_SUBS: &[Sub] = &[
+    Sub {
+        names: &["exec", "x", "dlx"],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::Program(PACKAGE_RUNNER),
+    },
+    Sub {
+        names: &[
+            "run",
+            "run-script",
+            "rum",
+            "urn",
+            "test",
+            "t",
+            "tst",
+            "start",
+            "stop",
+            "restart",
+        ],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::AllCode(NPM_SCRIPT),
+    },
+    Sub {
+        names: &["install", "i", "add", "update", "up", "upgrade"],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::AllCode("a package to install, whose install scripts run"),
+    },
+    Sub {
+        names: &["explore"],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::CodeAfter {
+            skip: 1,
+            why: "a command line npm runs through a shell in the package's folder",
+        },
+    },
+];
 
 // --- Perl, Ruby, PHP, Lua ----------------------------------------------------------------------
 const PERL_OPTS: &[Opt] = &[
@@ -966,6 +1096,12 @@ const VIM_OPTS: &[Opt] = &[
     code("-u", "a vimrc vim runs"),
     code("-U", "a gvimrc vim runs"),
     code("-s", "a script of commands vim replays"),
+    code(
+        "--remote-send",
+        "keys sent to a running vim, which can run Ex commands",
+    ),
+    code("--remote-expr", "an expression a running vim evaluates"),
+    val("--servername"),
     eff("-w", Arity::Next, WRITES),
     eff("-W", Arity::Next, WRITES),
     val("-i"),
@@ -974,7 +1110,24 @@ const VIM_OPTS: &[Opt] = &[
     val("-q"),
     val("-r"),
 ];
+/// Neovim adds `-l` (a Lua script it runs) to vim's options.
+const NVIM_OPTS: &[Opt] = &[
+    code("-l", "a Lua script nvim runs"),
+    code("--listen", "an address nvim listens on for commands"),
+    val("--server"),
+];
 const EMACS_OPTS: &[Opt] = &[
+    // Emacs takes its long options with one dash or two: `-eval` is `--eval`.
+    code("-eval", "Lisp code emacs evaluates"),
+    code("--execute", "Lisp code emacs evaluates"),
+    code("-execute", "Lisp code emacs evaluates"),
+    code("-load", "a Lisp file emacs loads"),
+    code("-funcall", "a Lisp function emacs calls"),
+    code("-script", "a Lisp file emacs runs"),
+    code(
+        "-directory",
+        "a folder emacs loads Lisp libraries from, before its own",
+    ),
     code("--eval", "Lisp code emacs evaluates"),
     code("-l", "a Lisp file emacs loads"),
     code("--load", "a Lisp file emacs loads"),
@@ -982,15 +1135,39 @@ const EMACS_OPTS: &[Opt] = &[
     code("--funcall", "a Lisp function emacs calls"),
     code("--script", "a Lisp file emacs runs"),
     code("-x", "a Lisp file emacs runs"),
-    val("-L"),
-    val("--directory"),
+    load("-L", LOAD_PATH),
+    load("--directory", LOAD_PATH),
     val("--chdir"),
     val("-t"),
     val("--terminal"),
     val("-d"),
     val("--display"),
 ];
+const NANO_OPTS: &[Opt] = &[
+    code("-s", "the spell-checker program nano runs"),
+    code("--speller", "the spell-checker program nano runs"),
+    load("-f", "a nanorc, which can name programs nano runs"),
+    load("--rcfile", "a nanorc, which can name programs nano runs"),
+    val("-T"),
+    val("--tabsize"),
+    val("-Y"),
+    val("--syntax"),
+    val("-o"),
+    val("--operatingdir"),
+    val("-r"),
+    val("--fill"),
+    val("-X"),
+    val("--wordchars"),
+    val("-Q"),
+    val("--quotestr"),
+    val("-C"),
+    val("--backupdir"),
+];
 const LESS_OPTS: &[Opt] = &[
+    code(
+        "--lesskey-content",
+        "lesskey text, which binds keys to shell commands",
+    ),
     code("-k", "a lesskey file, which binds keys to shell commands"),
     code(
         "--lesskey-file",
@@ -1401,6 +1578,41 @@ const GIT_SUBS: &[Sub] = &[
         },
     },
     Sub {
+        names: &["log", "show", "whatchanged", "shortlog"],
+        options: &[GIT_LOG_OPTS, GIT_COMMON_OPTS],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["send-email"],
+        options: &[
+            &[
+                code("--to-cmd", SHELL_CMD),
+                code("--cc-cmd", SHELL_CMD),
+                code("--header-cmd", SHELL_CMD),
+                code("--sendmail-cmd", SHELL_CMD),
+                code(
+                    "--smtp-server",
+                    "the SMTP server, or a program git runs to send mail",
+                ),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
+        names: &["instaweb"],
+        options: &[
+            &[
+                code("--httpd", "the web server command git runs"),
+                code("-d", "the web server command git runs"),
+                code("--browser", "the browser command git runs"),
+                code("-b", "the browser command git runs"),
+            ],
+            GIT_COMMON_OPTS,
+        ],
+        operands: Operands::Data,
+    },
+    Sub {
         names: &["bisect"],
         options: &[GIT_COMMON_OPTS],
         operands: Operands::Subcommands {
@@ -1436,6 +1648,22 @@ const GIT_SUBS: &[Sub] = &[
             slot_is_data: false,
         },
     },
+];
+/// `git log`, `show`, `whatchanged`, `shortlog`: the options that take the next argument as
+/// their value, so that a value there may begin with `-` (`git log -S <text>` for `--locked`).
+const GIT_LOG_OPTS: &[Opt] = &[
+    val("-S"),
+    val("-G"),
+    val("-n"),
+    val("--max-count"),
+    val("--skip"),
+    val("--grep"),
+    val("--author"),
+    val("--committer"),
+    val("--since"),
+    val("--after"),
+    val("--until"),
+    val("--before"),
 ];
 const GIT_OTHER: Sub = Sub {
     names: &[],
@@ -1744,7 +1972,10 @@ const CMAKE_OPTS: &[Opt] = &[
         "a command-mode tool, some of which run commands (`cmake -E env`)",
     ),
     code("-C", "an initial cache script cmake runs"),
-    val("-D"),
+    load(
+        "-D",
+        "a cache variable; some (`CMAKE_PROJECT_INCLUDE`, `CMAKE_C_COMPILER_LAUNCHER`) load code or name programs cmake runs",
+    ),
     val("-U"),
     val("-S"),
     val("-B"),
@@ -1849,7 +2080,14 @@ const FAKEROOT_OPTS: &[Opt] = &[
 ];
 const XVFB_RUN_OPTS: &[Opt] = &[
     val("-n"),
-    val("-s"),
+    code(
+        "-s",
+        "arguments xvfb-run splits into words for the X server it starts",
+    ),
+    code(
+        "--server-args",
+        "arguments xvfb-run splits into words for the X server it starts",
+    ),
     val("-f"),
     val("-e"),
     val("-p"),
@@ -1858,13 +2096,14 @@ const XVFB_RUN_OPTS: &[Opt] = &[
 
 /// The code-entry table (DESIGN §4): every binary that runs code through an option or an
 /// operand, plus a few whose options reach outside the working directory where ExecTool's
-/// layer 4 cannot see it (`grep -R`). A binary that is not here (`wc`, `cat`, `ls`, `head`,
-/// `jq`: none of them can run a command) has no code-entry site.
+/// layer 4 cannot see it (`grep -R`). A binary that is not here (`jq`, `cp`: none of them can
+/// run a command) has no code-entry site, and neither has one of the getopt tools listed at
+/// the end (`wc`, `cat`, `ls`, `head`, ...) only for where a literal `--` ends their options.
 ///
-/// Deliberately absent: `jq` (its filters cannot run commands), `ed` (its commands come from
-/// stdin, which the kernel closes), `ls` (`ls -RL` would list names through a symbolic link,
-/// but never a file's content, and `ls -<flags>` with a free slot must keep working), `cp`,
-/// `du`, `wc` (ExecTool leaves their symlink and `--files0-from` options alone: see
+/// Deliberately without sites: `jq` (its filters cannot run commands), `ed` (its commands come
+/// from stdin, which the kernel closes), `ls` (`ls -RL` would list names through a symbolic
+/// link, but never a file's content, and `ls -<flags>` with a free slot must keep working),
+/// `cp`, `du`, `wc` (ExecTool leaves their symlink and `--files0-from` options alone: see
 /// docs/DECISIONS.md). `grep` is here only for `-R`: `-f` reads patterns, not code. Denied
 /// binaries (`env`, `xargs`, `nohup`, shells, `busybox`) need no entry: they never run.
 pub const CODE_ENTRY: &[Entry] = &[
@@ -1873,6 +2112,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[PYTHON_OPTS],
         operands: Operands::Program(SCRIPT),
         stop_after_code: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -1882,6 +2122,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SCRIPT),
         complete: false,
         attached_values: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1894,6 +2135,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1906,12 +2148,50 @@ pub const CODE_ENTRY: &[Entry] = &[
             slot_is_data: false,
         },
         complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
         names: &["npx", "bunx", "pnpx", "uvx"],
+        options: &[PACKAGE_RUNNER_OPTS],
         operands: Operands::Program(PACKAGE_RUNNER),
         complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["npm", "pnpm"],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::Subcommands {
+            subs: NPM_SUBS,
+            other: Some(&Sub {
+                names: &[],
+                options: &[PACKAGE_RUNNER_OPTS],
+                operands: Operands::Data,
+            }),
+            why: "the npm subcommand (`exec` runs a package, `run` a script)",
+            slot_is_data: false,
+        },
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        // yarn runs a package.json script for any name that is not one of its own commands.
+        names: &["yarn"],
+        options: &[PACKAGE_RUNNER_OPTS],
+        operands: Operands::Subcommands {
+            subs: NPM_SUBS,
+            other: Some(&Sub {
+                names: &[],
+                options: &[PACKAGE_RUNNER_OPTS],
+                operands: Operands::AllCode(NPM_SCRIPT),
+            }),
+            why: "the yarn command or package.json script",
+            slot_is_data: false,
+        },
+        complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1959,6 +2239,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(SED_SCRIPT),
         permute: true,
         exec_program_ok: Some(is_sed_print_script),
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -1978,6 +2259,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[TCL_OPTS],
         operands: Operands::Program(SCRIPT),
         long_only: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1990,6 +2272,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["osascript"],
         options: &[OSASCRIPT_OPTS],
         operands: Operands::Program(SCRIPT),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -1997,6 +2280,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[JULIA_OPTS],
         operands: Operands::Program(SCRIPT),
         complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2005,12 +2289,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Program(JAVA_PROGRAM),
         long_only: true,
         complete: false,
+        dashdash: false,
         ..BASE
     },
     Entry {
         names: &["dc"],
         options: &[DC_OPTS],
         operands: Operands::AllCode("a file of dc code; its `!` command runs a shell command"),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2018,12 +2304,14 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[M4_OPTS],
         operands: Operands::AllCode("m4 input, whose `syscmd` runs shell commands"),
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["gnuplot"],
         options: &[GNUPLOT_OPTS],
         operands: Operands::AllCode("a gnuplot script (`system` and `!` run shell commands)"),
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2035,33 +2323,49 @@ pub const CODE_ENTRY: &[Entry] = &[
         },
         long_only: true,
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
         names: &["psql"],
         options: &[PSQL_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["mysql", "mariadb"],
         options: &[MYSQL_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
-        names: &[
-            "vim", "vi", "nvim", "view", "ex", "vimdiff", "gvim", "rvim", "evim",
-        ],
+        names: &["vim", "vi", "view", "ex", "vimdiff", "gvim", "rvim", "evim"],
         options: &[VIM_OPTS],
         plus_code: true,
         permute: true,
         ..BASE
     },
     Entry {
+        names: &["nvim"],
+        options: &[NVIM_OPTS, VIM_OPTS],
+        plus_code: true,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["nano", "rnano"],
+        options: &[NANO_OPTS],
+        permute: true,
+        hyphen_values: true,
+        ..BASE
+    },
+    Entry {
         names: &["emacs"],
         options: &[EMACS_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
@@ -2075,6 +2379,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["man"],
         options: &[MAN_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2082,6 +2387,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[GDB_OPTS],
         long_only: true,
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2094,6 +2400,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["grep", "egrep", "fgrep", "rgrep", "ggrep"],
         options: &[GREP_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2101,6 +2408,8 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[FIND_OPTS],
         long_only: true,
         permute: true,
+        dashdash: false,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2114,6 +2423,7 @@ pub const CODE_ENTRY: &[Entry] = &[
             why: "the git subcommand (an alias can be `!cmd`)",
             slot_is_data: false,
         },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2121,6 +2431,7 @@ pub const CODE_ENTRY: &[Entry] = &[
         options: &[TAR_OPTS],
         permute: true,
         old_bundle: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2134,24 +2445,28 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["sort", "gsort"],
         options: &[SORT_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["rg"],
         options: &[RG_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["zip"],
         options: &[ZIP_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     Entry {
         names: &["tcpdump"],
         options: &[TCPDUMP_OPTS],
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2162,12 +2477,14 @@ pub const CODE_ENTRY: &[Entry] = &[
             "a make operand, which may be a variable assignment (`SHELL=...`) that changes the commands make runs",
         ),
         permute: true,
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["cmake"],
         options: &[CMAKE_OPTS],
         permute: true,
+        dashdash: false,
         ..BASE
     },
     // Wrappers: the command they run is checked in its turn.
@@ -2175,24 +2492,28 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["timeout", "gtimeout"],
         options: &[TIMEOUT_OPTS],
         operands: Operands::Command { skip: 1 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["nice"],
         options: &[NICE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["ionice"],
         options: &[IONICE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["stdbuf"],
         options: &[STDBUF_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2205,30 +2526,35 @@ pub const CODE_ENTRY: &[Entry] = &[
         names: &["prlimit"],
         options: &[PRLIMIT_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["flock"],
         options: &[FLOCK_OPTS],
         operands: Operands::Command { skip: 1 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["time"],
         options: &[TIME_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["strace"],
         options: &[STRACE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
         names: &["ltrace"],
         options: &[LTRACE_OPTS],
         operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
         ..BASE
     },
     Entry {
@@ -2245,7 +2571,6 @@ pub const CODE_ENTRY: &[Entry] = &[
     },
     Entry {
         names: &[
-            "valgrind",
             "unbuffer",
             "catchsegv",
             "eatmydata",
@@ -2260,7 +2585,400 @@ pub const CODE_ENTRY: &[Entry] = &[
         operands: Operands::Command { skip: 0 },
         ..BASE
     },
+    Entry {
+        names: &["valgrind"],
+        options: &[VALGRIND_OPTS],
+        operands: Operands::Command { skip: 0 },
+        long_only: true,
+        ..BASE
+    },
+    Entry {
+        names: &["sshpass"],
+        options: &[&[val("-p"), val("-f"), val("-d"), val("-P")]],
+        operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
+        ..BASE
+    },
+    Entry {
+        names: &["ssh-agent"],
+        options: &[&[val("-a"), val("-E"), val("-t"), val("-P"), val("-O")]],
+        operands: Operands::Command { skip: 0 },
+        hyphen_values: true,
+        ..BASE
+    },
+    Entry {
+        names: &["dbus-run-session"],
+        options: &[&[
+            val("--config-file"),
+            code(
+                "--dbus-daemon",
+                "the bus daemon program dbus-run-session runs",
+            ),
+        ]],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        // Sandboxes run the command they are given: it is checked in its turn. Their options
+        // are many; a token after an unknown one is judged both as its value and as the command.
+        names: &["firejail", "bwrap"],
+        options: &[&[
+            val("--bind"),
+            val("--ro-bind"),
+            val("--dev-bind"),
+            val("--chdir"),
+            val("--setenv"),
+            val("--unsetenv"),
+            val("--tmpfs"),
+            val("--symlink"),
+            val("--proc"),
+            val("--dev"),
+            val("--uid"),
+            val("--gid"),
+            val("--hostname"),
+            val("--profile"),
+        ]],
+        operands: Operands::Command { skip: 0 },
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        // `faketime TIMESTAMP CMD ARGS`.
+        names: &["faketime"],
+        options: &[&[val("-m"), val("-f"), val("-p")]],
+        operands: Operands::Command { skip: 1 },
+        ..BASE
+    },
+    Entry {
+        // `entr [-s] CMD ARGS`: with `-s` the command is run through a shell.
+        names: &["entr"],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["fd", "fdfind"],
+        options: &[FD_OPTS],
+        permute: true,
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        // Benchmarks and runners whose operands are command lines run through a shell.
+        names: &["hyperfine"],
+        options: &[HYPERFINE_OPTS],
+        operands: Operands::AllCode("a command line hyperfine runs through a shell"),
+        permute: true,
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["watchexec"],
+        options: &[WATCHEXEC_OPTS],
+        operands: Operands::AllCode("the command line watchexec runs through a shell"),
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["concurrently"],
+        options: &[&[
+            val("-n"),
+            val("--names"),
+            val("-c"),
+            val("--prefix-colors"),
+            val("-p"),
+            val("--prefix"),
+            val("-k"),
+            val("--success"),
+        ]],
+        operands: Operands::AllCode("a command line concurrently runs through a shell"),
+        permute: true,
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["nodemon"],
+        options: &[&[
+            code("-x", "the command nodemon runs instead of node"),
+            code("--exec", "the command nodemon runs instead of node"),
+            load(
+                "--config",
+                "a nodemon config file, whose `exec` runs a command",
+            ),
+            val("-w"),
+            val("--watch"),
+            val("-e"),
+            val("--ext"),
+            val("-i"),
+            val("--ignore"),
+            val("-d"),
+            val("--delay"),
+            val("--signal"),
+        ]],
+        operands: Operands::Program(SCRIPT),
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        // Command runners whose recipes interpolate their arguments into shell lines as
+        // text: `just build <x>` with a recipe `build arg: cc {{arg}}`, go-task's `CLI_ARGS`.
+        names: &["just", "task", "go-task"],
+        options: &[&[
+            code(
+                "-f",
+                "a justfile or Taskfile, whose recipes are shell commands",
+            ),
+            code("--justfile", "a justfile, whose recipes are shell commands"),
+            code("--taskfile", "a Taskfile, whose tasks are shell commands"),
+            code("--set", "a variable set into the recipes' shell lines"),
+            code("--shell", "the shell the recipes run with"),
+            code(
+                "--shell-arg",
+                "an argument of the shell the recipes run with",
+            ),
+            code("-c", "a command line run through the recipes' shell"),
+            code("--command", "a command line run through the recipes' shell"),
+            val("-d"),
+            val("--working-directory"),
+            val("--dir"),
+        ]],
+        operands: Operands::AllCode(
+            "a recipe name, or an argument interpolated into the recipe's shell lines as text",
+        ),
+        complete: false,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["cargo"],
+        options: &[&[
+            load(
+                "--config",
+                "a configuration value (`target.<triple>.runner`, `build.rustc-wrapper` name programs cargo runs)",
+            ),
+            load(
+                "-Z",
+                "an unstable flag, some of which change which programs cargo runs",
+            ),
+            val("-C"),
+            val("--manifest-path"),
+            val("-p"),
+            val("--package"),
+            val("--bin"),
+            val("--example"),
+            val("--test"),
+            val("--bench"),
+            val("--target"),
+            val("--target-dir"),
+            val("--features"),
+            val("-F"),
+            val("-j"),
+            val("--jobs"),
+            val("--color"),
+            val("--message-format"),
+            val("--profile"),
+        ]],
+        complete: false,
+        permute: true,
+        dashdash: false,
+        ..BASE
+    },
+    Entry {
+        names: &["go"],
+        options: &[&[
+            code("-exec", "the program go runs the built binary with"),
+            code("-toolexec", "the program go runs each compiler tool with"),
+            val("-o"),
+            val("-run"),
+            val("-bench"),
+            val("-count"),
+            val("-timeout"),
+            val("-tags"),
+            val("-C"),
+            val("-p"),
+        ]],
+        long_only: true,
+        permute: true,
+        complete: false,
+        dashdash: false,
+        hyphen_values: true,
+        ..BASE
+    },
+    Entry {
+        // Programs whose arguments the policy reads only to know where options end (the
+        // first literal `--`: GNU getopt and its kin): none of them runs code through an
+        // argument, and none is read for a site. A template that gives `--` as an option's
+        // value (`cut -d --`) is not one these programs accept anyway.
+        names: &[
+            "cat",
+            "wc",
+            "head",
+            "tail",
+            "ls",
+            "cut",
+            "uniq",
+            "tr",
+            "nl",
+            "tac",
+            "fold",
+            "fmt",
+            "expand",
+            "unexpand",
+            "paste",
+            "join",
+            "comm",
+            "diff",
+            "cmp",
+            "stat",
+            "file",
+            "du",
+            "df",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "printf",
+            "seq",
+            "od",
+            "base64",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "column",
+            "tree",
+        ],
+        ..BASE
+    },
 ];
+
+const VALGRIND_OPTS: &[Opt] = &[
+    code("--db-command", "the debugger command valgrind runs"),
+    eff("--log-file", Arity::Attached, WRITES),
+    eff("--xml-file", Arity::Attached, WRITES),
+];
+const FD_OPTS: &[Opt] = &[
+    cmd("-x", "the command fd runs for each file"),
+    cmd("--exec", "the command fd runs for each file"),
+    cmd("-X", "the command fd runs with all the files"),
+    cmd("--exec-batch", "the command fd runs with all the files"),
+    val("-e"),
+    val("--extension"),
+    val("-t"),
+    val("--type"),
+    val("-d"),
+    val("--max-depth"),
+    val("--min-depth"),
+    val("--exact-depth"),
+    val("-E"),
+    val("--exclude"),
+    val("-S"),
+    val("--size"),
+    val("--changed-within"),
+    val("--changed-before"),
+    val("-o"),
+    val("--owner"),
+    val("--base-directory"),
+    val("--search-path"),
+    val("-j"),
+    val("--threads"),
+    val("--max-results"),
+    val("--ignore-file"),
+    val("-c"),
+    val("--color"),
+];
+const HYPERFINE_OPTS: &[Opt] = &[
+    code(
+        "-p",
+        "a command line hyperfine runs through a shell before each run",
+    ),
+    code(
+        "--prepare",
+        "a command line hyperfine runs through a shell before each run",
+    ),
+    code(
+        "-c",
+        "a command line hyperfine runs through a shell after the runs",
+    ),
+    code(
+        "--cleanup",
+        "a command line hyperfine runs through a shell after the runs",
+    ),
+    code(
+        "-s",
+        "a command line hyperfine runs through a shell before the runs",
+    ),
+    code(
+        "--setup",
+        "a command line hyperfine runs through a shell before the runs",
+    ),
+    code("-S", "the shell hyperfine runs commands with"),
+    code("--shell", "the shell hyperfine runs commands with"),
+    code(
+        "-L",
+        "a parameter whose values are put into the command lines",
+    ),
+    code(
+        "--parameter-list",
+        "a parameter whose values are put into the command lines",
+    ),
+    eff("--export-json", Arity::Next, WRITES),
+    eff("--export-csv", Arity::Next, WRITES),
+    eff("--export-markdown", Arity::Next, WRITES),
+    val("-w"),
+    val("--warmup"),
+    val("-r"),
+    val("--runs"),
+    val("-m"),
+    val("--min-runs"),
+    val("-M"),
+    val("--max-runs"),
+    val("-n"),
+    val("--command-name"),
+];
+const WATCHEXEC_OPTS: &[Opt] = &[
+    code("--shell", "the shell watchexec runs the command with"),
+    load(
+        "-E",
+        "an environment variable for the command (`LD_PRELOAD` loads code)",
+    ),
+    load(
+        "--env",
+        "an environment variable for the command (`LD_PRELOAD` loads code)",
+    ),
+    val("-w"),
+    val("--watch"),
+    val("-e"),
+    val("--exts"),
+    val("-f"),
+    val("--filter"),
+    val("-i"),
+    val("--ignore"),
+    val("-d"),
+    val("--debounce"),
+    val("-s"),
+    val("--signal"),
+    val("--workdir"),
+    val("--on-busy-update"),
+];
+
+impl Entry {
+    /// Whether the policy reads this binary's arguments only to know where its options end
+    /// (a literal `--`): no option or operand of it is a site.
+    pub(crate) fn reads_only_dashdash(&self) -> bool {
+        self.options.is_empty()
+            && matches!(self.operands, Operands::Data)
+            && !self.plus_code
+            && !self.old_bundle
+            && self.remote_operands.is_none()
+    }
+}
 
 /// The code-entry entry for a binary, matched by its name forms (most specific first).
 pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
