@@ -86,6 +86,7 @@ impl Spawner {
         std::thread::Builder::new()
             .name("nanotool-spawner".into())
             .spawn(move || {
+                block_signals();
                 let (setup, listener) = confine(&profile, filter, &theirs);
                 let failed = setup.seccomp.is_err() || setup.fds_closed.is_err();
                 if setup_tx.send((setup, listener)).is_err() || failed {
@@ -109,7 +110,10 @@ impl Spawner {
             let pgid = filter.agent_pgid;
             std::thread::Builder::new()
                 .name("nanotool-sandbox-supervisor".into())
-                .spawn(move || seccomp::supervise(listener, pgid, theirs_stop))?;
+                .spawn(move || {
+                    block_signals();
+                    seccomp::supervise(listener, pgid, theirs_stop)
+                })?;
             stop = Some(stop_fd);
         }
         Ok(Spawner {
@@ -201,7 +205,13 @@ fn start(job: Job, socket: &OwnedFd) -> io::Result<Child> {
         .stdout(Stdio::from(write_end))
         .stderr(Stdio::from(write_dup))
         .process_group(0);
+    // A command starts with the spawning thread's signal mask (std's `posix_spawn` sets none
+    // of its own), and it must start with nothing blocked: unblock for the spawn alone. glibc
+    // blocks every signal in this thread while it clones, so the window in which a host
+    // handler could run here is a few instructions on each side.
+    set_signal_mask(false);
     let spawned = command.spawn();
+    set_signal_mask(true);
     // The command holds the pipe's write ends: without this drop, EOF would never come.
     drop(command);
     let mut child = spawned?;
@@ -214,7 +224,28 @@ fn start(job: Job, socket: &OwnedFd) -> io::Result<Child> {
     Ok(child)
 }
 
-/// Gives this thread its own fd table holding only 0, 1, 2 and `keep`.
+/// Blocks every signal in the calling thread, so that the host's handlers never run here:
+/// this thread's fd table is not the host's (a handler that writes to a pipe would write to
+/// nothing), and the process's signals go to the host's own threads.
+fn block_signals() {
+    set_signal_mask(true);
+}
+
+/// Blocks every signal (`true`) or none (`false`) in the calling thread.
+fn set_signal_mask(block_all: bool) {
+    // SAFETY: a zeroed sigset filled by sigfillset or sigemptyset, applied to this thread.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        if block_all {
+            libc::sigfillset(&mut set);
+        } else {
+            libc::sigemptyset(&mut set);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+    }
+}
+
+/// Gives this thread its own fd table holding only `keep` and /dev/null as 0, 1 and 2.
 fn private_fd_table(keep: RawFd) -> io::Result<()> {
     const CLOSE_RANGE_UNSHARE: libc::c_uint = 1 << 1;
     let close_range = |first: u32, last: u32, flags: libc::c_uint| -> io::Result<()> {
@@ -230,6 +261,18 @@ fn private_fd_table(keep: RawFd) -> io::Result<()> {
     close_range(keep + 1, u32::MAX, CLOSE_RANGE_UNSHARE)?;
     if keep > 3 {
         close_range(3, keep - 1, 0)?;
+    }
+    // Nor does this table hold the host's stdio open (a host that closes its stdout to signal
+    // EOF must not be kept from it): 0, 1 and 2 become /dev/null. Commands get their own.
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")?;
+    for fd in 0..3 {
+        // SAFETY: dup2 onto 0, 1, 2 of this thread's private table.
+        if unsafe { libc::dup2(null.as_raw_fd(), fd) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
     }
     Ok(())
 }
