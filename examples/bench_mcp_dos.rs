@@ -9,6 +9,8 @@
 //!
 //! ```sh
 //! cargo run --release --example bench_mcp_dos
+//! # another build side by side (e.g. an older commit's):
+//! NANOTOOL_BIN=/path/to/nanotool cargo run --release --example bench_mcp_dos
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
@@ -21,6 +23,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 fn nanotool_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("NANOTOOL_BIN") {
+        return PathBuf::from(bin);
+    }
     let exe = std::env::current_exe().expect("own path");
     // target/<profile>/examples/bench_mcp_dos
     let profile_dir = exe
@@ -125,8 +130,10 @@ impl Server {
         });
         // The handshake era, for `ping`.
         stdin
-            .write_all(&line(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {}}})))
+            .write_all(&line(
+                &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}),
+            ))
             .unwrap();
         stdin
             .write_all(&line(
@@ -231,7 +238,11 @@ fn main() {
         }
         for i in 0..big {
             stdin
-                .write_all(&call(20_000 + i, "sleep", json!({"seconds": 0, "pad": pad})))
+                .write_all(&call(
+                    20_000 + i,
+                    "sleep",
+                    json!({"seconds": 0, "pad": pad}),
+                ))
                 .unwrap();
         }
         stdin.write_all(&ping("after-3")).unwrap();

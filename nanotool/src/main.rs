@@ -172,7 +172,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    init_logging();
+    init_logging(matches!(cli.command, Command::Serve));
     match run(cli) {
         Ok(status) => ExitCode::from(status),
         Err(failure) => {
@@ -182,7 +182,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_logging() {
+/// The server's log pipe (only `serve` logs through one): flushed, briefly, before it exits.
+static LOG_PIPE: std::sync::OnceLock<mcp::LogPipe> = std::sync::OnceLock::new();
+
+/// How long an exiting server waits for its log lines to reach stderr.
+const LOG_FLUSH_WAIT: Duration = Duration::from_millis(500);
+
+fn init_logging(serve: bool) {
     let level = match std::env::var("NANOTOOL_LOG").ok().as_deref() {
         Some("off") => None,
         Some("error") => Some(tracing::Level::ERROR),
@@ -191,13 +197,23 @@ fn init_logging() {
         Some("trace") => Some(tracing::Level::TRACE),
         _ => Some(tracing::Level::INFO),
     };
-    if let Some(level) = level {
+    let Some(level) = level else { return };
+    // The server never waits for stderr: a client that does not read it may lose log lines,
+    // never answers (see `mcp::LogPipe`). One-shot commands write to stderr directly.
+    if serve && let Ok(pipe) = mcp::LogPipe::stderr(1024 * 1024) {
+        let pipe = LOG_PIPE.get_or_init(|| pipe);
         tracing_subscriber::fmt()
-            .with_writer(io::stderr)
+            .with_writer(move || pipe.writer())
             .with_max_level(level)
             .with_target(false)
             .init();
+        return;
     }
+    tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_max_level(level)
+        .with_target(false)
+        .init();
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {
@@ -622,6 +638,9 @@ fn serve(common: &Common) -> Result<u8, Failure> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
+            if let Some(pipe) = LOG_PIPE.get() {
+                pipe.flush(LOG_FLUSH_WAIT);
+            }
             std::process::exit(128 + signal);
         });
     }
@@ -635,6 +654,9 @@ fn serve(common: &Common) -> Result<u8, Failure> {
         .serve(stdin, io::stdout())
         .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
     tracing::info!("stdin closed; exiting");
+    if let Some(pipe) = LOG_PIPE.get() {
+        pipe.flush(LOG_FLUSH_WAIT);
+    }
     Ok(0)
 }
 
