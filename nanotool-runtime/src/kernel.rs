@@ -18,14 +18,13 @@
 //!
 //! What does not live here: which argv may run (the `policy` module, the tools).
 
+mod env;
 mod output;
 mod sys;
 
-use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -35,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
+use env::child_env;
 use output::Capture;
 use sys::ReadOutcome;
 
@@ -325,7 +325,7 @@ impl CommandExecKernel {
         }
         sys::can_enter(&cwd).map_err(cwd_error)?;
 
-        let env = child_env(std::env::vars_os(), &settings.env)?;
+        let env = child_env(std::env::vars_os(), &settings.env, &cwd)?;
         let path_value = env
             .iter()
             .find(|(k, _)| k == "PATH")
@@ -668,46 +668,6 @@ fn is_executable_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Whether a host variable passes the allowlist.
-fn allowlisted(name: &OsStr) -> bool {
-    matches!(name.as_bytes(), b"PATH" | b"HOME" | b"LANG" | b"TZ")
-        || name.as_bytes().starts_with(b"LC_")
-}
-
-/// The child's environment: allowlisted host variables, the fixed ones, the host's additions.
-fn child_env(
-    host: impl Iterator<Item = (OsString, OsString)>,
-    extra: &[(String, String)],
-) -> Result<Vec<(OsString, OsString)>, KernelError> {
-    let mut env: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
-    env.entry("PATH".into())
-        .or_insert_with(|| DEFAULT_PATH.into());
-    for (k, v) in [("TERM", "dumb"), ("NO_COLOR", "1"), ("PAGER", "cat")] {
-        env.insert(k.into(), v.into());
-    }
-    for (name, value) in extra {
-        let reason = if name.is_empty() {
-            Some("the name is empty")
-        } else if name.contains('=') {
-            Some("the name contains `=`")
-        } else if name.contains('\0') {
-            Some("the name contains a NUL byte")
-        } else if value.contains('\0') {
-            Some("the value contains a NUL byte")
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            return Err(KernelError::Env {
-                name: name.clone(),
-                reason,
-            });
-        }
-        env.insert(name.into(), value.into());
-    }
-    Ok(env.into_iter().collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -767,34 +727,5 @@ mod tests {
         assert_eq!(seconds(Duration::from_secs(30)), "30");
         assert_eq!(seconds(Duration::from_millis(200)), "0.2");
         assert_eq!(seconds(Duration::from_millis(1540)), "1.5");
-    }
-
-    #[test]
-    fn the_env_allowlist_is_exact() {
-        let host = [
-            ("PATH", "/bin"),
-            ("HOME", "/root"),
-            ("LC_ALL", "C"),
-            ("LANGUAGE", "en"),
-            ("AWS_SECRET_ACCESS_KEY", "x"),
-            ("TERM", "xterm"),
-        ]
-        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        let env = child_env(host.into_iter(), &[("PAGER".into(), "less".into())]).unwrap();
-        let names: Vec<_> = env
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.display(), v.display()))
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "HOME=/root",
-                "LC_ALL=C",
-                "NO_COLOR=1",
-                "PAGER=less",
-                "PATH=/bin",
-                "TERM=dumb"
-            ]
-        );
     }
 }
