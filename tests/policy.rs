@@ -907,7 +907,8 @@ const EXEC: &[(&str, Exec)] = &[
     ("git log --format=%H -n 3", Allow),
     // Unknown options are flags: a value that looks like a writer option is judged as one.
     ("git log --grep --output", Refuse("git", "--output")),
-    ("git -C sub log", Allow),
+    // `-C` moves where later names resolve, which free text cannot confine.
+    ("git -C sub log", Refuse("git", "-C sub")),
     ("git -c x=y log", Refuse("git", "-c x=y")),
     ("git -cx=y log", Refuse("git", "-cx=y")),
     ("git -c alias.x=!sh x", Refuse("git", "-c alias.x=!sh")),

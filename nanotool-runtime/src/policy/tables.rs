@@ -394,6 +394,8 @@ const DEBUGGER: &str = "it opens a debugger port through which code can be sent"
 const FOLLOWS: &str = "it follows symbolic links as it walks folders, so a link inside the working directory takes it outside, where free text cannot confine it";
 const NAMES_FROM_FILE: &str = "it reads the names of the files to act on from a file, where free text cannot confine them to the working directory";
 const DELETES: &str = "it deletes files";
+const REDIRECTS: &str = "it changes the folder later names are resolved from, which free text cannot confine; run from the working directory and name paths from it";
+const RENAMES: &str = "its expression renames the files it writes (symbolic link targets too), so a name can end up outside the working directory";
 
 // --- Python: python, python3, python3.12, pypy3, ipython ------------------------------------
 const PYTHON_OPTS: &[Opt] = &[
@@ -1223,9 +1225,9 @@ const GIT_GLOBAL_OPTS: &[Opt] = &[
     code("-c", GIT_CONFIG_WHY),
     code("--config-env", GIT_CONFIG_WHY),
     code_att("--exec-path", "the folder git runs its subcommands from"),
-    val("-C"),
-    val("--git-dir"),
-    val("--work-tree"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--git-dir", Arity::Next, REDIRECTS),
+    eff("--work-tree", Arity::Next, REDIRECTS),
     val("--namespace"),
     val("--super-prefix"),
     val("--list-cmds"),
@@ -1496,8 +1498,8 @@ const TAR_OPTS: &[Opt] = &[
     ),
     eff("-T", Arity::Next, NAMES_FROM_FILE),
     eff("--files-from", Arity::Next, NAMES_FROM_FILE),
-    val("-C"),
-    val("--directory"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--directory", Arity::Next, REDIRECTS),
     val("-X"),
     val("--exclude-from"),
     val("-b"),
@@ -1508,7 +1510,8 @@ const TAR_OPTS: &[Opt] = &[
     val("-V"),
     val("-g"),
     val("--exclude"),
-    val("--transform"),
+    eff("--transform", Arity::Next, RENAMES),
+    eff("--xform", Arity::Next, RENAMES),
     val("--owner"),
     val("--group"),
     val("--mode"),
@@ -1686,6 +1689,16 @@ const ZIP_OPTS: &[Opt] = &[
     ),
     eff("-O", Arity::Next, WRITES),
     eff("--output-file", Arity::Next, WRITES),
+    eff(
+        "-m",
+        Arity::Flag,
+        "it deletes the files it adds to the archive",
+    ),
+    eff(
+        "--move",
+        Arity::Flag,
+        "it deletes the files it adds to the archive",
+    ),
     val("-b"),
     val("-n"),
     val("-t"),
@@ -1718,8 +1731,8 @@ const MAKE_OPTS: &[Opt] = &[
     code("--makefile", "a makefile (its recipes are shell commands)"),
     code("-E", "makefile text make evaluates"),
     code("--eval", "makefile text make evaluates"),
-    val("-C"),
-    val("--directory"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--directory", Arity::Next, REDIRECTS),
     val("-I"),
     val("--include-dir"),
     val("-o"),
