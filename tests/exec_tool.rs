@@ -761,3 +761,120 @@ fn layer_4_refuses_writes_to_home() {
     assert_runs(&ws, "git config --list", "core.bare=false");
     assert_runs(&ws, "git config get core.bare", "false");
 }
+
+// ---------------------------------------------------------------------------------------
+// Classes found through the GTFOBins catalogue (tests/gtfobins.rs runs the catalogue itself)
+
+fn check_with(binary: &str, command: &str, root: &Path) -> Result<Vec<String>, String> {
+    ExecTool::new(vec![binary.to_owned()])
+        .unwrap_or_else(|e| panic!("{binary}: {e}"))
+        .check(command, root)
+        .map_err(|e| {
+            assert_eq!(e.layer, 4, "{command}: {e}");
+            e.to_string()
+        })
+}
+
+#[test]
+fn layer_4_refuses_response_files_of_every_binary_that_reads_them() {
+    let ws = Workspace::new(&[]);
+    fs::write(ws.dir.path().join("args.txt"), "-v\n").unwrap();
+    for (binary, command) in [
+        ("gcc", "gcc @args.txt"),
+        ("gcc-12", "gcc-12 @args.txt"),
+        ("x86_64-linux-gnu-gcc", "x86_64-linux-gnu-gcc @args.txt"),
+        ("clang", "clang -c a.c @args.txt"),
+        ("as", "as @args.txt"),
+        ("readelf", "readelf -a @args.txt"),
+        (
+            "arm-none-eabi-objdump",
+            "arm-none-eabi-objdump -d @args.txt",
+        ),
+        ("llvm-objdump", "llvm-objdump -d @args.txt"),
+        ("strings", "strings @args.txt"),
+        ("rustc", "rustc @args.txt"),
+        ("javac", "javac @args.txt"),
+        ("7z", "7z a x.7z @args.txt"),
+    ] {
+        let err = check_with(binary, command, &ws.root()).unwrap_err();
+        assert!(err.contains("response file"), "{command}: {err}");
+    }
+    // Elsewhere `@` is an ordinary character.
+    assert!(check_with("git", "git show @", &ws.root()).is_ok());
+    assert!(check_with("cat", "cat @args.txt", &ws.root()).is_ok());
+}
+
+#[test]
+fn layer_4_refuses_every_program_that_runs_its_operand_as_a_command() {
+    let ws = Workspace::new(&[]);
+    for (binary, command) in [
+        ("choom", "choom -n 0 ./x"),
+        ("setarch", "setarch -3 ./x"),
+        ("setarch", "setarch x86_64 ./x"),
+        ("linux32", "linux32 ./x"),
+        ("perf", "perf stat ./x"),
+        ("perf", "perf record -o p.data ./x"),
+        ("gcc", "gcc -wrapper ./x,-s a.c"),
+        ("clang", "clang -Xclang -load -Xclang ./x.so a.c"),
+        ("gcc", "gcc -B./bin a.c"),
+        ("gcc", "gcc -specs=./x.specs a.c"),
+        ("rustc", "rustc -C linker=./x a.rs"),
+        ("rustc", "rustc -Clinker=./x a.rs"),
+        ("rustdoc", "rustdoc --test --test-builder ./x a.rs"),
+        ("apt-get", "apt-get update -o APT::Update::Pre-Invoke::=./x"),
+        ("dpkg", "dpkg -i x_1.0_all.deb"),
+        ("npm", "npm exec ./x"),
+        ("npm", "npm run build"),
+        ("npm", "npm install"),
+    ] {
+        check_with(binary, command, &ws.root()).unwrap_err();
+    }
+    // The ssh family and account tools: denied under their other names.
+    for binary in [
+        "ssh-agent",
+        "ssh-copy-id",
+        "ssh-keyscan",
+        "agetty",
+        "vipw",
+        "vigr",
+    ] {
+        assert!(
+            ExecTool::new(vec![binary.to_owned()]).is_err(),
+            "{binary} can be allowlisted"
+        );
+    }
+}
+
+#[test]
+fn layer_4_refuses_every_option_that_loads_a_library_or_plugin() {
+    let ws = Workspace::new(&[]);
+    for (binary, command) in [
+        ("openssl", "openssl req -engine ./x.so"),
+        ("openssl", "openssl engine ./x.so"),
+        ("openssl", "openssl engine dynamic -pre SO_PATH:./x.so"),
+        ("openssl", "openssl list -provider-path . -provider x"),
+        ("ssh-keygen", "ssh-keygen -D ./x.so"),
+        ("gcc", "gcc -fplugin=./x.so a.c"),
+        ("clang", "clang -fpass-plugin=./x.so a.c"),
+        ("ld", "ld -plugin ./x.so a.o"),
+        ("nm", "nm --plugin ./x.so a.o"),
+        ("ar", "ar --plugin ./x.so t a.a"),
+        ("rustc", "rustc -Z codegen-backend=./x.so a.rs"),
+    ] {
+        check_with(binary, command, &ws.root()).unwrap_err();
+    }
+    // Their plain uses still pass.
+    for (binary, command) in [
+        ("gcc", "gcc -c a.c -o a.o"),
+        ("openssl", "openssl version"),
+        ("openssl", "openssl dgst -sha256 x"),
+        ("ssh-keygen", "ssh-keygen -l -f key.pub"),
+        ("npm", "npm ls"),
+        ("perf", "perf report"),
+        ("readelf", "readelf -h x"),
+        ("rustc", "rustc --explain E0001"),
+    ] {
+        check_with(binary, command, &ws.root())
+            .unwrap_or_else(|e| panic!("{command} is refused: {e}"));
+    }
+}

@@ -251,6 +251,18 @@ impl ExecTool {
             }
         }
         policy::check_exec_argv(&argv).map_err(|e| ExecRefusal::new(4, e.to_string()))?;
+        if policy::tables::reads_response_files(binary)
+            && let Some(at) = argv[1..].iter().find(|a| a.starts_with('@'))
+        {
+            return Err(ExecRefusal::new(
+                4,
+                format!(
+                    "`{at}` names a response file: `{binary}` reads further arguments from it, \
+                     where they cannot be checked (and prints its lines back in errors); write \
+                     the arguments themselves"
+                ),
+            ));
+        }
         if policy::binary_basename(binary) == "git" {
             git_rules(&argv[1..])?;
         }
