@@ -527,7 +527,7 @@ struct LogState {
     lines: VecDeque<Vec<u8>>,
     bytes: usize,
     /// Lines dropped since the last note.
-    dropped: u64,
+    unnoted: u64,
     /// Lines dropped in all.
     dropped_total: u64,
     /// The writing thread holds a line.
@@ -590,7 +590,7 @@ impl LogQueue {
     fn push(&self, line: Vec<u8>) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.bytes + line.len() > self.max_bytes {
-            state.dropped += 1;
+            state.unnoted += 1;
             state.dropped_total += 1;
             return;
         }
@@ -610,7 +610,7 @@ fn drain_log<W: Write>(queue: &LogQueue, mut sink: W) {
             let line = state.lines.pop_front().unwrap_or_default();
             state.bytes -= line.len();
             state.writing = true;
-            (line, std::mem::take(&mut state.dropped))
+            (line, std::mem::take(&mut state.unnoted))
         };
         // The lock is released: a sink that blocks here holds up no one else.
         if dropped > 0 {
