@@ -112,9 +112,10 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, String> {
     // The pattern is parsed alone first: only a balanced regex may be wrapped, or `a)|(b`
     // would turn into an unanchored alternation. Parsing is cheap; the one compile is of the
     // anchored form.
-    let pattern = &ascii_digits(pattern);
     match regex_syntax::Parser::new().parse(pattern) {
-        Ok(_) => Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string()),
+        Ok(_) => {
+            Regex::new(&format!(r"\A(?:{})\z", ascii_digits(pattern))).map_err(|e| e.to_string())
+        }
         Err(e) => Err(e.to_string()),
     }
 }
