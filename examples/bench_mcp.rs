@@ -5,6 +5,7 @@
 //!
 //! ```sh
 //! cargo run --release --example bench_mcp
+//! NANOTOOL_BIN=/path/to/nanotool cargo run --release --example bench_mcp   # another build
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
@@ -18,6 +19,10 @@ use serde_json::{Value, json};
 const CALLS: usize = 1000;
 
 fn nanotool_bin() -> PathBuf {
+    // Another build side by side (e.g. an older commit's).
+    if let Some(bin) = std::env::var_os("NANOTOOL_BIN") {
+        return PathBuf::from(bin);
+    }
     let exe = std::env::current_exe().expect("own path");
     // target/<profile>/examples/bench_mcp
     let profile_dir = exe

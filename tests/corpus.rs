@@ -736,7 +736,8 @@ const CALLS: &[(&str, &str, Want)] = &[
     ("env_value", r#"{"name":"PATH"}"#, Out(0, &["/"])),
     // --- network ----------------------------------------------------------------------------
     ("resolve", r#"{"name":"localhost"}"#, Out(0, &["localhost"])),
-    ("loopback", r#"{}"#, Out(0, &["lo"])),
+    // `loopback` (`ip -o link show lo`) loads, but the sandbox refuses netlink sockets to every
+    // tool, `network` ones included (tests/sandbox.rs): it is not called here.
     ("listening", r#"{}"#, Out(0, &["State"])),
     // --- the dangerous calls stay refused, with their reason ------------------------------
     (
@@ -1075,6 +1076,39 @@ impl Workspace {
     }
 }
 
+/// The tools that write in the workspace, and say so (`"writes": true`).
+const WRITES: &[&str] = &["tar_create", "zip_create", "git_commit", "py_compile"];
+
+/// A kernel in `root` whose commands may also read the toolchains the corpus's binaries live
+/// in when those sit under `$HOME` (rustup, pyenv, nvm): what `nanotool list` tells a user to
+/// add with `--sandbox-read`.
+fn corpus_kernel(root: &Path, max_output: usize) -> CommandExecKernel {
+    let settings = KernelSettings {
+        cwd: root.to_path_buf(),
+        max_output,
+        ..KernelSettings::default()
+    };
+    let probe = CommandExecKernel::new(settings.clone()).unwrap();
+    let mut read: Vec<PathBuf> = Vec::new();
+    for (_, command, _) in tools() {
+        let binary = command.split(' ').next().unwrap();
+        for path in probe
+            .unreadable_binary(binary)
+            .map(|u| u.add)
+            .unwrap_or_default()
+        {
+            if !read.contains(&path) {
+                read.push(path);
+            }
+        }
+    }
+    CommandExecKernel::new(KernelSettings {
+        sandbox_read: read,
+        ..settings
+    })
+    .unwrap()
+}
+
 /// The tool as a `*.tool.json` descriptor, loaded by the descriptor loader.
 fn load(
     name: &str,
@@ -1086,6 +1120,8 @@ fn load(
         "description": format!("The {name} tool"),
         "command": command,
         "arguments": arguments,
+        // The sandbox gives every other tool a read-only workspace.
+        "writes": WRITES.contains(&name),
     });
     DescriptorLoader::new().parse(
         Path::new(&format!("{name}.tool.json")),
@@ -1096,12 +1132,7 @@ fn load(
 #[test]
 fn the_corpus_loads_and_runs() {
     let ws = Workspace::new();
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: ws.root.clone(),
-        max_output: 64 * 1024,
-        ..KernelSettings::default()
-    })
-    .unwrap();
+    let kernel = corpus_kernel(&ws.root, 64 * 1024);
     let cx = ToolContext {
         kernel: &kernel,
         cancel: None,
@@ -1180,11 +1211,7 @@ fn the_corpus_loads_and_runs() {
 #[test]
 fn a_multi_line_commit_message_is_kept_as_written() {
     let ws = Workspace::new();
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: ws.root.clone(),
-        ..KernelSettings::default()
-    })
-    .unwrap();
+    let kernel = corpus_kernel(&ws.root, 2048);
     let cx = ToolContext {
         kernel: &kernel,
         cancel: None,

@@ -597,3 +597,284 @@ fn git_pathspec_magic_cannot_reach_the_repository_root_above_the_workspace() {
     assert!(out.text.contains("KEY=public"), "{}", out.text);
     assert!(!out.text.contains("hunter2"), "{}", out.text);
 }
+
+// ---------------------------------------------------------------------------------------
+// Layer 4: writes into `.git/`, deleting, reaching out, redirecting, renaming, `$HOME`
+
+/// A workspace that is a git repository with one commit.
+fn git_workspace(allow: &[&str]) -> Workspace {
+    let ws = Workspace::new(allow);
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(ws.dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "a")
+            .env("GIT_AUTHOR_EMAIL", "a@example.invalid")
+            .env("GIT_COMMITTER_NAME", "a")
+            .env("GIT_COMMITTER_EMAIL", "a@example.invalid")
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "canary", "x"]);
+    git(&["commit", "-q", "-m", "first"]);
+    fs::write(ws.dir.path().join("untracked.txt"), "untracked\n").unwrap();
+    ws
+}
+
+#[test]
+fn layer_4_refuses_writes_into_git_internals_by_any_path_form() {
+    let ws = git_workspace(&["git", "ls", "cat", "tar"]);
+    symlink(".git", ws.dir.path().join("g")).unwrap();
+    symlink(".git/hooks", ws.dir.path().join("h")).unwrap();
+    let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    for command in [
+        &format!("git update-index --add --cacheinfo 100755,{blob},.git/hooks/pre-commit")[..],
+        &format!("git update-index --add --cacheinfo 100755 {blob} .git/hooks/pre-commit"),
+        "git checkout-index -a --prefix=.git/hooks/",
+        "git checkout-index -a --prefix=./.git/hooks/",
+        "git checkout-index -a --prefix=g/hooks/",
+        "git checkout-index -a --prefix=h/",
+        "git checkout-index -a --prefix=sub/../.git/hooks/",
+        "tar -xf a.tar .git/hooks/pre-commit",
+        "ls .git/hooks",
+        "cat g/config",
+        "cat .GIT/config",
+    ] {
+        let text = assert_refused(&ws, command, 4);
+        assert!(
+            text.contains(".git") || text.contains(".."),
+            "{command}: {text}"
+        );
+    }
+    assert!(!ws.dir.path().join(".git/hooks/pre-commit").exists());
+    // Names that merely begin with `.git` are files like any other.
+    fs::write(ws.dir.path().join(".gitignore"), "*.log\n").unwrap();
+    assert_runs(&ws, "cat .gitignore", "*.log");
+    assert_runs(&ws, "git log --oneline", "first");
+}
+
+#[test]
+fn layer_4_refuses_deleting_subcommands_and_options() {
+    let ws = git_workspace(&["git", "zip"]);
+    for command in [
+        "git clean -fdx",
+        "git clean -f",
+        "git clean -n",
+        "git gc --prune=now",
+        "git prune",
+        "git worktree prune",
+        "zip -m a.zip x",
+        "zip --move a.zip x",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+    assert!(ws.dir.path().join("untracked.txt").exists());
+}
+
+#[test]
+fn layer_4_refuses_servers_and_connections() {
+    let ws = git_workspace(&["git"]);
+    for command in [
+        "git daemon --detach --listen=127.0.0.1 --port=9418 --export-all",
+        "git instaweb",
+        "git credential-cache--daemon sock",
+        "git fsmonitor--daemon start",
+        "git ls-remote [127.0.0.1:2222]:x",
+        "git ls-remote 127.0.0.1:x",
+        "git ls-remote ssh://127.0.0.1/x",
+        "git ls-remote git://127.0.0.1/x",
+        "git ls-remote https://example.invalid/x",
+        "git ls-remote ext::sh",
+        "git fetch host:repo",
+        "git clone ssh://example.invalid/x y",
+        "git push example.invalid:x",
+        "git remote add o ssh://example.invalid/x",
+        "git archive --remote=host:x HEAD",
+        "git send-email x",
+        "git imap-send",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+    // Revisions with a colon are no remote: `HEAD:path` reads committed content.
+    assert_runs(&ws, "git show HEAD:canary", "keep me");
+    assert_runs(&ws, "git ls-remote .", "HEAD");
+}
+
+#[test]
+fn layer_4_refuses_options_that_move_where_later_names_resolve() {
+    let ws = git_workspace(&["git", "tar", "make"]);
+    for command in [
+        "git -C sub log",
+        "git -Csub log",
+        "git --git-dir=sub log",
+        "git --work-tree=sub status",
+        "tar -C sub -cf a.tar inner.txt",
+        "tar --directory=sub -cf a.tar inner.txt",
+        "tar --dir=sub -cf a.tar inner.txt",
+        "tar -cf a.tar -C sub inner.txt",
+        "make -C sub",
+        "make --directory=sub",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+}
+
+#[test]
+fn layer_4_refuses_renames_that_can_produce_a_path_outside() {
+    let ws = Workspace::new(&["tar"]);
+    for command in [
+        "tar --transform=s,x,y, -cf a.tar x",
+        "tar --xform=s,x,y, -cf a.tar x",
+        "tar --tra=s,x,y, -cf a.tar x",
+        "tar -xf a.tar --transform s,^,sub/,",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+}
+
+#[test]
+fn layer_4_refuses_writes_to_home() {
+    let ws = git_workspace(&["git"]);
+    for command in [
+        "git config --global user.name x",
+        "git config --global --unset user.name",
+        "git config --global --remove-section user",
+        "git config --system --list",
+        "git config --unset core.bare",
+        "git config --remove-section core",
+        "git config --rename-section core x",
+        "git config --add core.x y",
+        "git config --edit",
+        "git config set core.x y",
+        "git config unset core.bare",
+        "git maintenance register",
+        "git maintenance start",
+    ] {
+        assert_refused(&ws, command, 4);
+    }
+    // Reading configuration still works.
+    assert_runs(&ws, "git config --get core.bare", "false");
+    assert_runs(&ws, "git config --list", "core.bare=false");
+    assert_runs(&ws, "git config get core.bare", "false");
+}
+
+// ---------------------------------------------------------------------------------------
+// Classes found through the GTFOBins catalogue (tests/gtfobins.rs runs the catalogue itself)
+
+fn check_with(binary: &str, command: &str, root: &Path) -> Result<Vec<String>, String> {
+    ExecTool::new(vec![binary.to_owned()])
+        .unwrap_or_else(|e| panic!("{binary}: {e}"))
+        .check(command, root)
+        .map_err(|e| {
+            assert_eq!(e.layer, 4, "{command}: {e}");
+            e.to_string()
+        })
+}
+
+#[test]
+fn layer_4_refuses_response_files_of_every_binary_that_reads_them() {
+    let ws = Workspace::new(&[]);
+    fs::write(ws.dir.path().join("args.txt"), "-v\n").unwrap();
+    for (binary, command) in [
+        ("gcc", "gcc @args.txt"),
+        ("gcc-12", "gcc-12 @args.txt"),
+        ("x86_64-linux-gnu-gcc", "x86_64-linux-gnu-gcc @args.txt"),
+        ("clang", "clang -c a.c @args.txt"),
+        ("as", "as @args.txt"),
+        ("readelf", "readelf -a @args.txt"),
+        (
+            "arm-none-eabi-objdump",
+            "arm-none-eabi-objdump -d @args.txt",
+        ),
+        ("llvm-objdump", "llvm-objdump -d @args.txt"),
+        ("strings", "strings @args.txt"),
+        ("rustc", "rustc @args.txt"),
+        ("javac", "javac @args.txt"),
+        ("7z", "7z a x.7z @args.txt"),
+    ] {
+        let err = check_with(binary, command, &ws.root()).unwrap_err();
+        assert!(err.contains("response file"), "{command}: {err}");
+    }
+    // Elsewhere `@` is an ordinary character.
+    assert!(check_with("git", "git show @", &ws.root()).is_ok());
+    assert!(check_with("cat", "cat @args.txt", &ws.root()).is_ok());
+}
+
+#[test]
+fn layer_4_refuses_every_program_that_runs_its_operand_as_a_command() {
+    let ws = Workspace::new(&[]);
+    for (binary, command) in [
+        ("choom", "choom -n 0 ./x"),
+        ("setarch", "setarch -3 ./x"),
+        ("setarch", "setarch x86_64 ./x"),
+        ("linux32", "linux32 ./x"),
+        ("perf", "perf stat ./x"),
+        ("perf", "perf record -o p.data ./x"),
+        ("gcc", "gcc -wrapper ./x,-s a.c"),
+        ("clang", "clang -Xclang -load -Xclang ./x.so a.c"),
+        ("gcc", "gcc -B./bin a.c"),
+        ("gcc", "gcc -specs=./x.specs a.c"),
+        ("rustc", "rustc -C linker=./x a.rs"),
+        ("rustc", "rustc -Clinker=./x a.rs"),
+        ("rustdoc", "rustdoc --test --test-builder ./x a.rs"),
+        ("apt-get", "apt-get update -o APT::Update::Pre-Invoke::=./x"),
+        ("dpkg", "dpkg -i x_1.0_all.deb"),
+        ("npm", "npm exec ./x"),
+        ("npm", "npm run build"),
+        ("npm", "npm install"),
+    ] {
+        check_with(binary, command, &ws.root()).unwrap_err();
+    }
+    // The ssh family and account tools: denied under their other names.
+    for binary in [
+        "ssh-agent",
+        "ssh-copy-id",
+        "ssh-keyscan",
+        "agetty",
+        "vipw",
+        "vigr",
+    ] {
+        assert!(
+            ExecTool::new(vec![binary.to_owned()]).is_err(),
+            "{binary} can be allowlisted"
+        );
+    }
+}
+
+#[test]
+fn layer_4_refuses_every_option_that_loads_a_library_or_plugin() {
+    let ws = Workspace::new(&[]);
+    for (binary, command) in [
+        ("openssl", "openssl req -engine ./x.so"),
+        ("openssl", "openssl engine ./x.so"),
+        ("openssl", "openssl engine dynamic -pre SO_PATH:./x.so"),
+        ("openssl", "openssl list -provider-path . -provider x"),
+        ("ssh-keygen", "ssh-keygen -D ./x.so"),
+        ("gcc", "gcc -fplugin=./x.so a.c"),
+        ("clang", "clang -fpass-plugin=./x.so a.c"),
+        ("ld", "ld -plugin ./x.so a.o"),
+        ("nm", "nm --plugin ./x.so a.o"),
+        ("ar", "ar --plugin ./x.so t a.a"),
+        ("rustc", "rustc -Z codegen-backend=./x.so a.rs"),
+    ] {
+        check_with(binary, command, &ws.root()).unwrap_err();
+    }
+    // Their plain uses still pass.
+    for (binary, command) in [
+        ("gcc", "gcc -c a.c -o a.o"),
+        ("openssl", "openssl version"),
+        ("openssl", "openssl dgst -sha256 x"),
+        ("ssh-keygen", "ssh-keygen -l -f key.pub"),
+        ("npm", "npm ls"),
+        ("perf", "perf report"),
+        ("readelf", "readelf -h x"),
+        ("rustc", "rustc --explain E0001"),
+    ] {
+        check_with(binary, command, &ws.root())
+            .unwrap_or_else(|e| panic!("{command} is refused: {e}"));
+    }
+}

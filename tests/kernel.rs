@@ -462,6 +462,8 @@ fn the_environment_is_reduced_to_the_allowlist() {
     set_test_environment();
     let k = CommandExecKernel::new(KernelSettings {
         env: vec![("NANOTOOL_ADDED".into(), "by-host".into())],
+        // The whole environment, uncut.
+        max_output: 1 << 20,
         ..KernelSettings::default()
     })
     .unwrap();
@@ -498,13 +500,33 @@ fn the_environment_is_reduced_to_the_allowlist() {
                 "NO_COLOR",
                 "PAGER",
                 "NANOTOOL_ADDED",
-                // The sandbox's: its private temp dir, and no global git config ($HOME is
-                // out of a confined command's reach).
+                // Set by the kernel, never taken from the host: they keep a workspace's
+                // configuration from making git, Python or Mercurial run a program.
+                "PYTHONSAFEPATH",
+                "PYTHONNOUSERSITE",
+                "PYTHONDONTWRITEBYTECODE",
+                "GIT_CONFIG_NOSYSTEM",
+                "GIT_CONFIG_GLOBAL",
+                "GIT_ATTR_NOSYSTEM",
+                "GIT_TERMINAL_PROMPT",
+                "GIT_ASKPASS",
+                "SSH_ASKPASS",
+                "GIT_ALLOW_PROTOCOL",
+                "GIT_PROXY_COMMAND",
+                "GIT_PAGER",
+                "GIT_EDITOR",
+                "GIT_SEQUENCE_EDITOR",
+                "GIT_OPTIONAL_LOCKS",
+                "GIT_CONFIG_COUNT",
+                "HGRCSKIPREPO",
+                "HGPLAIN",
+                // The sandbox's private temp dir.
                 "TMPDIR",
-                "GIT_CONFIG_GLOBAL"
             ]
             .contains(&name)
-                || name.starts_with("LC_"),
+                || name.starts_with("LC_")
+                || name.starts_with("GIT_CONFIG_KEY_")
+                || name.starts_with("GIT_CONFIG_VALUE_"),
             "{name} is not on the allowlist"
         );
     }

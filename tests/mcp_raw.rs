@@ -1236,3 +1236,311 @@ fn the_reader_stays_free_when_every_worker_is_busy() {
     h.wait_exit().unwrap();
     assert_eq!(h.try_recv(Duration::from_millis(50)), None);
 }
+
+// ---------------------------------------------------------------------------------------------
+// One client must not stall or bloat the server
+// ---------------------------------------------------------------------------------------------
+
+/// The serialized size of a reply, in bytes.
+fn reply_len(v: &Value) -> usize {
+    v.to_string().len()
+}
+
+#[test]
+fn an_unknown_tool_name_of_four_million_characters_gets_a_short_answer_and_no_suggestions() {
+    let probe = Arc::new(Probe::default());
+    let mut h = Harness::start(host(&probe, 40), ServerOptions::default());
+    let name = "x".repeat(4_000_000);
+    h.send(modern(json!(1), "tools/call", json!({"name": name})));
+    // A ping right behind it is answered too.
+    h.send(req(json!("p"), "ping", Value::Null));
+    let r = h.recv();
+    assert_eq!(r["id"], 1, "{}", &r.to_string()[..200.min(reply_len(&r))]);
+    assert_eq!(error_code(&r), -32602);
+    assert!(
+        reply_len(&r) < 16 * 1024,
+        "the reply echoes the name whole: {} bytes",
+        reply_len(&r)
+    );
+    assert_eq!(r["error"]["data"]["closest"], json!([]));
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("4000000"), "{message}");
+    let r = h.recv();
+    assert_eq!(r["id"], "p");
+    // A name longer than any tool name can be gets no suggestions, even when it contains one.
+    let r = h.request(modern(
+        json!(2),
+        "tools/call",
+        json!({"name": format!("echo{}", "o".repeat(100))}),
+    ));
+    assert_eq!(r["error"]["data"]["closest"], json!([]), "{r}");
+    // A near miss still gets its suggestion.
+    let r = h.request(modern(json!(3), "tools/call", json!({"name": "ecoh"})));
+    assert_eq!(r["error"]["data"]["closest"], json!(["echo"]), "{r}");
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn suggestion_work_is_bounded_by_the_longest_tool_name() {
+    // Cheap whatever the length: no edit distance over a name longer than any tool's.
+    let names = ["grep", "find", "sed_print"];
+    let long = "g".repeat(1_000_000);
+    assert!(nanotool::mcp::closest_names(&long, names).is_empty());
+    assert!(nanotool::mcp::closest_names(&format!("grep{}", "x".repeat(70)), names).is_empty());
+    assert_eq!(nanotool::mcp::closest_names("gerp", names), vec!["grep"]);
+}
+
+#[test]
+fn a_frame_with_a_duplicate_key_is_refused_and_runs_nothing() {
+    let probe = Arc::new(Probe::default());
+    let mut h = Harness::start(host(&probe, 0), ServerOptions::default());
+    h.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"method\":\"tools/list\"}\n");
+    let r = h.recv();
+    assert_eq!(error_code(&r), -32600, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("`method`"), "{message}");
+    assert!(message.contains("twice"), "{message}");
+    // Nested too: two tool names, or two values of one argument.
+    h.send_raw(
+        format!(
+            "{}\n",
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","name":"refuse","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#
+        )
+        .as_bytes(),
+    );
+    assert_eq!(error_code(&h.recv()), -32600);
+    h.send_raw(
+        format!(
+            "{}\n",
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"b"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#
+        )
+        .as_bytes(),
+    );
+    assert_eq!(error_code(&h.recv()), -32600);
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 0);
+    // The session goes on.
+    let r = h.request(req(json!(12), "ping", Value::Null));
+    assert_eq!(r["result"], json!({}));
+}
+
+#[test]
+fn queued_and_running_requests_are_held_within_a_byte_budget() {
+    let probe = Arc::new(Probe::default());
+    let options = ServerOptions {
+        workers: 2,
+        max_request_bytes: 1_000_000,
+        ..ServerOptions::default()
+    };
+    let mut h = Harness::start(host(&probe, 0), options);
+    h.send(modern(json!("b"), "tools/call", json!({"name": "block"})));
+    // Wait until the block runs, so the calls below queue behind it.
+    let deadline = Instant::now() + PATIENCE;
+    while probe.calls.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the blocking call never started");
+        thread::sleep(Duration::from_millis(5));
+    }
+    let text = "t".repeat(300_000);
+    for i in 1..=5 {
+        h.send(modern(
+            json!(i),
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": text}}),
+        ));
+    }
+    // Three fit in the budget and wait; the fourth and fifth are refused at once.
+    for id in [4, 5] {
+        let r = h.recv();
+        assert_eq!(r["id"], id, "{}", &r.to_string()[..200.min(reply_len(&r))]);
+        assert_eq!(error_code(&r), -32603);
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.contains("busy"), "{message}");
+        assert!(message.contains("retry"), "{message}");
+    }
+    let r = h.request(req(json!("p"), "ping", Value::Null));
+    assert_eq!(r["id"], "p");
+    h.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "b"}}));
+    let mut answered: Vec<i64> = (0..3).map(|_| h.recv()["id"].as_i64().unwrap()).collect();
+    answered.sort_unstable();
+    assert_eq!(answered, [1, 2, 3]);
+    // Their bytes are released: a big call fits again.
+    let r = h.request(modern(
+        json!(6),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": text}}),
+    ));
+    assert_eq!(r["result"]["isError"], false, "{}", &r.to_string()[..200]);
+    h.close();
+    h.wait_exit().unwrap();
+}
+
+#[test]
+fn a_request_is_held_at_its_parsed_size_not_only_its_line_length() {
+    // Small numbers in an array cost more parsed than written: 2 bytes a line, 32 bytes held.
+    let probe = Arc::new(Probe::default());
+    let options = ServerOptions {
+        workers: 2,
+        max_request_bytes: 4_000_000,
+        ..ServerOptions::default()
+    };
+    let mut h = Harness::start(host(&probe, 0), options);
+    h.send(modern(json!("b"), "tools/call", json!({"name": "block"})));
+    let deadline = Instant::now() + PATIENCE;
+    while probe.calls.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "the blocking call never started");
+        thread::sleep(Duration::from_millis(5));
+    }
+    // 300,000 zeros: a 600 KB line, about 10 MB parsed.
+    let zeros = vec![0; 300_000];
+    h.send(modern(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": zeros}}),
+    ));
+    let r = h.recv();
+    assert_eq!(r["id"], 1);
+    assert_eq!(error_code(&r), -32603, "{}", &r.to_string()[..200]);
+    h.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "b"}}));
+    h.close();
+    h.wait_exit().unwrap();
+}
+
+/// A sink that never returns from a write until released: a stderr nobody drains.
+struct Stalled {
+    release: Arc<(Mutex<bool>, Condvar)>,
+    written: Arc<AtomicUsize>,
+}
+
+impl Write for Stalled {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let (lock, cv) = &*self.release;
+        let mut released = lock.lock().unwrap();
+        while !*released {
+            released = cv.wait(released).unwrap();
+        }
+        self.written.fetch_add(buf.len(), Ordering::SeqCst);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stalled_log_sink_loses_lines_but_never_blocks_a_writer() {
+    let release = Arc::new((Mutex::new(false), Condvar::new()));
+    let written = Arc::new(AtomicUsize::new(0));
+    let log = nanotool::mcp::LogPipe::with_sink(
+        Stalled {
+            release: release.clone(),
+            written: written.clone(),
+        },
+        64 * 1024,
+    )
+    .unwrap();
+    // Many threads log big lines at once while the sink is stuck; none of them waits.
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let log = log.clone();
+            thread::spawn(move || {
+                for _ in 0..100 {
+                    let mut w = log.writer();
+                    w.write_all(&vec![b'x'; 100_000]).unwrap();
+                    w.write_all(b"\n").unwrap();
+                }
+            })
+        })
+        .collect();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for t in threads {
+            t.join().unwrap();
+        }
+        let _ = tx.send(());
+    });
+    rx.recv_timeout(PATIENCE)
+        .expect("a writer blocked on a stalled log sink");
+    assert!(log.dropped() > 0);
+    // Released, the sink gets what was kept (bounded) and a note of what was lost.
+    {
+        let (lock, cv) = &*release;
+        *lock.lock().unwrap() = true;
+        cv.notify_all();
+    }
+    assert!(log.flush(PATIENCE));
+    let total = written.load(Ordering::SeqCst);
+    assert!(total > 0 && total < 1024 * 1024, "{total} bytes written");
+}
+
+/// Lines from a child's stdout, through a channel, so a test can wait with a limit.
+fn stdout_lines(stdout: BufReader<ChildStdout>) -> Receiver<Value> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { return };
+            let v: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
+            if tx.send(v).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+#[test]
+fn binary_answers_every_call_while_nobody_reads_its_stderr() {
+    let work = tools_dir(&[]);
+    let cwd = tempfile::tempdir().unwrap();
+    // stderr is a pipe this test never reads until the end.
+    let mut child = Command::new(nanotool_bin())
+        .arg("serve")
+        .arg("--work")
+        .arg(work.path())
+        .arg("--cwd")
+        .arg(cwd.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let replies = stdout_lines(BufReader::new(child.stdout.take().unwrap()));
+    let big = "b".repeat(4_000_000);
+    for id in 1..=3 {
+        // Refused (an unknown argument); the refusal is logged at WARN.
+        let call = modern(
+            json!(id),
+            "tools/call",
+            json!({"name": "grep", "arguments": {"pattern": "x", "junk": big}}),
+        );
+        writeln!(stdin, "{call}").unwrap();
+    }
+    writeln!(stdin, "{}", modern(json!(4), "tools/list", Value::Null)).unwrap();
+    stdin.flush().unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let r = replies
+            .recv_timeout(PATIENCE)
+            .expect("the server stopped answering while its stderr is full");
+        if r["id"] != 4 {
+            assert_eq!(r["result"]["isError"], true, "{}", &r.to_string()[..200]);
+        }
+        ids.push(r["id"].as_i64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4]);
+    drop(stdin);
+    // Now drain stderr: its lines are bounded, the arguments shortened with their length.
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut err = String::new();
+        let _ = stderr.read_to_string(&mut err);
+        let _ = tx.send(err);
+    });
+    let err = rx.recv_timeout(PATIENCE).expect("stderr ends");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    for line in err.lines() {
+        assert!(line.len() < 16 * 1024, "a log line of {} bytes", line.len());
+    }
+}

@@ -256,7 +256,7 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
         Code("cmd", COMMAND),
     ),
     ("sshpass -p x ssh host", &[], DeniedCommand("ssh")),
-    ("ssh-agent <cmd>", &[], Code("cmd", COMMAND)),
+    // `ssh-agent <cmd>` runs its command too, but ssh-agent is denied outright (DENIED_EQUIVALENTS).
     ("dbus-run-session -- <cmd>", &[], Code("cmd", COMMAND)),
     ("firejail --private <cmd>", &[], Code("cmd", COMMAND)),
     ("faketime 2020-01-01 <cmd>", &[], Code("cmd", COMMAND)),
@@ -1040,7 +1040,8 @@ const EXEC: &[(&str, Exec)] = &[
     ("git log --format=%H -n 3", Allow),
     // Unknown options are flags: a value that looks like a writer option is judged as one.
     ("git log --no-merges --output", Refuse("git", "--output")),
-    ("git -C sub log", Allow),
+    // `-C` moves where later names resolve, which free text cannot confine.
+    ("git -C sub log", Refuse("git", "-C sub")),
     ("git -c x=y log", Refuse("git", "-c x=y")),
     ("git -cx=y log", Refuse("git", "-cx=y")),
     ("git -c alias.x=!sh x", Refuse("git", "-c alias.x=!sh")),

@@ -834,8 +834,11 @@ fn a_binary_under_home_is_named_with_the_flag_that_fixes_it() {
     }
     let hint = k.unreadable_binary("mytool").expect("a hint");
     let root = home.path().join(".toolchain");
+    // The toolchain's top folder under the commands' $HOME.
+    assert_eq!(hint.add, [root.clone()]);
+    let hint = hint.to_string();
     assert!(
-        hint.contains(&format!("--sandbox-read {}", root.display())),
+        hint.contains(&format!("--sandbox-read {} (", root.display())),
         "{hint}"
     );
     let r = k.run(&argv(&["mytool"]));
@@ -1280,4 +1283,33 @@ fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() 
     let r = k.run(&argv(&["git", "log", "--format=%s"]));
     confined_here(&k, &r);
     assert_eq!((r.exit_code, r.output.as_str()), (0, "pkg\n"), "{r:?}");
+}
+
+#[test]
+fn system_information_tools_work_but_no_process_of_proc_is_readable() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = confined(ws.path());
+    for (argv, expected) in [
+        (argv(&["free", "-m"]), "Mem:"),
+        (argv(&["uptime"]), "load average"),
+        (argv(&["getent", "hosts", "localhost"]), "localhost"),
+        (argv(&["cat", "/proc/loadavg"]), "."),
+    ] {
+        let r = k.run(&argv);
+        confined_here(&k, &r);
+        assert_eq!(r.exit_code, 0, "{argv:?}: {}", r.text());
+        assert!(r.output.contains(expected), "{argv:?}: {}", r.text());
+    }
+    let r = k.run(&sh(
+        "cat /proc/self/status; cat /proc/1/cmdline; ls /proc; ls /etc/ssl; true",
+    ));
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("Name:"), "{}", r.output);
+        assert_eq!(
+            r.output.matches("Permission denied").count(),
+            4,
+            "{}",
+            r.output
+        );
+    }
 }

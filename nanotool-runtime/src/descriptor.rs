@@ -523,8 +523,9 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, DescriptorError> {
 
 /// Parses JSON like `serde_json::from_str::<Value>`, but refuses a key given twice in one
 /// object: `serde_json` would keep the last silently, so a reader could check one `command`
-/// while another runs.
-fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
+/// while another runs. The descriptor loader and the MCP server's framing both read JSON
+/// through it.
+pub fn parse_json(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut de)?;
     de.end()?;

@@ -9,7 +9,7 @@
 //! | 3 | operator scan | (run first, on the raw text) an empty command; shell metacharacters `;` `\|` `&` `$` `` ` `` `<` `>`, quotes `'` `"`, a backslash before a space, control characters (newline, tab, ...), Unicode whitespace other than the ASCII space, and format characters (zero-width, bidi) |
 //! | 1 | binary allowlist | a binary not on the allowlist, matched on the exact token: with `ls` allowlisted, `/bin/ls` and `./ls` are refused (allowlist the path form itself to allow it) |
 //! | 2 | deny list | a binary on the built-in deny list or the host's, even when allowlisted |
-//! | 4 | argument rules | code-entry options and launcher/writer options ([`policy::check_exec_argv`]: `find -exec`/`-delete`, `sed -i`, `sort -o`, `git -c`, ...), options that follow symbolic links out or delete files (`find -L`, `grep -R`, `tar --remove-files`, `rsync --delete`, ...), remote names (`tar -f host:x`, `rsync src host:dst`); and every argument that could name a file outside the working directory: an operand, the value of an option (`--file=/etc/passwd`), a value attached after any letter of a short option (`-f/etc/passwd`, `-cf/tmp/x`), and each piece of a value separated by `=`, `,` or `:` — refused when absolute, when it escapes through a symbolic link, or when it holds a `..` component at all |
+//! | 4 | argument rules | code-entry options and launcher/writer options ([`policy::check_exec_argv`]: `find -exec`/`-delete`, `sed -i`, `sort -o`, `git -c`, ...), options that follow symbolic links out or delete files (`find -L`, `grep -R`, `tar --remove-files`, `rsync --delete`, ...), remote names (`tar -f host:x`, `rsync src host:dst`), options that move where later names resolve (`git -C`, `tar -C`) or rename what is written (`tar --transform`); git subcommands that delete, serve, connect out or write outside ([`GIT_REFUSED_SUBCOMMANDS`], a repository named by URL or `host:path`, `git config` writes); any argument naming a `.git` folder or what is in it, as written or through a symbolic link; and every argument that could name a file outside the working directory: an operand, the value of an option (`--file=/etc/passwd`), a value attached after any letter of a short option (`-f/etc/passwd`, `-cf/tmp/x`), and each piece of a value separated by `=`, `,` or `:` — refused when absolute, when it escapes through a symbolic link, or when it holds a `..` component at all |
 //! | 5 | kernel | (not a refusal) the command runs through the kernel: locked cwd, no shell, closed stdin, timeout, capped output, reduced environment |
 //!
 //! Tokens are split on ASCII spaces; an argument can never contain a space (layer 3 refuses the
@@ -269,6 +269,24 @@ impl ExecTool {
             }
         }
         policy::check_exec_argv(&argv).map_err(|e| ExecRefusal::new(4, e.to_string()))?;
+        if policy::tables::reads_response_files(binary)
+            && let Some(at) = argv[1..].iter().find(|a| a.starts_with('@'))
+        {
+            return Err(ExecRefusal::new(
+                4,
+                format!(
+                    "`{at}` names a response file: `{binary}` reads further arguments from it, \
+                     where they cannot be checked (and prints its lines back in errors); write \
+                     the arguments themselves"
+                ),
+            ));
+        }
+        if policy::binary_basename(binary) == "git" {
+            git_rules(&argv[1..])?;
+        }
+        if matches!(policy::binary_basename(binary), "npm" | "pnpm" | "yarn") {
+            package_manager_rules(binary, &argv[1..])?;
+        }
         let path_rule = SlotSpec::new("command", SlotKind::Path, "an argument of the command");
         for token in &argv[1..] {
             confine_token(token, root, &path_rule)?;
@@ -424,6 +442,16 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 };
                 return Err(ExecRefusal::new(4, format!("{what}{}{fix}", e.reason)));
             }
+            if in_git_internals(candidate, root) {
+                return Err(ExecRefusal::new(
+                    4,
+                    format!(
+                        "{what}`{candidate}` is inside a `.git` folder: git runs what it finds \
+                         there (hooks, configuration), so no command may name it; use git's \
+                         own commands to read the repository"
+                    ),
+                ));
+            }
             if candidate.split('/').any(|c| c == "..") {
                 let instead = match lexical_normal(candidate) {
                     Some(plain) => format!(" (here `{plain}`)"),
@@ -439,6 +467,245 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                     ),
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `candidate` names something inside a `.git` folder (or the folder itself), as
+/// written or once symbolic links are resolved (`g/hooks` with `g -> .git`): git runs what it
+/// finds there (hooks, configuration), so no argument may name it, whatever it does with it.
+fn in_git_internals(candidate: &str, root: &Path) -> bool {
+    let is_git = |c: &std::ffi::OsStr| c.as_encoded_bytes().eq_ignore_ascii_case(b".git");
+    if Path::new(candidate)
+        .components()
+        .any(|c| is_git(c.as_os_str()))
+    {
+        return true;
+    }
+    // The deepest part of it that exists, resolved.
+    let mut path = root.join(candidate);
+    loop {
+        if let Ok(real) = path.canonicalize() {
+            return real
+                .strip_prefix(root)
+                .is_ok_and(|rel| rel.components().any(|c| is_git(c.as_os_str())));
+        }
+        if !path.pop() || !path.starts_with(root) {
+            return false;
+        }
+    }
+}
+
+/// git subcommands ExecTool refuses outright, and why.
+pub const GIT_REFUSED_SUBCOMMANDS: &[(&[&str], &str)] = &[
+    (
+        &["clean"],
+        "it deletes untracked files, which no history can bring back",
+    ),
+    (
+        &["gc", "prune", "prune-packed"],
+        "it deletes objects from the repository",
+    ),
+    (
+        &[
+            "daemon",
+            "instaweb",
+            "http-backend",
+            "credential-cache",
+            "credential-cache--daemon",
+            "fsmonitor--daemon",
+            "upload-pack",
+            "receive-pack",
+            "upload-archive",
+            "shell",
+        ],
+        "it starts a server, or serves the repository to another program",
+    ),
+    (
+        &[
+            "send-email",
+            "imap-send",
+            "svn",
+            "p4",
+            "cvsimport",
+            "cvsserver",
+            "cvsexportcommit",
+            "archimport",
+        ],
+        "it connects to another machine",
+    ),
+    (
+        &["maintenance"],
+        "it registers the repository in the user's configuration and schedules jobs (cron, \
+         systemd) outside the working directory",
+    ),
+    (
+        &["credential", "credential-store"],
+        "it runs credential helpers, or reads and writes the user's stored credentials",
+    ),
+    (&["hook"], "it runs the repository's hooks"),
+];
+
+/// git subcommands whose first operand (or `--remote`/`--repo` value) is a repository that may
+/// be another machine's.
+const GIT_TRANSPORT_SUBCOMMANDS: &[&str] = &[
+    "clone",
+    "fetch",
+    "pull",
+    "push",
+    "ls-remote",
+    "archive",
+    "fetch-pack",
+    "send-pack",
+    "remote",
+    "submodule",
+];
+
+/// `git config` options that write configuration, or read or write it outside the repository.
+const GIT_CONFIG_WRITES: &[&str] = &[
+    "--global",
+    "--system",
+    "--add",
+    "--unset",
+    "--unset-all",
+    "--replace-all",
+    "--rename-section",
+    "--remove-section",
+    "--edit",
+];
+
+/// git global options that take the next token as their value.
+const GIT_VALUE_OPTIONS: &[&str] = &[
+    "-c",
+    "-C",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--attr-source",
+];
+
+/// Whether `operand` names a repository on another machine (or through a transport helper):
+/// `scheme://...`, `transport::address`, `[host:port]:path`, or scp-like `host:path` (a `:`
+/// before any `/`).
+fn is_remote_repository(operand: &str) -> bool {
+    if operand.contains("://") || operand.contains("::") || operand.starts_with('[') {
+        return true;
+    }
+    match (operand.find(':'), operand.find('/')) {
+        (Some(colon), Some(slash)) => colon < slash,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// Layer 4 for npm, pnpm and yarn: only the commands that read (`ls`, `view`, ...). Every
+/// other one may run a package's or the workspace's scripts (`npm install` with no operand
+/// runs the workspace's own lifecycle scripts), which free text cannot see.
+fn package_manager_rules(binary: &str, args: &[String]) -> Result<(), ExecRefusal> {
+    let command = args.iter().find(|a| !a.starts_with('-'));
+    match command {
+        Some(command) if policy::tables::is_npm_read_only(command) => Ok(()),
+        Some(command) => Err(ExecRefusal::new(
+            4,
+            format!(
+                "`{binary} {command}` is refused: all but a few commands that only read (`ls`, \
+                 `view`, `outdated`, ...) may run a package's or the workspace's scripts"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Layer 4 for git: subcommands that delete, serve, connect or write outside the working
+/// directory; repositories on other machines; `git config` writes.
+fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        if GIT_VALUE_OPTIONS.contains(&args[i].as_str()) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let Some(sub) = args.get(i) else {
+        return Ok(());
+    };
+    let rest = &args[i + 1..];
+    if let Some((_, why)) = GIT_REFUSED_SUBCOMMANDS
+        .iter()
+        .find(|(names, _)| names.contains(&sub.as_str()))
+    {
+        return Err(ExecRefusal::new(
+            4,
+            format!("`git {sub}` is refused: {why}"),
+        ));
+    }
+    let operands: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+    if sub == "worktree"
+        && let Some(step) = operands.first()
+        && matches!(step.as_str(), "remove" | "prune")
+    {
+        return Err(ExecRefusal::new(
+            4,
+            format!("`git worktree {step}` is refused: it deletes files"),
+        ));
+    }
+    if GIT_TRANSPORT_SUBCOMMANDS.contains(&sub.as_str()) {
+        // `remote add NAME URL`, `submodule add URL`: every operand; else the first.
+        let candidates: Vec<&str> = if matches!(sub.as_str(), "remote" | "submodule") {
+            operands.iter().map(|s| s.as_str()).collect()
+        } else {
+            operands.first().map(|s| s.as_str()).into_iter().collect()
+        };
+        let values = rest.iter().filter_map(|a| {
+            a.strip_prefix("--remote=")
+                .or_else(|| a.strip_prefix("--repo="))
+        });
+        if let Some(remote) = candidates
+            .into_iter()
+            .chain(values)
+            .find(|c| is_remote_repository(c))
+        {
+            return Err(ExecRefusal::new(
+                4,
+                format!(
+                    "`{remote}` names a repository on another machine (a URL, `host:path` or \
+                     `transport::address`), which git would connect to; name a repository in \
+                     the working directory or a configured remote"
+                ),
+            ));
+        }
+        if rest.iter().any(|a| a == "--remote" || a == "--repo") {
+            return Err(ExecRefusal::new(
+                4,
+                "write `--remote=<repository>` with `=`, so that the repository can be checked",
+            ));
+        }
+    }
+    if sub == "config" {
+        let write = rest.iter().find(|a| {
+            let name = a.split('=').next().unwrap_or(a);
+            // parse-options accepts any unambiguous abbreviation (`--glob`, `--unset-a`).
+            (name.len() > 3 && GIT_CONFIG_WRITES.iter().any(|w| w.starts_with(name)))
+                || name == "-e"
+        });
+        let step = operands.first().filter(|s| {
+            matches!(
+                s.as_str(),
+                "set" | "unset" | "rename-section" | "remove-section" | "edit"
+            )
+        });
+        if let Some(what) = write.or(step.copied()) {
+            return Err(ExecRefusal::new(
+                4,
+                format!(
+                    "`git config {what}` is refused: it writes git's configuration (in `.git/` or \
+                     the user's home), which decides what later git commands run; read it with \
+                     `git config --get <key>` or `git config --list`"
+                ),
+            ));
         }
     }
     Ok(())

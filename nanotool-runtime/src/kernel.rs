@@ -18,17 +18,16 @@
 //!
 //! What does not live here: which argv may run (the `policy` module, the tools).
 
+mod env;
 mod output;
 mod sandbox;
 mod sys;
 
 pub use sandbox::{Access, SandboxMode, SandboxStatus};
 
-use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -38,6 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
+use env::child_env;
 use output::Capture;
 use sandbox::spawner::{Job, Spawned};
 use sandbox::{Route, Sandbox};
@@ -304,6 +304,36 @@ impl ExecResult {
     }
 }
 
+/// A binary that confined commands cannot read, and what to add so that they can
+/// ([`CommandExecKernel::unreadable_binary`]). Its `Display` is the message `nanotool list`,
+/// `check`, `serve` and a failed call show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableBinary {
+    /// The binary as the tool names it (`python3`).
+    pub binary: String,
+    /// Where it resolves, symbolic links followed.
+    pub resolved: PathBuf,
+    /// The paths to let commands read (`~/.pyenv`; `~/.cargo` and `~/.rustup` for rustup).
+    pub add: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for UnreadableBinary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let flags: Vec<String> = self
+            .add
+            .iter()
+            .map(|p| format!("--sandbox-read {}", p.display()))
+            .collect();
+        write!(
+            f,
+            "`{}` resolves to {}, which confined commands cannot read; let them with {} (KernelSettings::sandbox_read)",
+            self.binary,
+            self.resolved.display(),
+            flags.join(" ")
+        )
+    }
+}
+
 /// Seconds as people write them: `30`, `0.2`, `1.5`.
 fn seconds(d: Duration) -> String {
     let s = format!("{:.1}", d.as_secs_f64());
@@ -363,7 +393,7 @@ impl CommandExecKernel {
         }
         sys::can_enter(&cwd).map_err(cwd_error)?;
 
-        let env = child_env(std::env::vars_os(), &settings.env)?;
+        let env = child_env(std::env::vars_os(), &settings.env, &cwd)?;
         let path_value = env
             .iter()
             .find(|(k, _)| k == "PATH")
@@ -439,8 +469,9 @@ impl CommandExecKernel {
     }
 
     /// When the binary `name` resolves to a file that confined commands cannot read (a
-    /// toolchain under `$HOME`, such as a pyenv shim), says so and names the setting that
-    /// fixes it; `None` when it is readable, not found, or the sandbox is off.
+    /// toolchain under `$HOME`, such as a pyenv shim), says so and names the paths to add
+    /// ([`KernelSettings::sandbox_read`], `--sandbox-read`); `None` when it is readable, not
+    /// found, or the sandbox is not enforced.
     ///
     /// ```
     /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
@@ -448,7 +479,7 @@ impl CommandExecKernel {
     /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
     /// assert_eq!(kernel.unreadable_binary("sh"), None);
     /// ```
-    pub fn unreadable_binary(&self, name: &str) -> Option<String> {
+    pub fn unreadable_binary(&self, name: &str) -> Option<UnreadableBinary> {
         if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
             return None;
         }
@@ -456,24 +487,39 @@ impl CommandExecKernel {
         self.outside_sandbox(name, &program)
     }
 
-    fn outside_sandbox(&self, name: &str, program: &Path) -> Option<String> {
+    fn outside_sandbox(&self, name: &str, program: &Path) -> Option<UnreadableBinary> {
         let real = self.sandbox.real_path(program)?;
         if self.sandbox.can_read(&real) {
             return None;
         }
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let suggest = match home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
-            Some(rest) => match rest.components().next() {
-                Some(first) => home.clone().unwrap().join(first),
-                None => real.clone(),
-            },
-            None => real.parent().map_or(real.clone(), Path::to_path_buf),
-        };
-        Some(format!(
-            "`{name}` resolves to {}, which confined commands cannot read; let them with --sandbox-read {} (KernelSettings::sandbox_read)",
-            real.display(),
-            suggest.display()
-        ))
+        // The commands' `HOME` (the host may have set it), else the agent's.
+        let home = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let mut add = Vec::new();
+        match home
+            .as_deref()
+            .and_then(|h| Some((h, real.strip_prefix(h).ok()?)))
+        {
+            // A toolchain under $HOME: its top folder (`~/.pyenv`, `~/.nvm`, `~/.local`).
+            Some((home, rest)) => {
+                let top = rest.components().next().map(|c| home.join(c));
+                add.extend(top.clone());
+                // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup.
+                if top.as_deref() == Some(&home.join(".cargo")) && home.join(".rustup").is_dir() {
+                    add.push(home.join(".rustup"));
+                }
+            }
+            None => add.extend(real.parent().map(Path::to_path_buf)),
+        }
+        Some(UnreadableBinary {
+            binary: name.to_owned(),
+            resolved: real,
+            add,
+        })
     }
 
     /// Runs one argv with the default profile (read-only workspace, no network).
@@ -552,7 +598,7 @@ impl CommandExecKernel {
             Route::Direct => self.start_direct(name, program, argv),
             Route::Spawner(spawner, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program) {
-                    return Err((EXIT_CANNOT_EXECUTE, hint));
+                    return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
                 let job = Job {
                     program: program.to_path_buf(),
@@ -859,46 +905,6 @@ fn is_executable_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Whether a host variable passes the allowlist.
-fn allowlisted(name: &OsStr) -> bool {
-    matches!(name.as_bytes(), b"PATH" | b"HOME" | b"LANG" | b"TZ")
-        || name.as_bytes().starts_with(b"LC_")
-}
-
-/// The child's environment: allowlisted host variables, the fixed ones, the host's additions.
-fn child_env(
-    host: impl Iterator<Item = (OsString, OsString)>,
-    extra: &[(String, String)],
-) -> Result<Vec<(OsString, OsString)>, KernelError> {
-    let mut env: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
-    env.entry("PATH".into())
-        .or_insert_with(|| DEFAULT_PATH.into());
-    for (k, v) in [("TERM", "dumb"), ("NO_COLOR", "1"), ("PAGER", "cat")] {
-        env.insert(k.into(), v.into());
-    }
-    for (name, value) in extra {
-        let reason = if name.is_empty() {
-            Some("the name is empty")
-        } else if name.contains('=') {
-            Some("the name contains `=`")
-        } else if name.contains('\0') {
-            Some("the name contains a NUL byte")
-        } else if value.contains('\0') {
-            Some("the value contains a NUL byte")
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            return Err(KernelError::Env {
-                name: name.clone(),
-                reason,
-            });
-        }
-        env.insert(name.into(), value.into());
-    }
-    Ok(env.into_iter().collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -958,34 +964,5 @@ mod tests {
         assert_eq!(seconds(Duration::from_secs(30)), "30");
         assert_eq!(seconds(Duration::from_millis(200)), "0.2");
         assert_eq!(seconds(Duration::from_millis(1540)), "1.5");
-    }
-
-    #[test]
-    fn the_env_allowlist_is_exact() {
-        let host = [
-            ("PATH", "/bin"),
-            ("HOME", "/root"),
-            ("LC_ALL", "C"),
-            ("LANGUAGE", "en"),
-            ("AWS_SECRET_ACCESS_KEY", "x"),
-            ("TERM", "xterm"),
-        ]
-        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        let env = child_env(host.into_iter(), &[("PAGER".into(), "less".into())]).unwrap();
-        let names: Vec<_> = env
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.display(), v.display()))
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "HOME=/root",
-                "LC_ALL=C",
-                "NO_COLOR=1",
-                "PAGER=less",
-                "PATH=/bin",
-                "TERM=dumb"
-            ]
-        );
     }
 }

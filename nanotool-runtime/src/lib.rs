@@ -34,7 +34,7 @@ pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::ExecTool;
 pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
-    SandboxStatus,
+    SandboxStatus, UnreadableBinary,
 };
 pub use policy::PolicyError;
 pub use slot::{SlotError, SlotKind, SlotSpec};

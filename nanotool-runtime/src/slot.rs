@@ -113,9 +113,35 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, String> {
     // would turn into an unanchored alternation. Parsing is cheap; the one compile is of the
     // anchored form.
     match regex_syntax::Parser::new().parse(pattern) {
-        Ok(_) => Regex::new(&format!(r"\A(?:{pattern})\z")).map_err(|e| e.to_string()),
+        Ok(_) => {
+            Regex::new(&format!(r"\A(?:{})\z", ascii_digits(pattern))).map_err(|e| e.to_string())
+        }
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// `pattern` with `\d` as `[0-9]` and `\D` as `[^0-9]`: a slot's digits are ASCII, as a JSON
+/// Schema `pattern` (ECMAScript) reads `\d` too, and as the programs a slot feeds expect
+/// (`sed -n ١p` is no line number). Other escapes, `\\d` included, are kept as written.
+fn ascii_digits(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some(next) => {
+                out.push('\\');
+                out.push(next);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 impl SlotSpec {

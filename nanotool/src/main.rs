@@ -188,7 +188,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    init_logging();
+    init_logging(matches!(cli.command, Command::Serve));
     match run(cli) {
         Ok(status) => ExitCode::from(status),
         Err(failure) => {
@@ -198,7 +198,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_logging() {
+/// The server's log pipe (only `serve` logs through one): flushed, briefly, before it exits.
+static LOG_PIPE: std::sync::OnceLock<mcp::LogPipe> = std::sync::OnceLock::new();
+
+/// How long an exiting server waits for its log lines to reach stderr.
+const LOG_FLUSH_WAIT: Duration = Duration::from_millis(500);
+
+fn init_logging(serve: bool) {
     let level = match std::env::var("NANOTOOL_LOG").ok().as_deref() {
         Some("off") => None,
         Some("error") => Some(tracing::Level::ERROR),
@@ -207,13 +213,23 @@ fn init_logging() {
         Some("trace") => Some(tracing::Level::TRACE),
         _ => Some(tracing::Level::INFO),
     };
-    if let Some(level) = level {
+    let Some(level) = level else { return };
+    // The server never waits for stderr: a client that does not read it may lose log lines,
+    // never answers (see `mcp::LogPipe`). One-shot commands write to stderr directly.
+    if serve && let Ok(pipe) = mcp::LogPipe::stderr(1024 * 1024) {
+        let pipe = LOG_PIPE.get_or_init(|| pipe);
         tracing_subscriber::fmt()
-            .with_writer(io::stderr)
+            .with_writer(move || pipe.writer())
             .with_max_level(level)
             .with_target(false)
             .init();
+        return;
     }
+    tracing_subscriber::fmt()
+        .with_writer(io::stderr)
+        .with_max_level(level)
+        .with_target(false)
+        .init();
 }
 
 fn run(cli: Cli) -> Result<u8, Failure> {
@@ -337,7 +353,7 @@ fn unreadable_binaries(toolbox: &Toolbox) -> Vec<(String, String)> {
         .filter_map(|t| {
             let binary = t.spec()?.template().binary().to_owned();
             let hint = toolbox.kernel().unreadable_binary(&binary)?;
-            Some((t.name().to_owned(), hint))
+            Some((t.name().to_owned(), hint.to_string()))
         })
         .collect()
 }
@@ -684,6 +700,9 @@ fn serve(common: &Common) -> Result<u8, Failure> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
+            if let Some(pipe) = LOG_PIPE.get() {
+                pipe.flush(LOG_FLUSH_WAIT);
+            }
             std::process::exit(128 + signal);
         });
     }
@@ -701,6 +720,9 @@ fn serve(common: &Common) -> Result<u8, Failure> {
         .serve(stdin, io::stdout())
         .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
     tracing::info!("stdin closed; exiting");
+    if let Some(pipe) = LOG_PIPE.get() {
+        pipe.flush(LOG_FLUSH_WAIT);
+    }
     Ok(0)
 }
 

@@ -135,6 +135,11 @@ pub struct ServerOptions {
     pub workers: usize,
     /// Calls accepted (running or queued) before new ones are refused (default 1024).
     pub max_in_flight: usize,
+    /// Bytes the calls queued and running may hold, their arguments counted at their parsed
+    /// size (default 64 MiB). A call beyond it is answered at once with a JSON-RPC error
+    /// saying the server is busy and to retry; a call is always accepted when nothing else
+    /// is held, so one message of [`ServerOptions::max_line_bytes`] can always run.
+    pub max_request_bytes: usize,
     /// Tools per `tools/list` page (default 100).
     pub page_size: usize,
     /// The `ttlMs` cache hint on `tools/list` and `server/discover` (default 60 000: the tool
@@ -155,6 +160,7 @@ impl Default for ServerOptions {
             max_line_bytes: 4 * 1024 * 1024,
             workers: 64,
             max_in_flight: 1024,
+            max_request_bytes: 64 * 1024 * 1024,
             page_size: 100,
             ttl_ms: 60_000,
             name: "nanotool".to_owned(),
@@ -266,16 +272,17 @@ pub fn audit(
     output: &ToolOutput,
     duration: Duration,
 ) {
-    let argv = argv.map_or_else(String::new, |a| Value::from(a.to_vec()).to_string());
+    // Every value is shortened: a log line stays small whatever a client sends.
+    let argv = argv.map_or_else(String::new, log_strings);
     let ms = (duration.as_secs_f64() * 1e6).round() / 1e3;
     if output.code == Some(nanotool_runtime::CODE_INVALID_ARGUMENTS) {
         tracing::warn!(
             via,
-            tool,
-            args = %args,
+            tool = %shorten(tool, LOG_STRING_CHARS),
+            args = %log_value(args),
             refused = true,
             code = 614,
-            why = output.text.as_str(),
+            why = %shorten(&output.text, LOG_VALUE_BYTES),
             duration_ms = ms,
             "call refused"
         );
@@ -284,21 +291,21 @@ pub fn audit(
     match &output.exec {
         Some(exec) => tracing::info!(
             via,
-            tool,
+            tool = %shorten(tool, LOG_STRING_CHARS),
             argv = %argv,
             exit = exec.exit_code,
             timed_out = exec.timed_out,
             cancelled = exec.cancelled,
             truncated = exec.truncated,
             bytes = exec.total_bytes,
-            start_error = exec.start_error.as_deref().unwrap_or(""),
+            start_error = %shorten(exec.start_error.as_deref().unwrap_or(""), LOG_VALUE_BYTES),
             duration_ms = ms,
             "call"
         ),
         None => tracing::info!(
             via,
-            tool,
-            args = %args,
+            tool = %shorten(tool, LOG_STRING_CHARS),
+            args = %log_value(args),
             is_error = output.is_error,
             duration_ms = ms,
             "call"
@@ -306,9 +313,27 @@ pub fn audit(
     }
 }
 
+/// The longest name a tool can have (`^[A-Za-z0-9_-]{1,64}$`).
+pub const MAX_TOOL_NAME_CHARS: usize = 64;
+
 /// The names among `names` closest to `wanted` (prefix, substring, or a small edit distance),
 /// best first, at most three.
+///
+/// The work is bounded by the names, not by `wanted`: a name longer than any tool name can be
+/// ([`MAX_TOOL_NAME_CHARS`], or the longest of `names` if longer) gets no suggestions and no
+/// comparison at all.
 pub fn closest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let names: Vec<&str> = names.into_iter().collect();
+    let longest = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(MAX_TOOL_NAME_CHARS);
+    // A char is at most 4 bytes: the byte test first, so a huge name is never walked.
+    if wanted.len() > 4 * longest || wanted.chars().count() > longest {
+        return Vec::new();
+    }
     let wanted_lc = wanted.to_lowercase();
     let mut scored: Vec<(usize, String)> = names
         .into_iter()
@@ -359,6 +384,302 @@ fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// Characters of one string kept in a log line or an echoed name; the rest is replaced by its
+/// length.
+const LOG_STRING_CHARS: usize = 200;
+/// Bytes of one logged value (arguments, an argv, a refusal) before it is cut.
+const LOG_VALUE_BYTES: usize = 2048;
+
+/// `text` whole when it has at most `max` characters, else its first `max` characters, an
+/// ellipsis and its length in bytes.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => {
+            std::borrow::Cow::Owned(format!("{}… ({} bytes)", &text[..cut], text.len()))
+        }
+    }
+}
+
+/// A JSON value as a log shows it: strings over 200 characters are cut (with their length),
+/// and the whole stops after about 2 KiB (with a count of what was left out). Its cost is
+/// bounded too: nothing past the cut is visited.
+pub fn log_value(value: &Value) -> String {
+    let mut out = String::new();
+    push_log_value(value, &mut out);
+    out
+}
+
+fn push_log_value(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => push_log_str(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if out.len() > LOG_VALUE_BYTES {
+                    out.push_str(&format!("… ({} more items)", items.len() - i));
+                    break;
+                }
+                push_log_value(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if out.len() > LOG_VALUE_BYTES {
+                    out.push_str(&format!("… ({} more keys)", map.len() - i));
+                    break;
+                }
+                push_log_str(key, out);
+                out.push(':');
+                push_log_value(item, out);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn push_log_str(s: &str, out: &mut String) {
+    let shown = shorten(s, LOG_STRING_CHARS);
+    out.push_str(&Value::from(shown.as_ref()).to_string());
+}
+
+/// An argv as a log shows it: a JSON array of shortened strings, cut after about 2 KiB.
+fn log_strings(items: &[String]) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if out.len() > LOG_VALUE_BYTES {
+            out.push_str(&format!("… ({} more)", items.len() - i));
+            break;
+        }
+        push_log_str(item, &mut out);
+    }
+    out.push(']');
+    out
+}
+
+/// What a call holds while it waits and runs, counted against
+/// [`ServerOptions::max_request_bytes`]: its arguments at their parsed size (a JSON value is
+/// a fixed-size node plus what its strings, arrays and maps own), its name, and a small
+/// fixed cost for the call itself.
+fn request_bytes(name: &str, args: &Value) -> usize {
+    const CALL: usize = 512;
+    CALL + name.len() + value_bytes(args)
+}
+
+fn value_bytes(value: &Value) -> usize {
+    const NODE: usize = std::mem::size_of::<Value>();
+    match value {
+        Value::String(s) => NODE + s.capacity(),
+        Value::Array(items) => {
+            NODE + (items.capacity() - items.len()) * NODE
+                + items.iter().map(value_bytes).sum::<usize>()
+        }
+        Value::Object(map) => {
+            NODE + map
+                .iter()
+                .map(|(k, v)| std::mem::size_of::<String>() + k.capacity() + 32 + value_bytes(v))
+                .sum::<usize>()
+        }
+        _ => NODE,
+    }
+}
+
+/// The longest line a [`LogWriter`] passes on; a longer one is cut, with its length.
+pub const MAX_LOG_LINE: usize = 16 * 1024;
+
+/// A log sink that never makes the code that logs wait: lines go to a bounded queue in
+/// memory, and one thread of their own writes them to the sink (stderr, in `nanotool
+/// serve`). When the sink stalls (a client that never reads the server's stderr), the queue
+/// fills and further lines are dropped and counted, and a note of how many were lost is
+/// written once the sink moves again. No lock is held while the sink is written, so a stalled
+/// sink can lose log lines but never holds up an answer.
+///
+/// Its writers plug into a `tracing` subscriber (`.with_writer(move || pipe.writer())`).
+#[derive(Clone)]
+pub struct LogPipe {
+    queue: Arc<LogQueue>,
+}
+
+impl std::fmt::Debug for LogPipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogPipe")
+            .field("max_bytes", &self.queue.max_bytes)
+            .finish()
+    }
+}
+
+struct LogQueue {
+    state: Mutex<LogState>,
+    changed: Condvar,
+    max_bytes: usize,
+}
+
+#[derive(Default)]
+struct LogState {
+    lines: VecDeque<Vec<u8>>,
+    bytes: usize,
+    /// Lines dropped since the last note.
+    unnoted: u64,
+    /// Lines dropped in all.
+    dropped_total: u64,
+    /// The writing thread holds a line.
+    writing: bool,
+}
+
+impl LogPipe {
+    /// A pipe to this process's stderr, holding at most `max_bytes` of waiting lines.
+    pub fn stderr(max_bytes: usize) -> io::Result<LogPipe> {
+        LogPipe::with_sink(io::stderr(), max_bytes)
+    }
+
+    /// A pipe to `sink`, holding at most `max_bytes` of waiting lines; the thread that writes
+    /// them lives as long as the process.
+    pub fn with_sink<W: Write + Send + 'static>(sink: W, max_bytes: usize) -> io::Result<LogPipe> {
+        let queue = Arc::new(LogQueue {
+            state: Mutex::new(LogState::default()),
+            changed: Condvar::new(),
+            max_bytes,
+        });
+        let drained = queue.clone();
+        thread::Builder::new()
+            .name("log".into())
+            .spawn(move || drain_log(&drained, sink))?;
+        Ok(LogPipe { queue })
+    }
+
+    /// A writer for one log line (or a few): what it was given is queued when it is flushed
+    /// or dropped, never waiting for the sink.
+    pub fn writer(&self) -> LogWriter {
+        LogWriter {
+            queue: self.queue.clone(),
+            line: Vec::new(),
+            seen: 0,
+        }
+    }
+
+    /// Lines dropped because the sink did not keep up.
+    pub fn dropped(&self) -> u64 {
+        self.queue
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .dropped_total
+    }
+
+    /// Waits up to `wait` for every queued line to be written; tells whether they were.
+    pub fn flush(&self, wait: Duration) -> bool {
+        let state = self.queue.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (state, _) = self
+            .queue
+            .changed
+            .wait_timeout_while(state, wait, |s| !s.lines.is_empty() || s.writing)
+            .unwrap_or_else(|e| e.into_inner());
+        state.lines.is_empty() && !state.writing
+    }
+}
+
+impl LogQueue {
+    fn push(&self, line: Vec<u8>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.bytes + line.len() > self.max_bytes {
+            state.unnoted += 1;
+            state.dropped_total += 1;
+            return;
+        }
+        state.bytes += line.len();
+        state.lines.push_back(line);
+        self.changed.notify_all();
+    }
+}
+
+fn drain_log<W: Write>(queue: &LogQueue, mut sink: W) {
+    loop {
+        let (line, dropped) = {
+            let mut state = queue.state.lock().unwrap_or_else(|e| e.into_inner());
+            while state.lines.is_empty() {
+                state = queue.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+            }
+            let line = state.lines.pop_front().unwrap_or_default();
+            state.bytes -= line.len();
+            state.writing = true;
+            (line, std::mem::take(&mut state.unnoted))
+        };
+        // The lock is released: a sink that blocks here holds up no one else.
+        if dropped > 0 {
+            let note = format!("[{dropped} log lines dropped: the log was not being read]\n");
+            let _ = sink.write_all(note.as_bytes());
+        }
+        let _ = sink.write_all(&line);
+        let _ = sink.flush();
+        let mut state = queue.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.writing = false;
+        queue.changed.notify_all();
+    }
+}
+
+/// One writer of a [`LogPipe`]: it gathers what it is given (at most [`MAX_LOG_LINE`]
+/// bytes) and queues it on flush or drop.
+pub struct LogWriter {
+    queue: Arc<LogQueue>,
+    line: Vec<u8>,
+    /// Bytes given since the last flush, kept or not.
+    seen: usize,
+}
+
+impl std::fmt::Debug for LogWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogWriter")
+            .field("pending", &self.line.len())
+            .finish()
+    }
+}
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = MAX_LOG_LINE.saturating_sub(self.line.len());
+        self.line.extend_from_slice(&buf[..buf.len().min(room)]);
+        self.seen += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.line.is_empty() {
+            return Ok(());
+        }
+        let mut line = std::mem::take(&mut self.line);
+        if self.seen > line.len() {
+            // Cut on a character boundary, and say how long it was.
+            let keep = match std::str::from_utf8(&line) {
+                Ok(_) => line.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            line.truncate(keep);
+            line.extend_from_slice(format!("… [log line cut: {} bytes]\n", self.seen).as_bytes());
+        }
+        self.seen = 0;
+        self.queue.push(line);
+        Ok(())
+    }
+}
+
+impl Drop for LogWriter {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
 /// A JSON-RPC error on its way to the client.
 #[derive(Debug, Clone, PartialEq)]
 struct RpcError {
@@ -405,6 +726,8 @@ struct Job {
 struct InFlight {
     cancel: CancelHandle,
     cancelled: bool,
+    /// What the call holds, counted against [`ServerOptions::max_request_bytes`].
+    bytes: usize,
 }
 
 struct Shared {
@@ -414,6 +737,8 @@ struct Shared {
     in_flight: Mutex<HashMap<String, InFlight>>,
     initialized: AtomicBool,
     accepted: AtomicUsize,
+    /// Bytes held by the calls in `in_flight` (changed under its lock).
+    held_bytes: AtomicUsize,
     fingerprint: u64,
     /// The `tools/list` entries, computed once: the tool set of a session never changes.
     definitions: Vec<Value>,
@@ -478,7 +803,10 @@ impl McpServer {
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(session.shared.clone());
         let pool = Arc::new(Pool {
             state: Mutex::new(PoolState {
-                reader: Some(Box::new(BufReader::with_capacity(64 * 1024, input))),
+                reader: Some((
+                    Box::new(BufReader::with_capacity(64 * 1024, input)),
+                    Vec::new(),
+                )),
                 queue: VecDeque::new(),
                 idle: 0,
                 eof: false,
@@ -520,8 +848,9 @@ struct Pool {
 }
 
 struct PoolState {
-    /// The input, when no thread is reading it.
-    reader: Option<Box<dyn BufRead + Send>>,
+    /// The input and the one line buffer, when no thread is reading: the buffer goes with
+    /// the turn at reading, so the threads do not each keep a line's worth of memory.
+    reader: Option<(Box<dyn BufRead + Send>, Vec<u8>)>,
     /// Calls waiting for a thread.
     queue: VecDeque<Job>,
     /// Threads waiting on `wake`.
@@ -543,16 +872,15 @@ enum Read1 {
 }
 
 fn pool_thread(session: &Session, pool: &Pool) {
-    let mut line = Vec::new();
     let mut st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
     loop {
-        if let Some(mut reader) = st.reader.take() {
+        if let Some((mut reader, mut line)) = st.reader.take() {
             drop(st);
             let turn = session.read_one(reader.as_mut(), &mut line);
             st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
             match turn {
                 Read1::Call(job) => {
-                    st.reader = Some(reader);
+                    st.reader = Some((reader, line));
                     if st.idle > 0 {
                         // Hand the reading over and run the call here.
                         pool.wake.notify_one();
@@ -620,6 +948,7 @@ impl Session {
             in_flight: Mutex::new(HashMap::new()),
             initialized: AtomicBool::new(false),
             accepted: AtomicUsize::new(0),
+            held_bytes: AtomicUsize::new(0),
             fingerprint,
             definitions,
         });
@@ -692,8 +1021,23 @@ impl Session {
         if text.is_empty() {
             return None;
         }
-        let message: Value = match serde_json::from_str(text) {
+        // Through the same reader as descriptor files: a key given twice is refused, so no
+        // part of a frame is read one way and run another.
+        let message: Value = match nanotool_runtime::descriptor::parse_json(text) {
             Ok(v) => v,
+            Err(e) if e.classify() == serde_json::error::Category::Data => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        INVALID_REQUEST,
+                        format!(
+                            "invalid request: {}; give each key once per object",
+                            shorten(&e.to_string(), LOG_VALUE_BYTES)
+                        ),
+                    ),
+                );
+                return None;
+            }
             Err(e) => {
                 self.send_error(
                     &Value::Null,
@@ -823,7 +1167,10 @@ impl Session {
                     self.shared.cancel(request, params.get("reason"));
                 }
             }
-            other => tracing::debug!(method = other, "ignored a notification"),
+            other => tracing::debug!(
+                method = %shorten(other, LOG_STRING_CHARS),
+                "ignored a notification"
+            ),
         }
     }
 
@@ -853,7 +1200,8 @@ impl Session {
             other => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
-                    "method `{other}` not found; this server implements initialize, ping, server/discover, tools/list and tools/call"
+                    "method `{}` not found; this server implements initialize, ping, server/discover, tools/list and tools/call",
+                    shorten(other, LOG_STRING_CHARS)
                 ),
             )),
         };
@@ -968,15 +1316,16 @@ impl Session {
                 ));
             }
         };
-        let args = match params.get("arguments") {
+        let mut params = params;
+        let args = match params.remove("arguments") {
             None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(v @ Value::Object(_)) => v.clone(),
+            Some(v @ Value::Object(_)) => v,
             Some(other) => {
                 return Err(RpcError::new(
                     INVALID_PARAMS,
                     format!(
                         "tools/call: \"arguments\" must be a JSON object such as {{\"path\": \".\"}}, not {}",
-                        json_kind(other)
+                        json_kind(&other)
                     ),
                 ));
             }
@@ -990,12 +1339,15 @@ impl Session {
             } else {
                 format!("did you mean {}?", quoted_list(&closest))
             };
+            // The name is echoed shortened, with its length: the answer stays small.
+            let shown = shorten(&name, MAX_TOOL_NAME_CHARS);
             return Err(
-                RpcError::new(INVALID_PARAMS, format!("unknown tool `{name}`; {hint}"))
-                    .with_data(json!({"tool": name, "closest": closest, "available": names})),
+                RpcError::new(INVALID_PARAMS, format!("unknown tool `{shown}`; {hint}"))
+                    .with_data(json!({"tool": shown, "closest": closest, "available": names})),
             );
         };
         let key = id_key(&id);
+        let bytes = request_bytes(&name, &args);
         let cancel = CancelHandle::new();
         {
             let mut in_flight = self
@@ -1020,11 +1372,25 @@ impl Session {
                     ),
                 ));
             }
+            // Checked and added under the lock that removes finished calls.
+            let held = self.shared.held_bytes.load(Ordering::SeqCst);
+            let limit = self.shared.options.max_request_bytes;
+            if held > 0 && held.saturating_add(bytes) > limit {
+                return Err(RpcError::new(
+                    INTERNAL_ERROR,
+                    format!(
+                        "server busy: the calls queued and running hold {held} bytes and this one needs {bytes} (limit {limit}); retry it when earlier calls have answered"
+                    ),
+                )
+                .with_data(json!({"heldBytes": held, "requestBytes": bytes, "limitBytes": limit})));
+            }
+            self.shared.held_bytes.fetch_add(bytes, Ordering::SeqCst);
             in_flight.insert(
                 key.clone(),
                 InFlight {
                     cancel: cancel.clone(),
                     cancelled: false,
+                    bytes,
                 },
             );
         }
@@ -1124,7 +1490,7 @@ impl Shared {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         let keys = alternate_keys(request);
         let Some(key) = keys.iter().find(|k| in_flight.contains_key(k.as_str())) else {
-            tracing::debug!(request = %request, "cancel for a request not in flight; ignored");
+            tracing::debug!(request = %log_value(request), "cancel for a request not in flight; ignored");
             return;
         };
         let Some(entry) = in_flight.get_mut(key.as_str()) else {
@@ -1133,13 +1499,23 @@ impl Shared {
         entry.cancelled = true;
         entry.cancel.cancel();
         let reason = reason.and_then(|r| r.as_str()).unwrap_or("");
-        tracing::info!(request = %request, reason, "call cancelled by the client");
+        tracing::info!(
+            request = %log_value(request),
+            reason = %shorten(reason, LOG_STRING_CHARS),
+            "call cancelled by the client"
+        );
     }
 
     /// Removes a finished call; tells whether it was cancelled.
     fn take_in_flight(&self, key: &str) -> bool {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        in_flight.remove(key).is_some_and(|e| e.cancelled)
+        match in_flight.remove(key) {
+            Some(entry) => {
+                self.held_bytes.fetch_sub(entry.bytes, Ordering::SeqCst);
+                entry.cancelled
+            }
+            None => false,
+        }
     }
 
     fn is_cancelled(&self, key: &str) -> bool {

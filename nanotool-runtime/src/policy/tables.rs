@@ -113,6 +113,17 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("wipefs", "mkfs*"),
     ("mke2fs", "mkfs*"),
     ("mkswap", "mkfs*"),
+    // ssh under other names: every use connects to another machine (`ssh-copy-id`,
+    // `ssh-keyscan`); `ssh-agent` detaches a daemon, or runs its operand as a command.
+    ("ssh-copy-id", "ssh"),
+    ("ssh-keyscan", "ssh"),
+    ("ssh-agent", "nohup"),
+    // Login and account editors: every use is about logging in or editing the system's
+    // accounts (`agetty -l` runs a login program; `vipw` edits `/etc/passwd`).
+    ("agetty", "su"),
+    ("getty", "su"),
+    ("vipw", "sudo"),
+    ("vigr", "sudo"),
 ];
 
 /// Why an entry of [`DENIED_BINARIES`] is denied, for error messages.
@@ -438,6 +449,8 @@ const DEBUGGER: &str = "it opens a debugger port through which code can be sent"
 const FOLLOWS: &str = "it follows symbolic links as it walks folders, so a link inside the working directory takes it outside, where free text cannot confine it";
 const NAMES_FROM_FILE: &str = "it reads the names of the files to act on from a file, where free text cannot confine them to the working directory";
 const DELETES: &str = "it deletes files";
+const REDIRECTS: &str = "it changes the folder later names are resolved from, which free text cannot confine; run from the working directory and name paths from it";
+const RENAMES: &str = "its expression renames the files it writes (symbolic link targets too), so a name can end up outside the working directory";
 
 // --- Python: python, python3, python3.12, pypy3, ipython ------------------------------------
 const PYTHON_OPTS: &[Opt] = &[
@@ -1400,9 +1413,9 @@ const GIT_GLOBAL_OPTS: &[Opt] = &[
     code("-c", GIT_CONFIG_WHY),
     code("--config-env", GIT_CONFIG_WHY),
     code_att("--exec-path", "the folder git runs its subcommands from"),
-    val("-C"),
-    val("--git-dir"),
-    val("--work-tree"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--git-dir", Arity::Next, REDIRECTS),
+    eff("--work-tree", Arity::Next, REDIRECTS),
     val("--namespace"),
     val("--super-prefix"),
     val("--list-cmds"),
@@ -1724,8 +1737,8 @@ const TAR_OPTS: &[Opt] = &[
     ),
     eff("-T", Arity::Next, NAMES_FROM_FILE),
     eff("--files-from", Arity::Next, NAMES_FROM_FILE),
-    val("-C"),
-    val("--directory"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--directory", Arity::Next, REDIRECTS),
     val("-X"),
     val("--exclude-from"),
     val("-b"),
@@ -1736,7 +1749,8 @@ const TAR_OPTS: &[Opt] = &[
     val("-V"),
     val("-g"),
     val("--exclude"),
-    val("--transform"),
+    eff("--transform", Arity::Next, RENAMES),
+    eff("--xform", Arity::Next, RENAMES),
     val("--owner"),
     val("--group"),
     val("--mode"),
@@ -1914,6 +1928,16 @@ const ZIP_OPTS: &[Opt] = &[
     ),
     eff("-O", Arity::Next, WRITES),
     eff("--output-file", Arity::Next, WRITES),
+    eff(
+        "-m",
+        Arity::Flag,
+        "it deletes the files it adds to the archive",
+    ),
+    eff(
+        "--move",
+        Arity::Flag,
+        "it deletes the files it adds to the archive",
+    ),
     val("-b"),
     val("-n"),
     val("-t"),
@@ -1946,8 +1970,8 @@ const MAKE_OPTS: &[Opt] = &[
     code("--makefile", "a makefile (its recipes are shell commands)"),
     code("-E", "makefile text make evaluates"),
     code("--eval", "makefile text make evaluates"),
-    val("-C"),
-    val("--directory"),
+    eff("-C", Arity::Next, REDIRECTS),
+    eff("--directory", Arity::Next, REDIRECTS),
     val("-I"),
     val("--include-dir"),
     val("-o"),
@@ -2093,6 +2117,213 @@ const XVFB_RUN_OPTS: &[Opt] = &[
     val("-p"),
     val("-l"),
 ];
+
+// --- Launchers and code loaders (found through the GTFOBins catalogue) ---------------------
+const CHOOM_OPTS: &[Opt] = &[val("-n"), val("--adjust"), val("-p"), val("--pid")];
+const SETARCH_OPTS: &[Opt] = &[val("-B"), val("--32bit")];
+const CC_WRAPPER: &str = "a command the compiler runs each of its stages through";
+const CC_PLUGIN: &str = "a plugin (a library) the compiler loads";
+const CC_PROGRAMS: &str = "a folder the compiler runs its stages (`cc1`, `as`, `ld`) from";
+const CC_SPECS: &str = "a spec file, whose rules can run programs";
+const CC_PASS: &str = "arguments passed to a compiler stage (`-load x.so`, `-plugin x.so`)";
+const CC_OPTS: &[Opt] = &[
+    code("-wrapper", CC_WRAPPER),
+    load("-fplugin", CC_PLUGIN),
+    load("-fpass-plugin", CC_PLUGIN),
+    code_att("-B", CC_PROGRAMS),
+    code("--prefix", CC_PROGRAMS),
+    code("-specs", CC_SPECS),
+    code("--specs", CC_SPECS),
+    code("-Xclang", CC_PASS),
+    code("-Xlinker", CC_PASS),
+    code("-Xassembler", CC_PASS),
+    code("-Xpreprocessor", CC_PASS),
+    val("-o"),
+    val("-x"),
+    val("-I"),
+    val("-L"),
+    val("-D"),
+    val("-U"),
+    val("-l"),
+    val("-include"),
+    val("-MF"),
+];
+const LD_OPTS: &[Opt] = &[
+    load("-plugin", "a plugin (a library) the linker loads"),
+    load("--plugin", "a plugin (a library) the linker loads"),
+    val("-o"),
+    val("-L"),
+    val("-l"),
+    val("-T"),
+];
+const BINUTILS_OPTS: &[Opt] = &[load("--plugin", "a plugin (a library) the tool loads")];
+const RUSTC_OPTS: &[Opt] = &[
+    code_att(
+        "-C",
+        "a code generation setting (`linker=` runs a program, `codegen-backend=` loads a library)",
+    ),
+    code(
+        "--codegen",
+        "a code generation setting (`linker=` runs a program, `codegen-backend=` loads a library)",
+    ),
+    code_att(
+        "-Z",
+        "an unstable setting (`codegen-backend=` loads a library)",
+    ),
+    code("--test-builder", "the program rustdoc runs to build tests"),
+    code("--runtool", "the program rustdoc runs tests through"),
+    val("-o"),
+    val("-L"),
+    val("-l"),
+    val("--out-dir"),
+    val("--edition"),
+    val("--crate-type"),
+    val("--crate-name"),
+    val("--emit"),
+    val("--target"),
+    val("--explain"),
+];
+const OPENSSL_LOAD: &str = "an engine or provider (a library) openssl loads";
+const OPENSSL_OPTS: &[Opt] = &[
+    load("-engine", OPENSSL_LOAD),
+    load("-keyengine", OPENSSL_LOAD),
+    load("-provider", OPENSSL_LOAD),
+    load("-provider-path", OPENSSL_LOAD),
+    load("-pre", "an engine command (`SO_PATH:x.so` loads a library)"),
+    load(
+        "-post",
+        "an engine command (`SO_PATH:x.so` loads a library)",
+    ),
+];
+const SSH_KEYGEN_OPTS: &[Opt] = &[load("-D", "a PKCS#11 library ssh-keygen loads")];
+const APT_OPTS: &[Opt] = &[
+    code(
+        "-o",
+        "an APT setting (`APT::Update::Pre-Invoke`, `DPkg::Pre-Invoke` run commands)",
+    ),
+    code(
+        "--option",
+        "an APT setting (`APT::Update::Pre-Invoke`, `DPkg::Pre-Invoke` run commands)",
+    ),
+    code(
+        "-c",
+        "an APT configuration file (its settings run commands)",
+    ),
+    code(
+        "--config-file",
+        "an APT configuration file (its settings run commands)",
+    ),
+];
+const DPKG_SCRIPTS: &str = "a package whose maintainer scripts dpkg runs";
+const DPKG_OPTS: &[Opt] = &[
+    code("-i", DPKG_SCRIPTS),
+    code("--install", DPKG_SCRIPTS),
+    code("--unpack", DPKG_SCRIPTS),
+    code("-r", DPKG_SCRIPTS),
+    code("--remove", DPKG_SCRIPTS),
+    code("-P", DPKG_SCRIPTS),
+    code("--purge", DPKG_SCRIPTS),
+    code("--configure", DPKG_SCRIPTS),
+];
+
+/// npm commands that only read (`npm ls`, `npm view`): every other one may run a package's
+/// or the workspace's scripts (`exec`, `run`, `test`, `install`, ...).
+pub fn is_npm_read_only(operand: &str) -> bool {
+    matches!(
+        operand,
+        "ls" | "list" | "la" | "ll" | "view" | "info" | "show" | "help" | "search" | "outdated"
+    )
+}
+
+/// Binaries that read further arguments from a response file named `@file` (binutils, gcc,
+/// clang, rustc, javac, 7z, ...): the arguments in it, and the file itself, are invisible to
+/// ExecTool's layer 4, so an `@` argument is refused for them, as `tar -T` is. A name matches
+/// by any of its forms (`gcc-12`), also behind a cross-compiler prefix
+/// (`x86_64-linux-gnu-gcc`); a trailing `*` matches as a prefix (`llvm-*`).
+pub const RESPONSE_FILE_BINARIES: &[&str] = &[
+    "addr2line",
+    "ar",
+    "as",
+    "c++filt",
+    "dlltool",
+    "dwp",
+    "elfedit",
+    "gprof",
+    "ld",
+    "ld.bfd",
+    "ld.gold",
+    "gold",
+    "nm",
+    "objcopy",
+    "objdump",
+    "ranlib",
+    "readelf",
+    "size",
+    "strings",
+    "strip",
+    "windres",
+    "gcc",
+    "g++",
+    "cc",
+    "c++",
+    "cpp",
+    "gfortran",
+    "gccgo",
+    "gnat",
+    "collect2",
+    "lto-wrapper",
+    "clang",
+    "clang++",
+    "clang-cl",
+    "clang-cpp",
+    "lld",
+    "ld.lld",
+    "ld64.lld",
+    "lld-link",
+    "wasm-ld",
+    "llvm-*",
+    "rustc",
+    "rustdoc",
+    "javac",
+    "java",
+    "javadoc",
+    "javap",
+    "jar",
+    "jlink",
+    "jpackage",
+    "jdeps",
+    "kotlinc",
+    "scalac",
+    "7z",
+    "7za",
+    "7zr",
+    "csc",
+    "mcs",
+    "swiftc",
+    "nvcc",
+    "tcc",
+    "icc",
+    "icx",
+];
+
+/// Whether `binary` reads response files ([`RESPONSE_FILE_BINARIES`]).
+pub fn reads_response_files(binary: &str) -> bool {
+    let forms = crate::policy::name_forms(binary);
+    forms.iter().any(|form| {
+        RESPONSE_FILE_BINARIES.iter().any(|name| {
+            let matches = |text: &str| match name.strip_suffix('*') {
+                Some(prefix) => text.starts_with(prefix),
+                None => text == *name,
+            };
+            // `x86_64-linux-gnu-gcc`, `arm-none-eabi-objdump`: the tool after a prefix.
+            matches(form)
+                || form
+                    .char_indices()
+                    .filter(|&(_, c)| c == '-')
+                    .any(|(i, _)| matches(&form[i + 1..]))
+        })
+    })
+}
 
 /// The code-entry table (DESIGN §4): every binary that runs code through an option or an
 /// operand, plus a few whose options reach outside the working directory where ExecTool's
@@ -2600,13 +2831,6 @@ pub const CODE_ENTRY: &[Entry] = &[
         ..BASE
     },
     Entry {
-        names: &["ssh-agent"],
-        options: &[&[val("-a"), val("-E"), val("-t"), val("-P"), val("-O")]],
-        operands: Operands::Command { skip: 0 },
-        hyphen_values: true,
-        ..BASE
-    },
-    Entry {
         names: &["dbus-run-session"],
         options: &[&[
             val("--config-file"),
@@ -2615,6 +2839,12 @@ pub const CODE_ENTRY: &[Entry] = &[
                 "the bus daemon program dbus-run-session runs",
             ),
         ]],
+        operands: Operands::Command { skip: 0 },
+        ..BASE
+    },
+    Entry {
+        names: &["choom"],
+        options: &[CHOOM_OPTS],
         operands: Operands::Command { skip: 0 },
         ..BASE
     },
@@ -2856,6 +3086,115 @@ pub const CODE_ENTRY: &[Entry] = &[
         ],
         ..BASE
     },
+    Entry {
+        // `setarch [ARCH] [options] [PROGRAM]`: the architecture may be left out, so any
+        // operand may be the program.
+        names: &[
+            "setarch", "linux32", "linux64", "i386", "x86_64", "uname26", "arm", "aarch64", "ppc",
+            "ppc64", "s390", "s390x", "sparc", "sparc64", "mips", "mips64",
+        ],
+        options: &[SETARCH_OPTS],
+        operands: Operands::Command { skip: 0 },
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        // `perf stat|record|trace ... PROGRAM`: the subcommand, then the program it runs.
+        names: &["perf"],
+        operands: Operands::Command { skip: 1 },
+        complete: false,
+        ..BASE
+    },
+    Entry {
+        names: &[
+            "gcc",
+            "g++",
+            "cc",
+            "c++",
+            "cpp",
+            "gfortran",
+            "gccgo",
+            "clang",
+            "clang++",
+            "clang-cl",
+            "clang-cpp",
+            "tcc",
+            "icc",
+            "icx",
+        ],
+        options: &[CC_OPTS],
+        long_only: true,
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &[
+            "ld", "ld.bfd", "ld.gold", "gold", "ld.lld", "lld", "ld64.lld", "wasm-ld",
+        ],
+        options: &[LD_OPTS],
+        long_only: true,
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["nm", "ar", "ranlib"],
+        options: &[BINUTILS_OPTS],
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["rustc", "rustdoc"],
+        options: &[RUSTC_OPTS],
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["openssl"],
+        options: &[OPENSSL_OPTS],
+        operands: Operands::Subcommands {
+            subs: &[Sub {
+                names: &["engine"],
+                options: &[OPENSSL_OPTS],
+                operands: Operands::AllCode("an engine (a library openssl loads)"),
+            }],
+            other: Some(&Sub {
+                names: &[],
+                options: &[OPENSSL_OPTS],
+                operands: Operands::Data,
+            }),
+            why: "the openssl command",
+            slot_is_data: true,
+        },
+        long_only: true,
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["ssh-keygen"],
+        options: &[SSH_KEYGEN_OPTS],
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["apt-get", "apt", "apt-cache", "apt-config", "apt-mark"],
+        options: &[APT_OPTS],
+        complete: false,
+        permute: true,
+        ..BASE
+    },
+    Entry {
+        names: &["dpkg"],
+        options: &[DPKG_OPTS],
+        complete: false,
+        permute: true,
+        ..BASE
+    },
 ];
 
 const VALGRIND_OPTS: &[Opt] = &[
@@ -2994,6 +3333,17 @@ pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn no_binary_has_two_entries() {
+        // The first entry that names a binary wins: a second one would be dead rules.
+        let mut seen = std::collections::BTreeSet::new();
+        for entry in CODE_ENTRY {
+            for name in entry.names {
+                assert!(seen.insert(*name), "{name} has two entries");
+            }
+        }
+    }
+
     use super::*;
 
     fn all_entry_options(entry: &Entry) -> Vec<&'static Opt> {

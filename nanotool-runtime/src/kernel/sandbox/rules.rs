@@ -25,7 +25,9 @@ pub(crate) const SYSTEM_DIRS: &[&str] = &[
 ];
 
 /// Files under `/etc` every command may read: the dynamic loader's cache, the time zone, the
-/// user and group names, the name-service switch, git's system config.
+/// user and group names, the name-service switch, git's system config, the local host names
+/// and service numbers, and OpenSSL's configuration (node refuses to start without it). None
+/// holds a secret.
 pub(crate) const ETC_FILES: &[&str] = &[
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
@@ -35,19 +37,35 @@ pub(crate) const ETC_FILES: &[&str] = &[
     "/etc/group",
     "/etc/nsswitch.conf",
     "/etc/gitconfig",
-];
-
-/// What a `network` tool reads besides: name resolution and the certificate store.
-pub(crate) const NETWORK_FILES: &[&str] = &[
-    "/etc/resolv.conf",
     "/etc/hosts",
     "/etc/host.conf",
-    "/etc/gai.conf",
     "/etc/services",
     "/etc/protocols",
-    "/etc/ssl",
+    "/etc/ssl/openssl.cnf",
+];
+
+/// Files of `/proc` about the machine as a whole (memory, load, uptime, processors), which
+/// `free`, `uptime` and `nproc`-like tools read. Never `/proc/<pid>` nor `/proc/self`: through
+/// those a command could read the agent's environment and memory.
+pub(crate) const PROC_FILES: &[&str] = &[
+    "/proc/meminfo",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/cpuinfo",
+    "/proc/stat",
+    "/proc/version",
+];
+
+/// What a `network` tool reads besides: name resolution and the public certificate store
+/// (never `/etc/ssl/private`).
+pub(crate) const NETWORK_FILES: &[&str] = &[
+    "/etc/resolv.conf",
+    "/etc/gai.conf",
+    "/etc/ssl/certs",
     "/etc/ca-certificates",
-    "/etc/pki",
+    "/etc/ca-certificates.conf",
+    "/etc/pki/tls/certs",
+    "/etc/pki/ca-trust",
 ];
 
 /// What a confined command may touch.
@@ -102,6 +120,9 @@ pub(crate) fn restrict_thread(profile: &Profile) -> Result<Enforced, String> {
     };
     for dir in SYSTEM_DIRS.iter().chain(ETC_FILES) {
         add(Path::new(dir), read_access());
+    }
+    for file in PROC_FILES {
+        add(Path::new(file), AccessFs::ReadFile.into());
     }
     if profile.network {
         for file in NETWORK_FILES {
