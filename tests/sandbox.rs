@@ -835,7 +835,7 @@ fn a_binary_under_home_is_named_with_the_flag_that_fixes_it() {
     let hint = k.unreadable_binary("mytool").expect("a hint");
     let root = home.path().join(".toolchain");
     // The toolchain's top folder under the commands' $HOME.
-    assert_eq!(hint.add, [root.clone()]);
+    assert_eq!(hint.add, std::slice::from_ref(&root));
     let hint = hint.to_string();
     assert!(
         hint.contains(&format!("--sandbox-read {} (", root.display())),
