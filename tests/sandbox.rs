@@ -1313,3 +1313,93 @@ fn system_information_tools_work_but_no_process_of_proc_is_readable() {
         );
     }
 }
+
+#[test]
+fn exec_is_read_only_unless_the_host_enables_writes_and_never_has_the_network() {
+    let p = project();
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "--allow-exec",
+            "touch",
+            "call",
+            "exec",
+            r#"{"command": "touch made-by-exec"}"#,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = nanotool(p.path(), &args);
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let v = call(&[]);
+    if v["confined"] == true {
+        assert_ne!(v["exit_code"], 0, "{v}");
+        assert!(
+            !p.path().join("made-by-exec").exists(),
+            "exec wrote without --exec-writes"
+        );
+    }
+    let v = call(&["--exec-writes"]);
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert!(p.path().join("made-by-exec").exists());
+    // What clients are told: the exec tool may write (with the flag), and never goes online.
+    let out = nanotool(
+        p.path(),
+        &["--allow-exec", "touch", "--exec-writes", "schema"],
+    );
+    let defs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let exec = defs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "exec")
+        .unwrap();
+    assert_eq!(exec["annotations"]["readOnlyHint"], false);
+    assert_eq!(exec["annotations"]["openWorldHint"], false);
+}
+
+#[test]
+fn serve_lists_each_tools_profile_as_annotations() {
+    use std::io::Write;
+    let p = project();
+    let mut child = Command::new(nanotool_bin())
+        .arg("serve")
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "off")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lines","arguments":{"file":".work/tools/lines.tool.json"}}}"#,
+        ] {
+            writeln!(stdin, "{line}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let list = replies
+        .iter()
+        .find(|r| r["id"] == 2)
+        .expect("tools/list reply");
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let annotations =
+        |name: &str| tools.iter().find(|t| t["name"] == name).unwrap()["annotations"].clone();
+    assert_eq!(annotations("lines")["readOnlyHint"], true);
+    assert_eq!(annotations("touch_it")["readOnlyHint"], false);
+    assert_eq!(annotations("fetch")["openWorldHint"], true);
+    let call = replies
+        .iter()
+        .find(|r| r["id"] == 3)
+        .expect("tools/call reply");
+    let structured = &call["result"]["structuredContent"];
+    assert_eq!(structured["exit_code"], 0, "{call}");
+    assert!(structured["confined"].is_boolean(), "{call}");
+}
