@@ -1403,3 +1403,94 @@ fn serve_lists_each_tools_profile_as_annotations() {
     assert_eq!(structured["exit_code"], 0, "{call}");
     assert!(structured["confined"].is_boolean(), "{call}");
 }
+
+#[test]
+fn every_bundled_descriptor_and_built_in_works_confined() {
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    git(w, &["init", "-q", "."]);
+    std::fs::write(w.join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
+    std::fs::write(w.join("data.json"), "{\"k\": [1]}\n").unwrap();
+    git(w, &["add", "."]);
+    git(
+        w,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "seed",
+        ],
+    );
+    // The system python: a python under $HOME needs --sandbox-read (named by `list`).
+    let mut toolbox = bundled_toolbox(w, &[("PATH", "/usr/bin:/bin")]);
+    for tool in nanotool::builtins::all() {
+        toolbox.register_arc(tool).unwrap();
+    }
+    let cases = [
+        (
+            "count_lines",
+            serde_json::json!({"file": "notes.txt"}),
+            "3 ./notes.txt",
+        ),
+        (
+            "find_files",
+            serde_json::json!({"pattern": "*.json"}),
+            "./data.json",
+        ),
+        ("git_log", serde_json::json!({}), "seed"),
+        (
+            "head_file",
+            serde_json::json!({"file": "notes.txt", "lines": 1}),
+            "alpha",
+        ),
+        (
+            "json_pretty",
+            serde_json::json!({"file": "data.json"}),
+            "\"k\": [",
+        ),
+        ("list_dir", serde_json::json!({}), "notes.txt"),
+        (
+            "print_lines",
+            serde_json::json!({"range": "2", "path": "notes.txt"}),
+            "beta",
+        ),
+        (
+            "search_text",
+            serde_json::json!({"pattern": "gam"}),
+            "./notes.txt:3:gamma",
+        ),
+        (
+            "grep",
+            serde_json::json!({"pattern": "bet", "path": "."}),
+            "./notes.txt:2:beta",
+        ),
+        (
+            "find",
+            serde_json::json!({"path": ".", "pattern": "notes*"}),
+            "./notes.txt",
+        ),
+        (
+            "sed_print",
+            serde_json::json!({"range": "1,2", "path": "notes.txt"}),
+            "alpha\nbeta",
+        ),
+    ];
+    let enforced = toolbox.kernel().sandbox_status().enforced();
+    for (name, args, expected) in cases {
+        let out = toolbox.call(name, &args, None).unwrap();
+        let exec = out
+            .exec
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: {}", out.text));
+        assert_eq!(
+            (exec.exit_code, exec.confined),
+            (0, enforced),
+            "{name}: {}",
+            out.text
+        );
+        assert!(exec.output.contains(expected), "{name}: {}", out.text);
+    }
+}
