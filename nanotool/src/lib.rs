@@ -7,6 +7,7 @@
 extern crate self as nanotool;
 
 pub mod builtins;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 
 pub use nanotool_macros::{SlotEnum, command_tool};
