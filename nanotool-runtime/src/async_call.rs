@@ -251,24 +251,22 @@ impl Drop for Job {
 }
 
 impl Toolbox {
-    /// Calls the tool named `name` with `args` as a future, on a thread of its own: the
-    /// caller's executor thread never blocks. Dropping the future cancels the call (the
+    /// Calls the tool named `name` with `args` as a future, on a thread of nanotool's own
+    /// (threads are kept for a few seconds after a call, so a busy host does not pay a thread
+    /// start per call): the caller's executor thread never blocks. Dropping the future cancels the call (the
     /// command's process group is killed). See the [module](crate::async_call) for an example.
     ///
     /// Resolves like [`Toolbox::call`] (a refusal or a failed command is an output marked as
     /// an error), or to a [`CallError`] for an unknown name (at once, no thread started) or a
     /// tool that panicked.
     pub fn call_async(self: &Arc<Self>, name: &str, args: Value) -> ToolCall {
-        self.call_async_with(name, args, |job| {
-            // A thread that cannot start drops the job: the call resolves to `NotRun`.
-            let _ = std::thread::Builder::new()
-                .name("nanotool-call".to_owned())
-                .spawn(job);
-        })
+        self.call_async_with(name, args, pool::submit)
     }
 
     /// Like [`call_async`](Self::call_async), but the blocking work is handed to `spawn`,
-    /// which must run it once on a thread where blocking is allowed. With tokio:
+    /// which must run it once on a thread where blocking is allowed. `spawn` is called before
+    /// this returns, on the caller's thread (inside the runtime, for tokio's `spawn_blocking`).
+    /// With tokio:
     ///
     /// ```no_run
     /// # async fn f(toolbox: std::sync::Arc<nanotool_runtime::Toolbox>) {
@@ -307,6 +305,77 @@ impl Toolbox {
             shared,
             cancel,
             finished: false,
+        }
+    }
+}
+
+/// The threads [`Toolbox::call_async`] runs calls on: one per call in flight, started on
+/// demand and kept for [`pool::KEEP_ALIVE`] once idle.
+mod pool {
+    use super::BlockingJob;
+    use std::collections::VecDeque;
+    use std::sync::{Condvar, Mutex, MutexGuard};
+    use std::time::Duration;
+
+    /// How long an idle thread waits for another call before it ends.
+    pub const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+    struct State {
+        queue: VecDeque<BlockingJob>,
+        /// Threads waiting for a job.
+        idle: usize,
+    }
+
+    static STATE: Mutex<State> = Mutex::new(State {
+        queue: VecDeque::new(),
+        idle: 0,
+    });
+    static READY: Condvar = Condvar::new();
+
+    fn lock() -> MutexGuard<'static, State> {
+        STATE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `job` on an idle thread, or on a new one when every thread is busy. A thread that
+    /// cannot start drops the job (the call resolves to `NotRun`).
+    pub fn submit(job: BlockingJob) {
+        let mut state = lock();
+        state.queue.push_back(job);
+        // Each queued job has a waiting thread of its own, or gets a new one.
+        if state.idle >= state.queue.len() {
+            READY.notify_one();
+            return;
+        }
+        drop(state);
+        let started = std::thread::Builder::new()
+            .name("nanotool-call".to_owned())
+            .spawn(work);
+        if started.is_err() {
+            // Nobody will take it: drop the newest job, which is this call's or one like it.
+            let job = lock().queue.pop_back();
+            drop(job);
+        }
+    }
+
+    fn work() {
+        let mut state = lock();
+        loop {
+            if let Some(job) = state.queue.pop_front() {
+                drop(state);
+                // Job::run catches a tool's panic: the thread lives on.
+                job();
+                state = lock();
+                continue;
+            }
+            state.idle += 1;
+            let (guard, wait) = READY
+                .wait_timeout(state, KEEP_ALIVE)
+                .unwrap_or_else(|e| e.into_inner());
+            state = guard;
+            state.idle -= 1;
+            if wait.timed_out() && state.queue.is_empty() {
+                return;
+            }
         }
     }
 }
