@@ -6,6 +6,7 @@
 
 extern crate self as nanotool;
 
+pub mod adapters;
 pub mod builtins;
 #[cfg(feature = "mcp")]
 pub mod mcp;
