@@ -13,10 +13,12 @@
 //! | [`tool`] | the object-safe [`Tool`] trait, [`ToolOutput`], and [`CommandTool`] (a spec as a tool) |
 //! | [`descriptor`] | `*.tool.json` descriptors and their loader (error 613) |
 //! | [`toolbox`] | [`Toolbox`]: assembly of tools, the host deny list, provider exports |
+//! | [`async_call`] | [`Toolbox::call_async`]: a call as a future that cancels when dropped |
 //! | [`exec_tool`] | [`ExecTool`]: the free-text form, off by default, five layers |
 //! | [`error`] | the error codes shared by every form |
 #![deny(missing_docs)]
 
+pub mod async_call;
 pub mod descriptor;
 pub mod error;
 pub mod exec_tool;
@@ -29,6 +31,7 @@ pub mod template;
 pub mod tool;
 pub mod toolbox;
 
+pub use async_call::{BlockingJob, CallError, ToolCall};
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::ExecTool;

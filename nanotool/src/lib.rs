@@ -6,7 +6,9 @@
 
 extern crate self as nanotool;
 
+pub mod adapters;
 pub mod builtins;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 
 pub use nanotool_macros::{SlotEnum, command_tool};

@@ -1,0 +1,60 @@
+//! Runs the examples that show nanotool inside async Rust programs and checks what they print:
+//! an example that stops building or working fails the suite.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Builds `name` (with `features` of this package) in the profile and target folder of this
+/// test, runs it from the workspace root, and returns its stdout; fails the test if the build
+/// fails or the example exits non-zero.
+fn run_example(name: &str, features: &[&str]) -> String {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>");
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev".to_owned(),
+        Some(other) => other.to_owned(),
+    };
+    let target_dir = profile_dir.parent().expect("target/");
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args(["build", "--quiet", "--example", name, "--profile"])
+        .arg(&profile)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if !features.is_empty() {
+        build.arg("--features").arg(features.join(","));
+    }
+    let status = build.status().expect("run cargo build");
+    assert!(status.success(), "cargo build --example {name} failed");
+    let bin: PathBuf = profile_dir.join("examples").join(name);
+    let out = Command::new(&bin)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", bin.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "example {name} failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn async_call_example_times_out_and_cancels() {
+    let out = run_example("async_call", &[]);
+    assert!(out.contains("count_lines:\nexit: 0\n"), "{out}");
+    assert!(
+        out.contains("the future was dropped, the command killed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("cancelled: is_error=true\nexit: 130\ncancelled\n"),
+        "{out}"
+    );
+}
