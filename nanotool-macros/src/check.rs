@@ -106,7 +106,7 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
                     lit.span(),
                     format!(
                         "invalid tool name `{name}`: a tool name is 1 to 64 characters of ASCII letters, digits, `_` and `-` (what OpenAI, Anthropic and MCP accept); write e.g. `name = \"{}\"`",
-                        suggest_name(&name)
+                        nanotool_runtime::spec::suggest_tool_name(&name)
                     ),
                 );
             }
@@ -119,31 +119,12 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
                     ident,
                     format!(
                         "the tool name derived from the struct, `{name}`, is not 1 to 64 ASCII letters, digits, `_` and `-`: give one with `name = \"{}\"`",
-                        suggest_name(&name)
+                        nanotool_runtime::spec::suggest_tool_name(&name)
                     ),
                 );
             }
             name
         }
-    }
-}
-
-fn suggest_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if cleaned.is_empty() {
-        "my_tool".into()
-    } else {
-        cleaned
     }
 }
 

@@ -87,6 +87,7 @@
 //! ```
 
 use crate::error::CODE_INVALID_DESCRIPTOR;
+use crate::hint;
 use crate::kernel::Access;
 use crate::slot::{SlotKind, SlotSpec};
 use crate::spec::{CommandSpec, SpecError, is_tool_name};
@@ -687,54 +688,12 @@ fn spec_error(file: &Path, command: &str, e: &SpecError) -> DescriptorError {
     DescriptorError::at(file, pointer, message)
 }
 
-/// The closest of `candidates` to `word` by edit distance, when close enough to be a typo.
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Vec<&'a str> {
-    let limit = (word.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = candidates
-        .into_iter()
-        .map(|c| (edit_distance(word, c), c))
-        .filter(|(d, c)| *d <= limit || c.starts_with(word) || word.starts_with(*c))
-        .collect();
-    scored.sort();
-    scored.into_iter().map(|(_, c)| c).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 fn did_you_mean(word: &str, candidates: &[&str]) -> String {
-    match closest(word, candidates.iter().copied()).first() {
-        Some(best) => format!("did you mean `{best}`? "),
+    let near = hint::closest(word, candidates.iter().copied());
+    match hint::did_you_mean(&near[..near.len().min(1)]) {
+        Some(hint) => format!("{hint} "),
         None => String::new(),
     }
-}
-
-fn backticked(items: &[&str]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A problem: the dotted JSON path and the message.
@@ -759,7 +718,7 @@ impl<'v> RawDescriptor<'v> {
                 format!(
                     "the descriptor is {}, not a JSON object: write \
                      {{\"name\": ..., \"description\": ..., \"command\": ..., \"arguments\": {{...}}}}",
-                    json_kind(value)
+                    hint::json_kind(value)
                 ),
             )]);
         };
@@ -770,7 +729,7 @@ impl<'v> RawDescriptor<'v> {
                     format!(
                         "unknown field `{key}`; {}a descriptor has only the fields {}",
                         did_you_mean(key, DESCRIPTOR_FIELDS),
-                        backticked(DESCRIPTOR_FIELDS)
+                        hint::backticked(DESCRIPTOR_FIELDS)
                     ),
                 ));
             }
@@ -781,7 +740,7 @@ impl<'v> RawDescriptor<'v> {
                     "$schema".into(),
                     format!(
                         "is {}; write the schema's URL as a string",
-                        json_kind(schema)
+                        hint::json_kind(schema)
                     ),
                 ));
             }
@@ -794,7 +753,7 @@ impl<'v> RawDescriptor<'v> {
                     format!(
                         "`{name}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` \
                          or `-` (e.g. `{}`)",
-                        suggest_tool_name(name)
+                        crate::spec::suggest_tool_name(name)
                     ),
                 ));
             }
@@ -821,7 +780,7 @@ impl<'v> RawDescriptor<'v> {
                     field.to_owned(),
                     format!(
                         "is {}; write `true` or `false` (default `false`)",
-                        json_kind(other)
+                        hint::json_kind(other)
                     ),
                 ));
                 false
@@ -850,7 +809,7 @@ impl<'v> RawDescriptor<'v> {
                 format!(
                     "is {}; write an object with one entry per slot of the command, e.g. \
                      {{\"path\": {{\"type\": \"path\", \"description\": \"...\"}}}}",
-                    json_kind(other)
+                    hint::json_kind(other)
                 ),
             )),
         }
@@ -866,35 +825,6 @@ impl<'v> RawDescriptor<'v> {
             }
             _ => Err(problems),
         }
-    }
-}
-
-fn suggest_tool_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if out.is_empty() {
-        out.push_str("my_tool");
-    }
-    out
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -925,7 +855,7 @@ fn required_str<'v>(
         Some(other) => {
             problems.push((
                 pointer(),
-                format!("is {}; write a string: {example}", json_kind(other)),
+                format!("is {}; write a string: {example}", hint::json_kind(other)),
             ));
             None
         }
@@ -971,7 +901,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
             format!("arguments.{name}"),
             format!(
                 "is {}; write an object, e.g. {{\"type\": \"string\", \"description\": \"...\"}}",
-                json_kind(value)
+                hint::json_kind(value)
             ),
         ));
         return None;
@@ -983,7 +913,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                 format!(
                     "unknown field `{key}`; {}an argument has only the fields {}",
                     did_you_mean(key, ARGUMENT_FIELDS),
-                    backticked(ARGUMENT_FIELDS)
+                    hint::backticked(ARGUMENT_FIELDS)
                 ),
             ));
         }
@@ -1014,7 +944,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                         format!("{}[{i}]", at("enum")),
                         format!(
                             "is {}; enum values are strings (write \"{}\")",
-                            json_kind(other),
+                            hint::json_kind(other),
                             other
                         ),
                     )),
@@ -1033,7 +963,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                 at("enum"),
                 format!(
                     "is {}; write the values as an array of strings, e.g. [\"-l\", \"-1\"]",
-                    json_kind(other)
+                    hint::json_kind(other)
                 ),
             ));
             None
@@ -1082,7 +1012,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                     format!(
                         "unknown type `{other}`; {}write one of {}",
                         did_you_mean(other, ARGUMENT_TYPES),
-                        backticked(ARGUMENT_TYPES)
+                        hint::backticked(ARGUMENT_TYPES)
                     ),
                 ));
                 None
@@ -1093,8 +1023,8 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                 at("type"),
                 format!(
                     "is {}; write one of {} as a string",
-                    json_kind(other),
-                    backticked(ARGUMENT_TYPES)
+                    hint::json_kind(other),
+                    hint::backticked(ARGUMENT_TYPES)
                 ),
             ));
             None
@@ -1106,7 +1036,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
         Some(other) => {
             problems.push((
                 at("required"),
-                format!("is {}; write true or false", json_kind(other)),
+                format!("is {}; write true or false", hint::json_kind(other)),
             ));
             None
         }
@@ -1139,7 +1069,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
                 at("pattern"),
                 format!(
                     "is {}; write a regex as a string, e.g. \"^\\\\d+$\"",
-                    json_kind(other)
+                    hint::json_kind(other)
                 ),
             ));
             None
@@ -1162,7 +1092,7 @@ fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -> Option<Sl
             Some(other) => {
                 problems.push((
                     at(field),
-                    format!("is {}; write a number", json_kind(other)),
+                    format!("is {}; write a number", hint::json_kind(other)),
                 ));
                 None
             }

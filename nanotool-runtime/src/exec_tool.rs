@@ -293,15 +293,6 @@ impl ExecTool {
         }
         Ok(argv)
     }
-
-    fn refused(text: String) -> ToolOutput {
-        ToolOutput {
-            text,
-            is_error: true,
-            code: Some(CODE_INVALID_ARGUMENTS),
-            exec: None,
-        }
-    }
 }
 
 /// Layer 3: one simple command, plain printable text.
@@ -767,7 +758,7 @@ impl Tool for ExecTool {
         let command = match args {
             Value::Object(map) => {
                 if let Some(unknown) = map.keys().find(|k| *k != "command") {
-                    return Self::refused(format!(
+                    return ToolOutput::refused_text(format!(
                         "error {CODE_INVALID_ARGUMENTS}: argument `{unknown}`: unknown argument; \
                          `exec` takes only `command`"
                     ));
@@ -775,13 +766,13 @@ impl Tool for ExecTool {
                 match map.get("command") {
                     Some(Value::String(s)) => s,
                     Some(_) => {
-                        return Self::refused(format!(
+                        return ToolOutput::refused_text(format!(
                             "error {CODE_INVALID_ARGUMENTS}: argument `command`: must be a string, \
                              e.g. {{\"command\": \"ls -l\"}}"
                         ));
                     }
                     None => {
-                        return Self::refused(format!(
+                        return ToolOutput::refused_text(format!(
                             "error {CODE_INVALID_ARGUMENTS}: argument `command`: missing; write \
                              {{\"command\": \"ls -l\"}}"
                         ));
@@ -789,7 +780,7 @@ impl Tool for ExecTool {
                 }
             }
             _ => {
-                return Self::refused(format!(
+                return ToolOutput::refused_text(format!(
                     "error {CODE_INVALID_ARGUMENTS}: the arguments must be an object, e.g. \
                      {{\"command\": \"ls -l\"}}"
                 ));
@@ -797,9 +788,9 @@ impl Tool for ExecTool {
         };
         let argv = match self.check(command, ctx.kernel.cwd()) {
             Ok(argv) => argv,
-            Err(refusal) => return Self::refused(refusal.to_string()),
+            Err(refusal) => return ToolOutput::refused_text(refusal.to_string()),
         };
         let result = ctx.kernel.run_as(&argv, self.access(), ctx.cancel);
-        ToolOutput::from_exec(result)
+        ToolOutput::ran(argv, result)
     }
 }

@@ -488,12 +488,7 @@ impl Tool for CodeTool {
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         match self.command_tool() {
             Ok(tool) => tool.call(args, ctx),
-            Err(err) => ToolOutput {
-                text: format!("tool `{}` cannot run: {err}", self.name),
-                is_error: true,
-                code: None,
-                exec: None,
-            },
+            Err(err) => ToolOutput::failed(format!("tool `{}` cannot run: {err}", self.name)),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! [`Argv`] or a [`SlotError`] (code 614). What does *not* live here: running the argv (see
 //! [`crate::kernel`]) and the tool trait (see [`crate::tool`]).
 
+use crate::hint;
 use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
 use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
@@ -340,10 +341,39 @@ impl SpecError {
 
 /// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
 pub fn is_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
+    (1..=hint::MAX_TOOL_NAME_CHARS).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A valid tool name close to `name`, for the error that refuses it: every character but
+/// ASCII letters, digits and `-` becomes `_`, cut to 64 characters (`my_tool` for nothing).
+///
+/// ```
+/// use nanotool_runtime::spec::{is_tool_name, suggest_tool_name};
+///
+/// assert_eq!(suggest_tool_name("grep files"), "grep_files");
+/// assert_eq!(suggest_tool_name(""), "my_tool");
+/// assert!(is_tool_name(&suggest_tool_name(&"é".repeat(100))));
+/// ```
+pub fn suggest_tool_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(hint::MAX_TOOL_NAME_CHARS)
+        .collect();
+    if cleaned.is_empty() {
+        "my_tool".into()
+    } else {
+        cleaned
+    }
 }
 
 impl CommandSpec {
@@ -720,11 +750,7 @@ impl CommandSpec {
                         "expected a JSON object of named arguments, got {}; write e.g. `{}`",
                         match other {
                             Value::Null => "`null`",
-                            Value::Bool(_) => "a boolean",
-                            Value::Number(_) => "a number",
-                            Value::String(_) => "a string",
-                            Value::Array(_) => "an array",
-                            Value::Object(_) => "an object",
+                            other => hint::json_kind(other),
                         },
                         self.example_call()
                     ),
@@ -737,20 +763,19 @@ impl CommandSpec {
             let reason = if self.slots.is_empty() {
                 "unknown argument: this tool takes no arguments; send `{}`".to_owned()
             } else {
-                let near = self
-                    .slots
-                    .iter()
-                    .map(SlotSpec::name)
-                    .filter(|name| !object.contains_key(*name))
-                    .find(|name| edit_distance(name, key) <= 2);
-                format!(
-                    "unknown argument: this tool takes only {}{}",
+                let near = hint::closest(
+                    key,
                     self.slots
                         .iter()
-                        .map(|s| format!("`{}`", s.name()))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    near.map(|n| format!("; did you mean `{n}`?"))
+                        .map(SlotSpec::name)
+                        .filter(|name| !object.contains_key(*name)),
+                );
+                let names: Vec<&str> = self.slots.iter().map(SlotSpec::name).collect();
+                format!(
+                    "unknown argument: this tool takes only {}{}",
+                    hint::backticked(&names),
+                    hint::did_you_mean(&near[..near.len().min(1)])
+                        .map(|hint| format!("; {hint}"))
                         .unwrap_or_default()
                 )
             };
@@ -996,26 +1021,6 @@ fn placeholder_value(kind: &SlotKind) -> String {
         ),
         SlotKind::Path => "\"src/main.rs\"".into(),
     }
-}
-
-/// Levenshtein distance over characters, for "did you mean" hints (names are short).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.to_lowercase().chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let here = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(row[j]).min(here)
-            };
-            prev = here;
-        }
-    }
-    row[b.len()]
 }
 
 /// The path part of a rendered token: the token without the option that the template's

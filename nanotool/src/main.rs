@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nanotool::mcp::{self, McpServer, ServerOptions, ToolHost};
+use nanotool::mcp::{self, McpServer, ServerOptions};
 use nanotool::{
     CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR, CancelHandle, CommandExecKernel,
-    DescriptorError, KernelError, KernelSettings, SandboxMode, Tool, Toolbox,
+    DescriptorError, KernelError, KernelSettings, SandboxMode, Tool, Toolbox, hint,
 };
 use serde_json::{Value, json};
 
@@ -483,34 +483,29 @@ fn list(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
 }
 
 fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8, Failure> {
-    let Some(tool) = toolbox.get(name).cloned() else {
-        let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name()).collect();
-        let closest = toolbox.closest_names(name);
-        let hint = match closest.as_slice() {
-            [] => String::new(),
-            [one] => format!("did you mean `{one}`? "),
-            many => format!(
-                "did you mean one of {}? ",
-                many.iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-        if json {
-            print_json(&json!({
-                "tool": name,
-                "is_error": true,
-                "error": "unknown tool",
-                "closest": closest,
-                "tools": names,
-            }))?;
+    let index = match toolbox.position(name) {
+        Ok(index) => index,
+        Err(unknown) => {
+            let names: Vec<&str> = toolbox.tools().iter().map(|t| t.name()).collect();
+            let hint = hint::did_you_mean(&unknown.suggestions)
+                .map(|hint| format!("{hint} "))
+                .unwrap_or_default();
+            if json {
+                print_json(&json!({
+                    "tool": name,
+                    "is_error": true,
+                    "error": "unknown tool",
+                    "closest": unknown.suggestions,
+                    "tools": names,
+                }))?;
+            }
+            return Err(Failure::refused(format!(
+                "unknown tool `{name}`; {hint}tools: {} (see `nanotool list`)",
+                names.join(", ")
+            )));
         }
-        return Err(Failure::refused(format!(
-            "unknown tool `{name}`; {hint}tools: {} (see `nanotool list`)",
-            names.join(", ")
-        )));
     };
+    let tool = toolbox.tools()[index].clone();
     let args = parse_args(raw_args, tool.as_ref())?;
     make_non_dumpable();
     let cancel = CancelHandle::new();
@@ -524,16 +519,8 @@ fn call(toolbox: &Toolbox, name: &str, raw_args: &str, json: bool) -> Result<u8,
         });
     }
     let started = Instant::now();
-    let output = ToolHost::call(toolbox, tool.as_ref(), &args, &cancel);
-    let argv = ToolHost::argv(toolbox, tool.as_ref(), &args);
-    mcp::audit(
-        "cli",
-        tool.name(),
-        &args,
-        argv.as_deref(),
-        &output,
-        started.elapsed(),
-    );
+    let output = toolbox.call_at(index, &args, Some(&cancel));
+    mcp::audit("cli", tool.name(), &args, &output, started.elapsed());
     let status = match &output.exec {
         _ if output.code == Some(CODE_INVALID_ARGUMENTS) => 2,
         // The command could not start (missing binary, ...).

@@ -37,7 +37,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nanotool_runtime::{CancelHandle, Tool, ToolOutput, Toolbox};
+use nanotool_runtime::{CancelHandle, Tool, ToolOutput, Toolbox, export, hint};
 use serde_json::{Map, Value, json};
 
 /// The `_meta` key naming a request's protocol version (2026-07-28).
@@ -71,19 +71,20 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 pub trait ToolHost: Send + Sync {
     /// Every tool, in a fixed order (the order `tools/list` pages through).
     fn tools(&self) -> &[Arc<dyn Tool>];
-    /// Runs one call of `tool`; `cancel` fires when the client cancels it.
-    fn call(&self, tool: &dyn Tool, args: &Value, cancel: &CancelHandle) -> ToolOutput;
-    /// The argv a call would run, for the audit log, when the host can tell.
-    fn argv(&self, tool: &dyn Tool, args: &Value) -> Option<Vec<String>> {
-        let _ = (tool, args);
-        None
+    /// Where the tool named `name` stands in [`ToolHost::tools`] (by default, a scan): the
+    /// one lookup of a call.
+    fn position(&self, name: &str) -> Option<usize> {
+        self.tools().iter().position(|t| t.name() == name)
     }
-    /// The MCP definitions of [`ToolHost::tools`], in the same order (by default
-    /// [`tool_definition`] of each).
+    /// Runs one call of the tool at `index` in [`ToolHost::tools`]; `cancel` fires when the
+    /// client cancels it.
+    fn call(&self, index: usize, args: &Value, cancel: &CancelHandle) -> ToolOutput;
+    /// The MCP definitions of [`ToolHost::tools`], in the same order (by default each with
+    /// the `outputSchema` of a command's result: [`export::mcp_definition`]).
     fn definitions(&self) -> Vec<Value> {
         self.tools()
             .iter()
-            .map(|t| tool_definition(t.as_ref()))
+            .map(|t| export::mcp_definition(t.as_ref(), true))
             .collect()
     }
 }
@@ -93,34 +94,17 @@ impl ToolHost for Toolbox {
         Toolbox::tools(self)
     }
 
-    fn call(&self, tool: &dyn Tool, args: &Value, cancel: &CancelHandle) -> ToolOutput {
+    fn position(&self, name: &str) -> Option<usize> {
+        Toolbox::position(self, name).ok()
+    }
+
+    fn call(&self, index: usize, args: &Value, cancel: &CancelHandle) -> ToolOutput {
         // Through the toolbox, which also applies its deny list at call time.
-        match Toolbox::call(self, tool.name(), args, Some(cancel)) {
-            Ok(output) => output,
-            Err(unknown) => ToolOutput {
-                text: unknown.to_string(),
-                is_error: true,
-                code: None,
-                exec: None,
-            },
-        }
+        Toolbox::call_at(self, index, args, Some(cancel))
     }
 
     fn definitions(&self) -> Vec<Value> {
         self.mcp_tools()
-    }
-
-    fn argv(&self, tool: &dyn Tool, args: &Value) -> Option<Vec<String>> {
-        match tool.spec() {
-            Some(spec) => spec
-                .render(args, self.kernel().cwd())
-                .ok()
-                .map(|argv| argv.into_vec()),
-            None => args
-                .get("command")
-                .and_then(Value::as_str)
-                .map(|command| command.split_whitespace().map(str::to_owned).collect()),
-        }
     }
 }
 
@@ -186,44 +170,6 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// The JSON Schema of `structuredContent` in every `tools/call` result of a command.
-pub fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "exit_code": {"type": "integer", "description": "The command's exit status (124 on timeout, 128+N when killed by signal N, 127 when it could not start)"},
-            "output": {"type": "string", "description": "stdout and stderr merged in write order, cut to the output cap"},
-            "truncated": {"type": "boolean", "description": "Whether the output was cut"},
-            "timed_out": {"type": "boolean", "description": "Whether the timeout killed the command"},
-            "confined": {"type": "boolean", "description": "Whether the command ran inside the sandbox (Landlock and seccomp)"}
-        },
-        "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
-        "additionalProperties": false
-    })
-}
-
-/// The MCP tool definition of `tool`, as `tools/list` and `nanotool schema` show it.
-pub fn tool_definition(tool: &dyn Tool) -> Value {
-    let mut input = tool.input_schema();
-    if let Value::Object(schema) = &mut input {
-        schema
-            .entry("type")
-            .or_insert_with(|| Value::from("object"));
-        schema
-            .entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
-    } else {
-        input = json!({"type": "object", "properties": {}, "additionalProperties": false});
-    }
-    json!({
-        "name": tool.name(),
-        "description": tool.description(),
-        "inputSchema": input,
-        "outputSchema": output_schema(),
-        "annotations": nanotool_runtime::toolbox::access_annotations(tool.access()),
-    })
-}
-
 /// The `structuredContent` of a call result, or `None` for a refused call (614).
 pub fn structured_content(output: &ToolOutput) -> Option<Value> {
     if output.code == Some(nanotool_runtime::CODE_INVALID_ARGUMENTS) {
@@ -262,18 +208,12 @@ pub fn call_result(output: &ToolOutput) -> Value {
 }
 
 /// Writes the audit record of one call to the `tracing` log (stderr in the binary): tool,
-/// argv (the arguments as sent, for a call refused before an argv existed), exit status,
-/// duration, truncation, and for a refused call, why.
-pub fn audit(
-    via: &str,
-    tool: &str,
-    args: &Value,
-    argv: Option<&[String]>,
-    output: &ToolOutput,
-    duration: Duration,
-) {
+/// argv (the one the output carries, [`ToolOutput::argv`]: what ran; the arguments as sent,
+/// for a call refused before an argv existed), exit status, duration, truncation, and for a
+/// refused call, why.
+pub fn audit(via: &str, tool: &str, args: &Value, output: &ToolOutput, duration: Duration) {
     // Every value is shortened: a log line stays small whatever a client sends.
-    let argv = argv.map_or_else(String::new, log_strings);
+    let argv = output.argv.as_deref().map_or_else(String::new, log_strings);
     let ms = (duration.as_secs_f64() * 1e6).round() / 1e3;
     if output.code == Some(nanotool_runtime::CODE_INVALID_ARGUMENTS) {
         tracing::warn!(
@@ -313,76 +253,7 @@ pub fn audit(
     }
 }
 
-/// The longest name a tool can have (`^[A-Za-z0-9_-]{1,64}$`).
-pub const MAX_TOOL_NAME_CHARS: usize = 64;
-
-/// The names among `names` closest to `wanted` (prefix, substring, or a small edit distance),
-/// best first, at most three.
-///
-/// The work is bounded by the names, not by `wanted`: a name longer than any tool name can be
-/// ([`MAX_TOOL_NAME_CHARS`], or the longest of `names` if longer) gets no suggestions and no
-/// comparison at all.
-pub fn closest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let names: Vec<&str> = names.into_iter().collect();
-    let longest = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(MAX_TOOL_NAME_CHARS);
-    // A char is at most 4 bytes: the byte test first, so a huge name is never walked.
-    if wanted.len() > 4 * longest || wanted.chars().count() > longest {
-        return Vec::new();
-    }
-    let wanted_lc = wanted.to_lowercase();
-    let mut scored: Vec<(usize, String)> = names
-        .into_iter()
-        .filter_map(|name| {
-            let lc = name.to_lowercase();
-            let distance = edit_distance(&wanted_lc, &lc);
-            let related = !wanted_lc.is_empty()
-                && (lc.starts_with(&wanted_lc)
-                    || wanted_lc.starts_with(&lc)
-                    || lc.contains(&wanted_lc)
-                    || wanted_lc.contains(&lc));
-            let limit = (wanted_lc.chars().count().max(lc.chars().count()) / 3).max(1);
-            if related {
-                Some((distance.min(limit), name.to_owned()))
-            } else if distance <= limit {
-                Some((distance, name.to_owned()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, n)| n).collect()
-}
-
-/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
-/// neighbours (`gerp` is one step from `grep`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    d[0] = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
-}
+pub use nanotool_runtime::hint::MAX_TOOL_NAME_CHARS;
 
 /// Characters of one string kept in a log line or an echoed name; the rest is replaced by its
 /// length.
@@ -716,6 +587,8 @@ enum Era {
 struct Job {
     id: Value,
     key: String,
+    /// Where the tool stands in the host's list (found once, when the call was accepted).
+    index: usize,
     tool: Arc<dyn Tool>,
     args: Value,
     era: Era,
@@ -1325,24 +1198,24 @@ impl Session {
                     INVALID_PARAMS,
                     format!(
                         "tools/call: \"arguments\" must be a JSON object such as {{\"path\": \".\"}}, not {}",
-                        json_kind(&other)
+                        hint::json_kind(&other)
                     ),
                 ));
             }
         };
         let host = &self.shared.host;
-        let Some(tool) = host.tools().iter().find(|t| t.name() == name).cloned() else {
+        let Some((index, tool)) = host
+            .position(&name)
+            .and_then(|i| Some((i, host.tools().get(i)?.clone())))
+        else {
             let names: Vec<&str> = host.tools().iter().map(|t| t.name()).collect();
-            let closest = closest_names(&name, names.iter().copied());
-            let hint = if closest.is_empty() {
-                format!("available: {}", names.join(", "))
-            } else {
-                format!("did you mean {}?", quoted_list(&closest))
-            };
+            let closest = hint::closest(&name, names.iter().copied());
+            let advice = hint::did_you_mean(&closest)
+                .unwrap_or_else(|| format!("available: {}", names.join(", ")));
             // The name is echoed shortened, with its length: the answer stays small.
             let shown = shorten(&name, MAX_TOOL_NAME_CHARS);
             return Err(
-                RpcError::new(INVALID_PARAMS, format!("unknown tool `{shown}`; {hint}"))
+                RpcError::new(INVALID_PARAMS, format!("unknown tool `{shown}`; {advice}"))
                     .with_data(json!({"tool": shown, "closest": closest, "available": names})),
             );
         };
@@ -1398,6 +1271,7 @@ impl Session {
         Ok(Job {
             id,
             key,
+            index,
             tool,
             args,
             era,
@@ -1531,20 +1405,12 @@ impl Shared {
         }
         let started = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            self.host.call(job.tool.as_ref(), &job.args, &job.cancel)
+            self.host.call(job.index, &job.args, &job.cancel)
         }));
         let duration = started.elapsed();
         let reply = match outcome {
             Ok(output) => {
-                let argv = self.host.argv(job.tool.as_ref(), &job.args);
-                audit(
-                    "mcp",
-                    job.tool.name(),
-                    &job.args,
-                    argv.as_deref(),
-                    &output,
-                    duration,
-                );
+                audit("mcp", job.tool.name(), &job.args, &output, duration);
                 Ok(call_result(&output))
             }
             Err(panic) => {
@@ -1611,25 +1477,6 @@ fn alternate_keys(id: &Value) -> Vec<String> {
         _ => {}
     }
     keys
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn quoted_list(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn fingerprint(tools: &[Arc<dyn Tool>]) -> u64 {
@@ -1737,13 +1584,5 @@ mod tests {
         assert_eq!(decode_cursor(&c, 42), Some(7));
         assert_eq!(decode_cursor(&c, 43), None);
         assert_eq!(decode_cursor("garbage", 42), None);
-    }
-
-    #[test]
-    fn closest_names_prefers_near_misses() {
-        let names = ["grep", "find", "sed_print"];
-        assert_eq!(closest_names("gerp", names), vec!["grep"]);
-        assert_eq!(closest_names("sed", names), vec!["sed_print"]);
-        assert!(closest_names("zzzzzz", names).is_empty());
     }
 }

@@ -133,7 +133,7 @@ use std::ops::Range;
 use thiserror::Error;
 
 pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
-pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
+pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS, DENY_GROUPS, DenyGroup};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -391,9 +391,12 @@ fn denial_text(binary: &str) -> String {
             } else {
                 format!(" (denied as `{entry}`)")
             };
+            // Every entry belongs to a group, and every equivalent stands for an entry: a
+            // unit test holds both.
+            let why =
+                tables::deny_group(entry).map_or("it is on the built-in deny list", |g| g.why);
             format!(
-                "{}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need",
-                tables::deny_reason(entry)
+                "{why}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need"
             )
         }
         None => "the host's deny list forbids it; use another tool".to_owned(),

@@ -6,30 +6,49 @@
 //! module. To teach the policy a binary, add an [`Entry`] to [`CODE_ENTRY`], listing every
 //! option that takes a separate value (an unlisted option is read as a flag).
 
-/// Binaries no template may run, whatever the host says (DESIGN §4), exactly as DESIGN lists
-/// them. `mkfs*` is the one prefix rule: `mkfs`, `mkfs.ext4`, `mkfs.vfat`, ... are all denied.
-///
-/// | group | entries | why |
-/// |---|---|---|
-/// | destroyers | `rm` `rmdir` `shred` `dd` `mkfs*` `truncate` | delete or overwrite data beyond repair |
-/// | privilege | `sudo` `su` `doas` `pkexec` | run a command as another (root) user |
-/// | shells and runners | `sh` `bash` `zsh` `dash` `ksh` `fish` `csh` `tcsh` `env` `xargs` `nohup` `busybox` `eval` `exec` | run an arbitrary command line given as data |
-/// | network | `curl` `wget` `nc` `ncat` `netcat` `socat` `ssh` `scp` `sftp` `telnet` | move workspace data off the machine, or fetch code |
-/// | system | `kill` `pkill` `killall` `chmod` `chown` `chgrp` `mount` `umount` `reboot` `shutdown` `halt` `poweroff` `crontab` | change the machine beyond the workspace |
-pub const DENIED_BINARIES: &[&str] = &[
-    // destroyers
-    "rm", "rmdir", "shred", "dd", "mkfs*", "truncate", //
-    // privilege
-    "sudo", "su", "doas", "pkexec", //
-    // shells and command runners
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "env", "xargs", "nohup", "busybox",
-    "eval", "exec", //
-    // network exfiltration
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "telnet", //
-    // system
-    "kill", "pkill", "killall", "chmod", "chown", "chgrp", "mount", "umount", "reboot", "shutdown",
-    "halt", "poweroff", "crontab",
-];
+/// One group of the built-in deny list: its entries and why they are denied (the reason a
+/// refusal gives).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DenyGroup {
+    /// The group's name.
+    pub name: &'static str,
+    /// Its entries (`mkfs*` is a prefix rule).
+    pub entries: &'static [&'static str],
+    /// Why they are denied, as a refusal says it.
+    pub why: &'static str,
+}
+
+/// States the deny list once, by group: [`DENY_GROUPS`] and the flat [`DENIED_BINARIES`]
+/// are both written from it.
+macro_rules! deny_list {
+    ($($name:literal, $why:literal: [$($entry:literal),* $(,)?];)*) => {
+        /// Binaries no template may run, whatever the host says, by group (see
+        /// [`DENIED_BINARIES`]).
+        pub const DENY_GROUPS: &[DenyGroup] = &[
+            $(DenyGroup { name: $name, entries: &[$($entry),*], why: $why },)*
+        ];
+
+        /// Binaries no template may run, whatever the host says: every entry of
+        /// [`DENY_GROUPS`], in order. `mkfs*` is the one prefix rule: `mkfs`, `mkfs.ext4`,
+        /// `mkfs.vfat`, ... are all denied.
+        pub const DENIED_BINARIES: &[&str] = &[$($($entry,)*)*];
+    };
+}
+
+deny_list! {
+    "destroyers", "it deletes or overwrites data beyond repair":
+        ["rm", "rmdir", "shred", "dd", "mkfs*", "truncate"];
+    "privilege", "it runs commands as another user":
+        ["sudo", "su", "doas", "pkexec"];
+    "shells and command runners", "it runs an arbitrary command line given as data":
+        ["sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "env", "xargs", "nohup",
+         "busybox", "eval", "exec"];
+    "network", "it moves data over the network":
+        ["curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "telnet"];
+    "system", "it changes the machine beyond the workspace":
+        ["kill", "pkill", "killall", "chmod", "chown", "chgrp", "mount", "umount", "reboot",
+         "shutdown", "halt", "poweroff", "crontab"];
+}
 
 /// Other names for what [`DENIED_BINARIES`] denies: each is denied as the listed entry it
 /// stands for (`(name, stands_for)`). They are not spellings of a listed name but other
@@ -126,21 +145,9 @@ pub const DENIED_EQUIVALENTS: &[(&str, &str)] = &[
     ("vigr", "sudo"),
 ];
 
-/// Why an entry of [`DENIED_BINARIES`] is denied, for error messages.
-pub(crate) fn deny_reason(entry: &str) -> &'static str {
-    match entry {
-        "rm" | "rmdir" | "shred" | "dd" | "mkfs*" | "truncate" => {
-            "it deletes or overwrites data beyond repair"
-        }
-        "sudo" | "su" | "doas" | "pkexec" => "it runs commands as another user",
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "env" | "xargs"
-        | "nohup" | "busybox" | "eval" | "exec" => {
-            "it runs an arbitrary command line given as data"
-        }
-        "curl" | "wget" | "nc" | "ncat" | "netcat" | "socat" | "ssh" | "scp" | "sftp"
-        | "telnet" => "it moves data over the network",
-        _ => "it changes the machine beyond the workspace",
-    }
+/// The group of an entry of [`DENIED_BINARIES`].
+pub(crate) fn deny_group(entry: &str) -> Option<&'static DenyGroup> {
+    DENY_GROUPS.iter().find(|g| g.entries.contains(&entry))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -3333,6 +3340,19 @@ pub(crate) fn entry_for(forms: &[String]) -> Option<&'static Entry> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_deny_entry_and_equivalent_has_a_group() {
+        for entry in DENIED_BINARIES {
+            assert!(deny_group(entry).is_some(), "{entry} has no group");
+        }
+        for (name, stands_for) in DENIED_EQUIVALENTS {
+            assert!(
+                deny_group(stands_for).is_some(),
+                "{name} stands for {stands_for}"
+            );
+        }
+    }
+
     #[test]
     fn no_binary_has_two_entries() {
         // The first entry that names a binary wins: a second one would be dead rules.
