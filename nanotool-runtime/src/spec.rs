@@ -741,24 +741,34 @@ impl CommandSpec {
     /// a default drops its whole token; every literal part is kept as written. Arguments that
     /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
     pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
-        let object = match args {
-            Value::Object(object) => object,
-            other => {
-                return Err(SlotError::new(
-                    "",
-                    format!(
-                        "expected a JSON object of named arguments, got {}; write e.g. `{}`",
-                        match other {
-                            Value::Null => "`null`",
-                            other => hint::json_kind(other),
-                        },
-                        self.example_call()
-                    ),
-                ));
-            }
-        };
+        let object = self.arguments_object(args)?;
+        self.check_unknown(object)?;
+        let values = self.values_in_template_order(object)?;
+        self.check_option_injection(&values)?;
+        let finals = self.confine_paths(values, root)?;
+        Ok(Argv(self.template.render(|name| value_of(&finals, name))))
+    }
 
-        // Unknown argument.
+    /// Stage 1: the arguments must be a JSON object of named arguments.
+    fn arguments_object<'a>(&self, args: &'a Value) -> Result<&'a Map<String, Value>, SlotError> {
+        match args {
+            Value::Object(object) => Ok(object),
+            other => Err(SlotError::new(
+                "",
+                format!(
+                    "expected a JSON object of named arguments, got {}; write e.g. `{}`",
+                    match other {
+                        Value::Null => "`null`",
+                        other => hint::json_kind(other),
+                    },
+                    self.example_call()
+                ),
+            )),
+        }
+    }
+
+    /// Stage 2: every argument names a slot (the closest unused one is suggested).
+    fn check_unknown(&self, object: &Map<String, Value>) -> Result<(), SlotError> {
         if let Some(key) = object.keys().find(|k| self.slot(k).is_none()) {
             let reason = if self.slots.is_empty() {
                 "unknown argument: this tool takes no arguments; send `{}`".to_owned()
@@ -781,7 +791,16 @@ impl CommandSpec {
             };
             return Err(SlotError::new(crate::slot::shown(key), reason));
         }
+        Ok(())
+    }
 
+    /// Stage 3: each slot's value, in template order: present when required, of its type,
+    /// within its enum, range or pattern, free of forbidden characters, rendered to text
+    /// (`None` for a slot left out without a default).
+    fn values_in_template_order<'s>(
+        &'s self,
+        object: &Map<String, Value>,
+    ) -> Result<Vec<(&'s SlotSpec, Option<String>)>, SlotError> {
         // The slots in template order (every slot has a spec and every spec a slot).
         let ordered: Vec<&SlotSpec> = self
             .template
@@ -829,7 +848,16 @@ impl CommandSpec {
             }
             texts.push((spec, text));
         }
+        Ok(texts)
+    }
 
+    /// Stage 4: no value smuggles in an option: a token may begin with `-` only where the
+    /// author's text begins it or the template has made a leading `-` harmless, and a path
+    /// never begins with `-`.
+    fn check_option_injection(
+        &self,
+        texts: &[(&SlotSpec, Option<String>)],
+    ) -> Result<(), SlotError> {
         // What each slot renders to: a path's lexical form (it always begins with `.`; a path
         // that has none is refused by the confinement check below).
         let rendered_for_tokens: Vec<(&str, Option<String>)> = texts
@@ -847,12 +875,7 @@ impl CommandSpec {
                 (spec.name(), shown)
             })
             .collect();
-        let lookup = |name: &str| -> Option<&str> {
-            rendered_for_tokens
-                .iter()
-                .find(|(n, _)| *n == name)
-                .and_then(|(_, t)| t.as_deref())
-        };
+        let lookup = |name: &str| value_of(&rendered_for_tokens, name);
 
         // A token may begin with `-` only if the author's text begins it: the template's
         // literal text, or an enum value (skeleton too). What counts is the first non-empty
@@ -917,12 +940,21 @@ impl CommandSpec {
         }
 
         // A path may not begin with `-`.
-        for (spec, text) in &texts {
+        for (spec, text) in texts {
             if let (SlotKind::Path, Some(text)) = (spec.kind(), text) {
                 spec.check_path_dash(text)?;
             }
         }
+        Ok(())
+    }
 
+    /// Stage 5: every path stays inside `root`, alone in its token and as the whole token it
+    /// shares with literal text or other slots; returns each slot's final text.
+    fn confine_paths<'s>(
+        &'s self,
+        texts: Vec<(&'s SlotSpec, Option<String>)>,
+        root: &Path,
+    ) -> Result<Vec<(&'s str, Option<String>)>, SlotError> {
         // Path confinement.
         let mut finals: Vec<(&str, Option<String>)> = Vec::with_capacity(texts.len());
         for (spec, text) in texts {
@@ -932,13 +964,7 @@ impl CommandSpec {
             };
             finals.push((spec.name(), text));
         }
-
-        let value = |name: &str| -> Option<&str> {
-            finals
-                .iter()
-                .find(|(n, _)| *n == name)
-                .and_then(|(_, t)| t.as_deref())
-        };
+        let value = |name: &str| value_of(&finals, name);
 
         // A path slot that shares its token (`<path>.txt`, `<path><ext>`, `logs/<path>`): the
         // command opens the whole argument, so the whole argument is confined too.
@@ -969,8 +995,7 @@ impl CommandSpec {
             }
             spec.confine_path(path, root)?;
         }
-
-        Ok(Argv(self.template.render(value)))
+        Ok(finals)
     }
 
     /// The indices (into the template's tokens) of the tokens that the binary cannot read as
@@ -1000,6 +1025,14 @@ impl CommandSpec {
             .collect();
         format!("{{{}}}", fields.join(", "))
     }
+}
+
+/// The text of the slot `name` among `(name, text)` pairs; `None` when it is left out.
+fn value_of<'a>(finals: &'a [(&str, Option<String>)], name: &str) -> Option<&'a str> {
+    finals
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, t)| t.as_deref())
 }
 
 /// Whether a slot's value may begin with `-` wherever it stands: an integer or number slot
