@@ -1,4 +1,4 @@
-//! The `nanotool` command line (DESIGN §9): every subcommand, its exit statuses, the `--json`
+//! The `nanotool` command line: every subcommand, its exit statuses, the `--json`
 //! outputs, common options before and after the subcommand, and the errors a person acts on.
 
 mod common;

@@ -1010,7 +1010,7 @@ fn binary_speaks_both_eras_and_keeps_stdout_pure() {
 
 #[test]
 fn binary_marks_a_failed_command_as_an_error_with_its_structured_result() {
-    // DESIGN §10: a failed command is `isError: true`, and still carries `structuredContent`
+    // A failed command is `isError: true`, and still carries `structuredContent`
     // (its exit code and output), unlike a refused call.
     let work = tools_dir(&[
         true_descriptor(),

@@ -1,4 +1,4 @@
-//! `*.tool.json` descriptors and their loader (DESIGN §7, error 613).
+//! `*.tool.json` descriptors and their loader (error 613).
 //!
 //! A descriptor lets someone who does not write Rust publish a command tool: one JSON file,
 //! dropped into a `tools/` folder.

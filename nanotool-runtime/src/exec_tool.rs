@@ -1,4 +1,4 @@
-//! [`ExecTool`]: the free-text form, off by default, guarded by five layers (DESIGN §8).
+//! [`ExecTool`]: the free-text form, off by default, guarded by five layers.
 //!
 //! The model writes a whole command (`ls -l src`); only the binary is fixed, by the host's
 //! allowlist. That makes it the weakest form — best effort, not structural — so every layer is

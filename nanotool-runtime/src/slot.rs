@@ -1,4 +1,4 @@
-//! Slots (DESIGN §3): kinds, specs, validation of one value, rendering.
+//! Slots: kinds, specs, validation of one value, rendering.
 //!
 //! A [`SlotSpec`] says what the model may write in one placeholder of a template: its
 //! [`SlotKind`], its description, whether it is required, and its constraints (`pattern`,

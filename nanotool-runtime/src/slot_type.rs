@@ -95,7 +95,7 @@ pub trait SlotType: Sized {
     /// The slot's kind as a constant.
     const CLASS: SlotClass;
     /// Whether the type can never carry code (integer, number, enum), so it may stand where
-    /// a binary takes code (DESIGN §4). A `String` is free unless it carries a `pattern`.
+    /// a binary takes code (see [`crate::policy`]). A `String` is free unless it carries a `pattern`.
     const CONSTRAINED: bool;
     /// Whether the model must give the slot (`false` for `Option<T>`).
     const REQUIRED: bool = true;

@@ -1,4 +1,4 @@
-//! [`CommandSpec`]: a parsed template plus its slot specs (DESIGN §3).
+//! [`CommandSpec`]: a parsed template plus its slot specs.
 //!
 //! A spec is built once, when the tool is defined (compile time for the macro, load time for
 //! a descriptor): [`CommandSpec::new`] parses the template, matches every placeholder to a
@@ -713,7 +713,7 @@ impl CommandSpec {
             .filter(|s| s.is_required())
             .map(|s| s.name().into())
             .collect();
-        // Always there, empty or not (DESIGN §3): some clients read a missing `required` badly.
+        // Always there, empty or not: some clients read a missing `required` badly.
         schema.insert("required".into(), Value::Array(required));
         schema.insert("additionalProperties".into(), false.into());
         Value::Object(schema)

@@ -1,4 +1,4 @@
-//! The template grammar (DESIGN §2): the one parser that both the `#[command_tool]` macro (at
+//! The template grammar: the one parser that both the `#[command_tool]` macro (at
 //! compile time) and the descriptor loader (at load time) call.
 //!
 //! A template is tokens separated by ASCII spaces; each token becomes exactly one argv

@@ -1,4 +1,5 @@
-//! [`Toolbox`] (DESIGN §8): assembly of tools, the host deny list, provider exports.
+//! [`Toolbox`]: assembly of tools, the host deny list, the tool lists for each provider
+//! (built one tool at a time by [`crate::export`]).
 //!
 //! A toolbox holds one [`CommandExecKernel`] and the registered tools, in registration order:
 //! code tools and built-ins ([`Toolbox::register`]), descriptor tools

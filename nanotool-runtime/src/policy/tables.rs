@@ -2332,7 +2332,7 @@ pub fn reads_response_files(binary: &str) -> bool {
     })
 }
 
-/// The code-entry table (DESIGN §4): every binary that runs code through an option or an
+/// The code-entry table: every binary that runs code through an option or an
 /// operand, plus a few whose options reach outside the working directory where ExecTool's
 /// layer 4 cannot see it (`grep -R`). A binary that is not here (`jq`, `cp`: none of them can
 /// run a command) has no code-entry site, and neither has one of the getopt tools listed at
