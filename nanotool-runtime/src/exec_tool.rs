@@ -100,17 +100,54 @@ pub enum ExecToolError {
     },
 }
 
+/// The layer of ExecTool that refused a call; numbered as the module's table numbers them
+/// (and compared with those numbers: `refusal.layer == 4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExecLayer {
+    /// 1: the binary is not on the allowlist.
+    Allowlist = 1,
+    /// 2: the binary is on the built-in or the host's deny list.
+    DenyList = 2,
+    /// 3: the text holds an operator, a quote or a character a command may not hold.
+    OperatorScan = 3,
+    /// 4: an argument breaks the argument rules.
+    ArgumentRules = 4,
+}
+
+impl ExecLayer {
+    /// The layer's number (1 to 4).
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// The layer's name (`binary allowlist`, `deny list`, `operator scan`, `argument rules`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecLayer::Allowlist => "binary allowlist",
+            ExecLayer::DenyList => "deny list",
+            ExecLayer::OperatorScan => "operator scan",
+            ExecLayer::ArgumentRules => "argument rules",
+        }
+    }
+}
+
+impl PartialEq<u8> for ExecLayer {
+    fn eq(&self, other: &u8) -> bool {
+        self.number() == *other
+    }
+}
+
 /// A refused `exec` call (error 614), naming the layer that refused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecRefusal {
-    /// The layer: 1 (binary allowlist), 2 (deny list), 3 (operator scan) or 4 (argument rules).
-    pub layer: u8,
+    /// The layer that refused the call.
+    pub layer: ExecLayer,
     /// Why, and what to write instead.
     pub message: String,
 }
 
 impl ExecRefusal {
-    fn new(layer: u8, message: impl Into<String>) -> Self {
+    fn new(layer: ExecLayer, message: impl Into<String>) -> Self {
         ExecRefusal {
             layer,
             message: message.into(),
@@ -119,13 +156,7 @@ impl ExecRefusal {
 
     /// The layer's name (`binary allowlist`, `deny list`, `operator scan`, `argument rules`).
     pub fn layer_name(&self) -> &'static str {
-        match self.layer {
-            1 => "binary allowlist",
-            2 => "deny list",
-            3 => "operator scan",
-            4 => "argument rules",
-            _ => "arguments",
-        }
+        self.layer.name()
     }
 
     /// The error code: always 614.
@@ -140,7 +171,7 @@ impl fmt::Display for ExecRefusal {
             f,
             "error {}: exec refused (layer {}, {}): {}",
             self.code(),
-            self.layer,
+            self.layer.number(),
             self.layer_name(),
             self.message
         )
@@ -237,7 +268,7 @@ impl ExecTool {
             .collect();
         let Some(binary) = argv.first() else {
             return Err(ExecRefusal::new(
-                3,
+                ExecLayer::OperatorScan,
                 "the command is empty: write a binary and its arguments, e.g. `ls -l`",
             ));
         };
@@ -254,13 +285,13 @@ impl ExecTool {
                     " (binaries are matched exactly as written: write `{base}`)"
                 ));
             }
-            return Err(ExecRefusal::new(1, message));
+            return Err(ExecRefusal::new(ExecLayer::Allowlist, message));
         }
         {
             let extra = self.deny.read().unwrap_or_else(|e| e.into_inner());
             if policy::is_denied(binary, &extra) {
                 return Err(ExecRefusal::new(
-                    2,
+                    ExecLayer::DenyList,
                     format!(
                         "`{binary}` is on the deny list: it cannot run here whatever the allowlist \
                          says; use a tool made for the job"
@@ -268,12 +299,13 @@ impl ExecTool {
                 ));
             }
         }
-        policy::check_exec_argv(&argv).map_err(|e| ExecRefusal::new(4, e.to_string()))?;
+        policy::check_exec_argv(&argv)
+            .map_err(|e| ExecRefusal::new(ExecLayer::ArgumentRules, e.to_string()))?;
         if policy::tables::reads_response_files(binary)
             && let Some(at) = argv[1..].iter().find(|a| a.starts_with('@'))
         {
             return Err(ExecRefusal::new(
-                4,
+                ExecLayer::ArgumentRules,
                 format!(
                     "`{at}` names a response file: `{binary}` reads further arguments from it, \
                      where they cannot be checked (and prints its lines back in errors); write \
@@ -331,7 +363,7 @@ fn operator_scan(command: &str) -> Result<(), ExecRefusal> {
         } else {
             continue;
         };
-        return Err(ExecRefusal::new(3, why));
+        return Err(ExecRefusal::new(ExecLayer::OperatorScan, why));
     }
     Ok(())
 }
@@ -381,7 +413,7 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
         .find(|part| part.starts_with(":(") || part.starts_with(":/"))
     {
         return Err(ExecRefusal::new(
-            4,
+            ExecLayer::ArgumentRules,
             format!(
                 "`{magic}` is git pathspec magic: `:(top)` and `:/` name paths from the \
                  repository's root, which may be outside the working directory; name paths \
@@ -431,11 +463,14 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 } else {
                     "; arguments that could name files must stay inside the working directory"
                 };
-                return Err(ExecRefusal::new(4, format!("{what}{}{fix}", e.reason)));
+                return Err(ExecRefusal::new(
+                    ExecLayer::ArgumentRules,
+                    format!("{what}{}{fix}", e.reason),
+                ));
             }
             if in_git_internals(candidate, root) {
                 return Err(ExecRefusal::new(
-                    4,
+                    ExecLayer::ArgumentRules,
                     format!(
                         "{what}`{candidate}` is inside a `.git` folder: git runs what it finds \
                          there (hooks, configuration), so no command may name it; use git's \
@@ -449,7 +484,7 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                     None => String::new(),
                 };
                 return Err(ExecRefusal::new(
-                    4,
+                    ExecLayer::ArgumentRules,
                     format!(
                         "{what}`..` in `{candidate}`: the system resolves a symbolic link before \
                          the `..` after it, so such a path may lead outside the working \
@@ -600,7 +635,7 @@ fn package_manager_rules(binary: &str, args: &[String]) -> Result<(), ExecRefusa
     match command {
         Some(command) if policy::tables::is_npm_read_only(command) => Ok(()),
         Some(command) => Err(ExecRefusal::new(
-            4,
+            ExecLayer::ArgumentRules,
             format!(
                 "`{binary} {command}` is refused: all but a few commands that only read (`ls`, \
                  `view`, `outdated`, ...) may run a package's or the workspace's scripts"
@@ -629,7 +664,7 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
         .find(|(names, _)| names.contains(&sub.as_str()))
     {
         return Err(ExecRefusal::new(
-            4,
+            ExecLayer::ArgumentRules,
             format!("`git {sub}` is refused: {why}"),
         ));
     }
@@ -639,7 +674,7 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
         && matches!(step.as_str(), "remove" | "prune")
     {
         return Err(ExecRefusal::new(
-            4,
+            ExecLayer::ArgumentRules,
             format!("`git worktree {step}` is refused: it deletes files"),
         ));
     }
@@ -660,7 +695,7 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
             .find(|c| is_remote_repository(c))
         {
             return Err(ExecRefusal::new(
-                4,
+                ExecLayer::ArgumentRules,
                 format!(
                     "`{remote}` names a repository on another machine (a URL, `host:path` or \
                      `transport::address`), which git would connect to; name a repository in \
@@ -670,7 +705,7 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
         }
         if rest.iter().any(|a| a == "--remote" || a == "--repo") {
             return Err(ExecRefusal::new(
-                4,
+                ExecLayer::ArgumentRules,
                 "write `--remote=<repository>` with `=`, so that the repository can be checked",
             ));
         }
@@ -690,7 +725,7 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
         });
         if let Some(what) = write.or(step.copied()) {
             return Err(ExecRefusal::new(
-                4,
+                ExecLayer::ArgumentRules,
                 format!(
                     "`git config {what}` is refused: it writes git's configuration (in `.git/` or \
                      the user's home), which decides what later git commands run; read it with \

@@ -35,7 +35,7 @@ pub mod toolbox;
 
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
-pub use exec_tool::ExecTool;
+pub use exec_tool::{ExecLayer, ExecTool};
 pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
     SandboxStatus, UnreadableBinary,
