@@ -479,9 +479,11 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 ));
             }
             if candidate.split('/').any(|c| c == "..") {
-                let instead = match lexical_normal(candidate) {
-                    Some(plain) => format!(" (here `{plain}`)"),
-                    None => String::new(),
+                // The slot rule's lexical reading, written from the working directory.
+                let instead = match slot::lexical_path(path_rule, candidate) {
+                    Ok(parts) if parts.is_empty() => " (here `.`)".to_owned(),
+                    Ok(parts) => format!(" (here `{}`)", parts.join("/")),
+                    Err(_) => String::new(),
                 };
                 return Err(ExecRefusal::new(
                     ExecLayer::ArgumentRules,
@@ -735,28 +737,6 @@ fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
         }
     }
     Ok(())
-}
-
-/// `a/./b/../c` → `a/c`, `sub/..` → `.`; `None` when it climbs above its start or is absolute.
-fn lexical_normal(path: &str) -> Option<String> {
-    if path.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(part),
-        }
-    }
-    Some(if parts.is_empty() {
-        ".".to_owned()
-    } else {
-        parts.join("/")
-    })
 }
 
 impl Tool for ExecTool {
