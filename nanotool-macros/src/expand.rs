@@ -177,11 +177,14 @@ fn generate(
         if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
             let (condition, path) = if entry.path_ok {
                 (
-                    quote!(<#ty as #p::SlotType>::CONSTRAINED || <#ty as #p::SlotType>::CLASS.is_path()),
+                    quote!(!matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Free)),
                     " or `WorkPath` (a path is always rendered `./relative`)",
                 )
             } else {
-                (quote!(<#ty as #p::SlotType>::CONSTRAINED), "")
+                (
+                    quote!(matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Constrained)),
+                    "",
+                )
             };
             let message = format!(
                 "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64`, a #[derive(SlotEnum)] enum{path}, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",

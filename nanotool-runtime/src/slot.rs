@@ -244,10 +244,8 @@ impl SlotSpec {
     /// `./relative` or `.`, so never `+cmd` nor `host:file`).
     pub fn freedom(&self) -> SlotFreedom {
         match self.kind {
-            SlotKind::Integer | SlotKind::Number | SlotKind::Enum(_) => SlotFreedom::Constrained,
             SlotKind::String if self.pattern.is_some() => SlotFreedom::Constrained,
-            SlotKind::String => SlotFreedom::Free,
-            SlotKind::Path => SlotFreedom::Path,
+            ref kind => crate::slot_type::SlotClass::of(kind).freedom(),
         }
     }
 
