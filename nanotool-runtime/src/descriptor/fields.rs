@@ -87,7 +87,10 @@ pub(super) struct RawDescriptor<'v> {
 }
 
 impl<'v> RawDescriptor<'v> {
-    pub(super) fn from_value(value: &'v Value, cache: &mut PatternCache) -> Result<Self, Vec<Problem>> {
+    pub(super) fn from_value(
+        value: &'v Value,
+        cache: &mut PatternCache,
+    ) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
         let Some(object) = value.as_object() else {
             return Err(vec![(
