@@ -87,6 +87,7 @@ impl Tool for WhereAmI {
             is_error: false,
             code: None,
             exec: None,
+            argv: None,
         }
     }
 }

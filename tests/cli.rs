@@ -1,4 +1,4 @@
-//! The `nanotool` command line (DESIGN §9): every subcommand, its exit statuses, the `--json`
+//! The `nanotool` command line: every subcommand, its exit statuses, the `--json`
 //! outputs, common options before and after the subcommand, and the errors a person acts on.
 
 mod common;
@@ -90,12 +90,24 @@ fn help_shows_every_subcommand_and_examples() {
     let run = p.run(&["--help"]);
     run.expect(0);
     let help = run.stdout();
+    // Each subcommand is a row of the `Commands:` section (the examples name them too, so a
+    // plain search would not notice one missing).
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("--help has no Commands: section:\n{help}"))
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    for command in ["list", "schema", "call", "check", "serve"] {
+        assert!(
+            commands.contains(&command),
+            "--help lists no `{command}` command: {commands:?}\n{help}"
+        );
+    }
     for word in [
-        "list",
-        "schema",
-        "call",
-        "check",
-        "serve",
         "--work",
         "--cwd",
         "--timeout",

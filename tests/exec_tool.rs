@@ -878,3 +878,14 @@ fn layer_4_refuses_every_option_that_loads_a_library_or_plugin() {
             .unwrap_or_else(|e| panic!("{command} is refused: {e}"));
     }
 }
+
+#[test]
+fn a_dotdot_refusal_shows_the_path_without_it() {
+    let ws = Workspace::new(&["cat"]);
+    let text = assert_refused(&ws, "cat sub/./x/../a.txt", 4);
+    assert!(text.contains("(here `sub/a.txt`)"), "{text}");
+    let text = assert_refused(&ws, "cat sub/..", 4);
+    assert!(text.contains("(here `.`)"), "{text}");
+    let text = assert_refused(&ws, "cat ../a.txt", 4);
+    assert!(!text.contains("(here"), "{text}");
+}

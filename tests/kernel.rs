@@ -1,4 +1,4 @@
-//! Fault tests of `CommandExecKernel` (DESIGN §5): each test sets up a way a command can go
+//! Fault tests of `CommandExecKernel`: each test sets up a way a command can go
 //! wrong (hang, flood, escape, leak, secret in the environment) and checks the kernel holds.
 //!
 //! Every test takes one lock: fd counts and zombie scans of this process must not see the

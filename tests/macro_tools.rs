@@ -91,7 +91,7 @@ fn grep_finds_lines_typed_and_from_json() {
 
 #[test]
 fn grep_without_match_ran_and_reports_its_exit_1() {
-    // A non-zero exit is a failed command (`is_error`, DESIGN §10), but it ran: no 614, the
+    // A non-zero exit is a failed command (`is_error`), but it ran: no 614, the
     // exit code is in the text and the structured result for the model to read.
     let (_dir, kernel) = workspace();
     let out = call(&Grep::tool(), &kernel, json!({"pattern": "absent-word"}));

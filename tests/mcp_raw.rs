@@ -75,6 +75,7 @@ impl Tool for TestTool {
                 output,
                 ..ExecResult::default()
             }),
+            argv: None,
         };
         match self.behaviour {
             Behaviour::Echo => ran(args.to_string()),
@@ -83,6 +84,7 @@ impl Tool for TestTool {
                 is_error: true,
                 code: Some(614),
                 exec: None,
+                argv: None,
             },
             Behaviour::Block => {
                 let deadline = Instant::now() + PATIENCE;
@@ -98,6 +100,7 @@ impl Tool for TestTool {
                                 cancelled: true,
                                 ..ExecResult::default()
                             }),
+                            argv: None,
                         };
                     }
                     thread::sleep(Duration::from_millis(5));
@@ -131,8 +134,8 @@ impl ToolHost for TestHost {
     fn tools(&self) -> &[Arc<dyn Tool>] {
         &self.tools
     }
-    fn call(&self, tool: &dyn Tool, args: &Value, cancel: &CancelHandle) -> ToolOutput {
-        tool.call(
+    fn call(&self, index: usize, args: &Value, cancel: &CancelHandle) -> ToolOutput {
+        self.tools[index].call(
             args,
             &ToolContext {
                 kernel: &self.kernel,
@@ -1007,7 +1010,7 @@ fn binary_speaks_both_eras_and_keeps_stdout_pure() {
 
 #[test]
 fn binary_marks_a_failed_command_as_an_error_with_its_structured_result() {
-    // DESIGN §10: a failed command is `isError: true`, and still carries `structuredContent`
+    // A failed command is `isError: true`, and still carries `structuredContent`
     // (its exit code and output), unlike a refused call.
     let work = tools_dir(&[
         true_descriptor(),
@@ -1285,9 +1288,9 @@ fn suggestion_work_is_bounded_by_the_longest_tool_name() {
     // Cheap whatever the length: no edit distance over a name longer than any tool's.
     let names = ["grep", "find", "sed_print"];
     let long = "g".repeat(1_000_000);
-    assert!(nanotool::mcp::closest_names(&long, names).is_empty());
-    assert!(nanotool::mcp::closest_names(&format!("grep{}", "x".repeat(70)), names).is_empty());
-    assert_eq!(nanotool::mcp::closest_names("gerp", names), vec!["grep"]);
+    assert!(nanotool::hint::closest(&long, names).is_empty());
+    assert!(nanotool::hint::closest(&format!("grep{}", "x".repeat(70)), names).is_empty());
+    assert_eq!(nanotool::hint::closest("gerp", names), vec!["grep"]);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The policy (DESIGN §4) tested by table: the deny list, the code-entry table, and
+//! The policy tested by table: the deny list, the code-entry table, and
 //! ExecTool's layer 4.
 
 use nanotool_runtime::policy::{

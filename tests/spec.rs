@@ -136,7 +136,7 @@ fn schema_never_holds_provider_breaking_keys() {
     for key in ["$schema", "title", "\"type\":["] {
         assert!(!text.contains(key), "{text}");
     }
-    // No slot is required: `required` is there, empty (DESIGN §3).
+    // No slot is required: `required` is there, empty.
     assert_eq!(schema["required"], json!([]), "{schema}");
 }
 

@@ -82,6 +82,7 @@ impl Tool for Echo {
             is_error: false,
             code: None,
             exec: None,
+            argv: None,
         }
     }
 }
@@ -572,4 +573,48 @@ fn exports_strip_schema_and_title_from_a_code_tool() {
     let openai = toolbox.openai_tools(true);
     let strict = &openai[0]["function"];
     assert_portable(&strict["name"], &strict["parameters"]);
+}
+
+#[test]
+fn a_call_output_carries_the_argv_that_ran() {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    let toolbox = full_toolbox(dir.path());
+    let out = toolbox
+        .call("exec", &json!({"command": "cat a.txt"}), None)
+        .unwrap();
+    assert_eq!(out.argv, Some(vec!["cat".to_owned(), "a.txt".to_owned()]));
+    // Refused before anything ran: no argv.
+    let out = toolbox
+        .call("exec", &json!({"command": "cat /etc/passwd"}), None)
+        .unwrap();
+    assert_eq!(out.code, Some(614));
+    assert_eq!(out.argv, None);
+}
+
+#[test]
+fn the_toolbox_and_a_plain_host_describe_a_command_tool_alike() {
+    let dir = TempDir::new().unwrap();
+    let toolbox = full_toolbox(dir.path());
+    let entries = toolbox.mcp_tools();
+    for (tool, entry) in toolbox.tools().iter().zip(&entries) {
+        if tool.name() == "echo" {
+            continue;
+        }
+        assert_eq!(
+            &nanotool_runtime::export::mcp_definition(tool.as_ref(), true),
+            entry
+        );
+    }
+}
+
+#[test]
+fn a_name_longer_than_any_tool_name_gets_no_suggestion() {
+    let dir = TempDir::new().unwrap();
+    let toolbox = full_toolbox(dir.path());
+    assert!(!toolbox.closest_names("eco").is_empty());
+    let long = format!("echo{}", "o".repeat(80));
+    assert!(toolbox.closest_names(&long).is_empty());
+    let err = toolbox.call(&long, &json!({}), None).unwrap_err();
+    assert!(err.suggestions.is_empty(), "{err}");
 }

@@ -13,7 +13,8 @@ mod forms;
 use forms::{FORMS, Verdict};
 use nanotool::builtins::{Find, Grep, SedPrint};
 use nanotool::descriptor::DescriptorLoader;
-use nanotool::{CODE_INVALID_DESCRIPTOR, CommandSpec, CommandStruct};
+use nanotool::template::TemplateErrorKind;
+use nanotool::{CODE_INVALID_DESCRIPTOR, CommandSpec, CommandStruct, PolicyError, SpecError};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -49,9 +50,13 @@ fn descriptor_side_gives_each_fixture_its_ui_verdict() {
                 );
             }
             Verdict::Refused => {
+                let Err(error) = &spec else {
+                    panic!("{case}: the code form refuses it, CommandSpec::new accepts it");
+                };
                 assert!(
-                    spec.is_err(),
-                    "{case}: the code form refuses it, CommandSpec::new accepts it"
+                    refused_for_its_class(form.class, error),
+                    "{case}: refused, but not for what its class `{}` attacks: {error:?}",
+                    form.class
                 );
                 let err = loaded.expect_err(&format!(
                     "{case}: the code form refuses it, the loader accepts it"
@@ -64,6 +69,54 @@ fn descriptor_side_gives_each_fixture_its_ui_verdict() {
         checked += 1;
     }
     assert!(checked >= 30, "only {checked} rows have a descriptor twin");
+}
+
+/// Whether `error` is the refusal the row's attack class calls for: a row refused for some
+/// other reason would prove nothing about its class.
+fn refused_for_its_class(class: &str, error: &SpecError) -> bool {
+    let policy = |error: &SpecError, pick: fn(&PolicyError) -> bool| match error {
+        SpecError::Policy(e) => pick(e),
+        SpecError::PolicyVariant { error, .. } => pick(error),
+        _ => false,
+    };
+    match class {
+        "metachar" | "bad_template" => matches!(error, SpecError::Template(_)),
+        "denied_binary" => policy(error, |e| {
+            matches!(
+                e,
+                PolicyError::DeniedBinary { .. } | PolicyError::DeniedCommand { .. }
+            )
+        }),
+        "code_entry" => policy(error, |e| matches!(e, PolicyError::CodeEntry { .. })),
+        "name" => matches!(error, SpecError::InvalidName { .. }),
+        "docs" => matches!(
+            error,
+            SpecError::EmptyDescription { .. } | SpecError::EmptySlotDescription { .. }
+        ),
+        "slot_mismatch" => match error {
+            SpecError::SlotWithoutSpec { .. }
+            | SpecError::SpecWithoutSlot { .. }
+            | SpecError::DuplicateSpec { .. } => true,
+            // A slot where the binary goes is a slot the grammar refuses outright.
+            SpecError::Template(e) => e.kind() == &TemplateErrorKind::SlotAsBinary,
+            _ => false,
+        },
+        // A setting that does not fit the slot's kind.
+        "bad_type" => matches!(
+            error,
+            SpecError::PatternNotForKind { .. }
+                | SpecError::RangeNotForKind { .. }
+                | SpecError::InvalidDefault { .. }
+        ),
+        // A setting whose own value is wrong.
+        "bad_attribute" => matches!(
+            error,
+            SpecError::InvalidPattern { .. }
+                | SpecError::InvalidRange { .. }
+                | SpecError::EnumValue { .. }
+        ),
+        _ => panic!("class `{class}` has no pinned refusal: add it here"),
+    }
 }
 
 /// A descriptor twin, loaded by the descriptor loader.

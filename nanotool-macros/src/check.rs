@@ -3,6 +3,7 @@
 //! rule, and pattern regexes. What the macro cannot see (a field's type) becomes a const
 //! assertion on [`SlotType`](nanotool_runtime::slot_type::SlotType) in the expansion.
 
+use crate::ast::{Field, Input};
 use crate::attr::SlotAttrs;
 use crate::ctxt::Ctxt;
 use nanotool_runtime::policy::{self, SlotFreedom};
@@ -95,6 +96,74 @@ pub fn policy(
     entries
 }
 
+/// What the checks found that the expansion needs.
+pub struct Checked {
+    /// The tool's name (given or derived from the struct).
+    pub name: String,
+    /// The slots that stand where code goes, for the type assertions.
+    pub code_entries: Vec<CodeEntry>,
+}
+
+/// Every check of a read `#[command_tool]`: each field's pattern, the tool name, the template
+/// grammar, template slots against fields, and the policy.
+pub fn command_tool(cx: &mut Ctxt, input: &Input) -> Checked {
+    for f in input.fields.iter().flatten() {
+        pattern(cx, &f.attrs);
+    }
+    let name = tool_name(
+        cx,
+        input.args.as_ref().and_then(|a| a.name.as_ref()),
+        &input.item.ident,
+    );
+    let mut code_entries = Vec::new();
+    if let (Some(args), Some(fields)) = (&input.args, &input.fields)
+        && let Some(template) = self::template(cx, &args.template)
+    {
+        slots_match_fields(cx, &args.template, &template, fields);
+        let has_pattern = |slot: &str| {
+            fields
+                .iter()
+                .any(|f| f.name == slot && f.attrs.pattern.is_some())
+        };
+        code_entries = policy(cx, &args.template, &template, &has_pattern);
+    }
+    Checked { name, code_entries }
+}
+
+/// Every template slot has a field and every field a slot.
+fn slots_match_fields(cx: &mut Ctxt, lit: &LitStr, template: &Template, fields: &[Field]) {
+    let source = template.source();
+    for slot in template.slots() {
+        if !fields.iter().any(|f| f.name == slot.name()) {
+            let name = slot.name();
+            let message = if slot.is_braced() {
+                format!(
+                    "template slot `{name}` has no field: if `{{{name}}}` is literal text, write `{{{{{name}}}}}` (as in Rust's `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, add a field `{name}` (with a doc comment) to the struct"
+                )
+            } else {
+                format!(
+                    "template slot `{name}` has no field: add a field `{name}` (with a doc comment) to the struct, or remove the placeholder from the template"
+                )
+            };
+            cx.error_at(
+                lit.span(),
+                format!("{message}\n{}", caret_line(source, slot.span())),
+            );
+        }
+    }
+    for f in fields {
+        if !template.slot_names().any(|s| s == f.name) {
+            cx.error_spanned_by(
+                &f.ident,
+                format!(
+                    "field `{}` is not a slot of the template `{source}`: every field is a slot the model fills; add `<{}>` to the template where its value goes, or remove the field",
+                    f.name, f.name
+                ),
+            );
+        }
+    }
+}
+
 /// The tool name: `name = "..."` or the struct's name in snake_case, checked against
 /// `^[A-Za-z0-9_-]{1,64}$`.
 pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> String {
@@ -106,7 +175,7 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
                     lit.span(),
                     format!(
                         "invalid tool name `{name}`: a tool name is 1 to 64 characters of ASCII letters, digits, `_` and `-` (what OpenAI, Anthropic and MCP accept); write e.g. `name = \"{}\"`",
-                        suggest_name(&name)
+                        nanotool_runtime::spec::suggest_tool_name(&name)
                     ),
                 );
             }
@@ -119,31 +188,12 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
                     ident,
                     format!(
                         "the tool name derived from the struct, `{name}`, is not 1 to 64 ASCII letters, digits, `_` and `-`: give one with `name = \"{}\"`",
-                        suggest_name(&name)
+                        nanotool_runtime::spec::suggest_tool_name(&name)
                     ),
                 );
             }
             name
         }
-    }
-}
-
-fn suggest_name(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if cleaned.is_empty() {
-        "my_tool".into()
-    } else {
-        cleaned
     }
 }
 

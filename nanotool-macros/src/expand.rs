@@ -1,189 +1,46 @@
-//! The expansion of `#[command_tool]`: read the struct, check everything, then generate the
+//! The expansion of `#[command_tool]`: read the struct ([`crate::ast`]), check everything
+//! ([`crate::check`]), then generate the
 //! [`CommandStruct`](nanotool_runtime::slot_type::CommandStruct) impl (whose provided methods
 //! are the typed API), or — when anything is wrong — every error beside a stub impl, so the user sees
 //! the real mistakes and no follow-on errors.
 
-use crate::attr::{self, DefaultValue, SlotAttrs};
+use crate::ast::{self, Field};
+use crate::attr::DefaultValue;
 use crate::check::{self, CodeEntry};
 use crate::ctxt::Ctxt;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Fields, Ident, Type};
+use syn::{DeriveInput, Ident};
 
-/// One named field: one slot.
-struct Field {
-    ident: Ident,
-    name: String,
-    ty: Type,
-    doc: String,
-    attrs: SlotAttrs,
-}
-
-/// Expands `#[command_tool(args)] item`.
+/// Expands `#[command_tool(args)] item`: parse ([`ast::parse`]), check
+/// ([`check::command_tool`]), then generate the impl, or every error beside a stub.
 pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
-    let mut input: DeriveInput = match syn::parse2(item.clone()) {
+    let input = match ast::parse(&mut cx, args, item) {
         Ok(input) => input,
-        Err(_) => {
-            cx.error_at(
-                Span::call_site(),
-                "#[command_tool] goes on a struct with named fields, one per slot: \
-                 `struct Grep { /// Text to search\n pattern: String }`",
-            );
-            let errors = cx.into_compile_errors();
-            return quote!(#errors #item);
-        }
+        Err(answer) => return answer,
     };
-    let tool_args = attr::tool_args(&mut cx, args);
-
-    let named = match &input.data {
-        Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => Some(named.named.iter().cloned().collect::<Vec<_>>()),
-            Fields::Unit => Some(Vec::new()),
-            Fields::Unnamed(fields) => {
-                cx.error_spanned_by(
-                    fields,
-                    "#[command_tool] needs named fields, one per slot: write `struct Grep { pattern: String }`, not a tuple struct",
-                );
-                None
-            }
-        },
-        Data::Enum(data) => {
-            cx.error_spanned_by(
-                data.enum_token,
-                "#[command_tool] goes on a struct with named fields, one per slot; for an enum of values a slot may take, use #[derive(SlotEnum)] and make it a field's type",
-            );
-            None
-        }
-        Data::Union(data) => {
-            cx.error_spanned_by(
-                data.union_token,
-                "#[command_tool] goes on a struct with named fields, one per slot, not on a union",
-            );
-            None
-        }
-    };
-    if !input.generics.params.is_empty() || input.generics.where_clause.is_some() {
-        cx.error_spanned_by(
-            &input.generics,
-            "a command tool struct cannot be generic: its slots are fixed by the template; use concrete field types",
-        );
-    }
-
-    let description = attr::doc_comment(&input.attrs);
-    if description.is_none() {
-        cx.error_spanned_by(
-            &input.ident,
-            format!(
-                "struct `{}` has no doc comment: it is the tool's description, and the model needs it to choose the tool; write `/// What the tool does` above the struct",
-                input.ident
-            ),
-        );
-    }
-
-    let mut fields = Vec::new();
-    for f in named.iter().flatten() {
-        let Some(ident) = f.ident.clone() else {
-            continue;
-        };
-        let name = ident.unraw().to_string();
-        let doc = attr::doc_comment(&f.attrs);
-        if doc.is_none() {
-            cx.error_spanned_by(
-                &ident,
-                format!(
-                    "field `{name}` has no doc comment: it is the slot's description, and the model needs it to fill the slot; write `/// What {name} is` above the field"
-                ),
-            );
-        }
-        let attrs = attr::slot_attrs(&mut cx, &f.attrs);
-        check::pattern(&mut cx, &attrs);
-        fields.push(Field {
-            ident,
-            name,
-            ty: f.ty.clone(),
-            doc: doc.unwrap_or_default(),
-            attrs,
-        });
-    }
-
-    let name = check::tool_name(
-        &mut cx,
-        tool_args.as_ref().and_then(|a| a.name.as_ref()),
-        &input.ident,
-    );
-
-    let mut code_entries = Vec::new();
-    if let (Some(args), Some(_)) = (&tool_args, &named) {
-        if let Some(template) = check::template(&mut cx, &args.template) {
-            let source = template.source().to_owned();
-            for slot in template.slots() {
-                if !fields.iter().any(|f| f.name == slot.name()) {
-                    let name = slot.name();
-                    let message = if slot.is_braced() {
-                        format!(
-                            "template slot `{name}` has no field: if `{{{name}}}` is literal text, write `{{{{{name}}}}}` (as in Rust's `format!`, `{{{{` and `}}}}` write a literal brace); if it is a slot, add a field `{name}` (with a doc comment) to the struct"
-                        )
-                    } else {
-                        format!(
-                            "template slot `{name}` has no field: add a field `{name}` (with a doc comment) to the struct, or remove the placeholder from the template"
-                        )
-                    };
-                    cx.error_at(
-                        args.template.span(),
-                        format!("{message}\n{}", check::caret_line(&source, slot.span())),
-                    );
-                }
-            }
-            for f in &fields {
-                if !template.slot_names().any(|s| s == f.name) {
-                    cx.error_spanned_by(
-                        &f.ident,
-                        format!(
-                            "field `{}` is not a slot of the template `{source}`: every field is a slot the model fills; add `<{}>` to the template where its value goes, or remove the field",
-                            f.name, f.name
-                        ),
-                    );
-                }
-            }
-            let has_pattern = |slot: &str| {
-                fields
-                    .iter()
-                    .any(|f| f.name == slot && f.attrs.pattern.is_some())
-            };
-            code_entries = check::policy(&mut cx, &args.template, &template, &has_pattern);
-        }
-    }
-
-    // The struct as the user wrote it, without our field attributes.
-    if let Data::Struct(data) = &mut input.data {
-        for f in data.fields.iter_mut() {
-            f.attrs.retain(|a| !attr::is_slot_attr(a));
-        }
-    }
-
-    let ident = &input.ident;
-    let (true, Some(args), Some(_)) = (cx.is_ok(), &tool_args, &named) else {
+    let checked = check::command_tool(&mut cx, &input);
+    let item = &input.item;
+    let (true, Some(args), Some(fields)) = (cx.is_ok(), &input.args, &input.fields) else {
         let errors = cx.into_compile_errors();
-        let stub = if named.is_some() && input.generics.params.is_empty() {
-            fallback(ident)
+        let stub = if input.fields.is_some() && item.generics.params.is_empty() {
+            fallback(&item.ident)
         } else {
             TokenStream::new()
         };
-        return quote!(#input #errors #stub);
+        return quote!(#item #errors #stub);
     };
-    let template = &args.template;
-    let description = description.unwrap_or_default();
+    let description = input.description.as_deref().unwrap_or_default();
     generate(
-        &input,
-        &name,
-        &description,
-        template,
+        item,
+        &checked.name,
+        description,
+        &args.template,
         (args.writes, args.network),
-        &fields,
-        &code_entries,
+        fields,
+        &checked.code_entries,
     )
 }
 
@@ -320,11 +177,14 @@ fn generate(
         if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
             let (condition, path) = if entry.path_ok {
                 (
-                    quote!(<#ty as #p::SlotType>::CONSTRAINED || <#ty as #p::SlotType>::CLASS.is_path()),
+                    quote!(!matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Free)),
                     " or `WorkPath` (a path is always rendered `./relative`)",
                 )
             } else {
-                (quote!(<#ty as #p::SlotType>::CONSTRAINED), "")
+                (
+                    quote!(matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Constrained)),
+                    "",
+                )
             };
             let message = format!(
                 "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64`, a #[derive(SlotEnum)] enum{path}, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",

@@ -22,6 +22,7 @@
 
 use proc_macro::TokenStream;
 
+mod ast;
 mod attr;
 mod case;
 mod check;

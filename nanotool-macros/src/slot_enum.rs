@@ -92,7 +92,6 @@ pub fn derive(item: TokenStream) -> TokenStream {
             #[automatically_derived]
             impl #p::SlotType for #ident {
                 const CLASS: #p::SlotClass = #p::SlotClass::Enum;
-                const CONSTRAINED: bool = true;
                 fn kind() -> #p::SlotKind {
                     ::core::unreachable!()
                 }
@@ -111,7 +110,6 @@ pub fn derive(item: TokenStream) -> TokenStream {
         #[automatically_derived]
         impl #p::SlotType for #ident {
             const CLASS: #p::SlotClass = #p::SlotClass::Enum;
-            const CONSTRAINED: bool = true;
 
             fn kind() -> #p::SlotKind {
                 #p::SlotKind::Enum(::std::vec![#(::std::string::String::from(#values)),*])

@@ -1,4 +1,4 @@
-//! The error codes every form of tool shares (DESIGN §6).
+//! The error codes every form of tool shares.
 //!
 //! The typed errors themselves live beside the code that raises them
 //! ([`crate::SpecError`], [`crate::SlotError`], [`crate::DescriptorError`], ...); this module

@@ -1,4 +1,4 @@
-//! [`ExecTool`]: the free-text form, off by default, guarded by five layers (DESIGN §8).
+//! [`ExecTool`]: the free-text form, off by default, guarded by five layers.
 //!
 //! The model writes a whole command (`ls -l src`); only the binary is fixed, by the host's
 //! allowlist. That makes it the weakest form — best effort, not structural — so every layer is
@@ -58,6 +58,11 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 use thiserror::Error;
 
+mod tools;
+
+pub use tools::GIT_REFUSED_SUBCOMMANDS;
+use tools::{git_rules, package_manager_rules};
+
 /// The tool's name.
 pub const EXEC_TOOL_NAME: &str = "exec";
 
@@ -100,17 +105,54 @@ pub enum ExecToolError {
     },
 }
 
+/// The layer of ExecTool that refused a call; numbered as the module's table numbers them
+/// (and compared with those numbers: `refusal.layer == 4`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExecLayer {
+    /// 1: the binary is not on the allowlist.
+    Allowlist = 1,
+    /// 2: the binary is on the built-in or the host's deny list.
+    DenyList = 2,
+    /// 3: the text holds an operator, a quote or a character a command may not hold.
+    OperatorScan = 3,
+    /// 4: an argument breaks the argument rules.
+    ArgumentRules = 4,
+}
+
+impl ExecLayer {
+    /// The layer's number (1 to 4).
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// The layer's name (`binary allowlist`, `deny list`, `operator scan`, `argument rules`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecLayer::Allowlist => "binary allowlist",
+            ExecLayer::DenyList => "deny list",
+            ExecLayer::OperatorScan => "operator scan",
+            ExecLayer::ArgumentRules => "argument rules",
+        }
+    }
+}
+
+impl PartialEq<u8> for ExecLayer {
+    fn eq(&self, other: &u8) -> bool {
+        self.number() == *other
+    }
+}
+
 /// A refused `exec` call (error 614), naming the layer that refused it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecRefusal {
-    /// The layer: 1 (binary allowlist), 2 (deny list), 3 (operator scan) or 4 (argument rules).
-    pub layer: u8,
+    /// The layer that refused the call.
+    pub layer: ExecLayer,
     /// Why, and what to write instead.
     pub message: String,
 }
 
 impl ExecRefusal {
-    fn new(layer: u8, message: impl Into<String>) -> Self {
+    fn new(layer: ExecLayer, message: impl Into<String>) -> Self {
         ExecRefusal {
             layer,
             message: message.into(),
@@ -119,13 +161,7 @@ impl ExecRefusal {
 
     /// The layer's name (`binary allowlist`, `deny list`, `operator scan`, `argument rules`).
     pub fn layer_name(&self) -> &'static str {
-        match self.layer {
-            1 => "binary allowlist",
-            2 => "deny list",
-            3 => "operator scan",
-            4 => "argument rules",
-            _ => "arguments",
-        }
+        self.layer.name()
     }
 
     /// The error code: always 614.
@@ -140,7 +176,7 @@ impl fmt::Display for ExecRefusal {
             f,
             "error {}: exec refused (layer {}, {}): {}",
             self.code(),
-            self.layer,
+            self.layer.number(),
             self.layer_name(),
             self.message
         )
@@ -237,7 +273,7 @@ impl ExecTool {
             .collect();
         let Some(binary) = argv.first() else {
             return Err(ExecRefusal::new(
-                3,
+                ExecLayer::OperatorScan,
                 "the command is empty: write a binary and its arguments, e.g. `ls -l`",
             ));
         };
@@ -254,13 +290,13 @@ impl ExecTool {
                     " (binaries are matched exactly as written: write `{base}`)"
                 ));
             }
-            return Err(ExecRefusal::new(1, message));
+            return Err(ExecRefusal::new(ExecLayer::Allowlist, message));
         }
         {
             let extra = self.deny.read().unwrap_or_else(|e| e.into_inner());
             if policy::is_denied(binary, &extra) {
                 return Err(ExecRefusal::new(
-                    2,
+                    ExecLayer::DenyList,
                     format!(
                         "`{binary}` is on the deny list: it cannot run here whatever the allowlist \
                          says; use a tool made for the job"
@@ -268,12 +304,13 @@ impl ExecTool {
                 ));
             }
         }
-        policy::check_exec_argv(&argv).map_err(|e| ExecRefusal::new(4, e.to_string()))?;
+        policy::check_exec_argv(&argv)
+            .map_err(|e| ExecRefusal::new(ExecLayer::ArgumentRules, e.to_string()))?;
         if policy::tables::reads_response_files(binary)
             && let Some(at) = argv[1..].iter().find(|a| a.starts_with('@'))
         {
             return Err(ExecRefusal::new(
-                4,
+                ExecLayer::ArgumentRules,
                 format!(
                     "`{at}` names a response file: `{binary}` reads further arguments from it, \
                      where they cannot be checked (and prints its lines back in errors); write \
@@ -292,15 +329,6 @@ impl ExecTool {
             confine_token(token, root, &path_rule)?;
         }
         Ok(argv)
-    }
-
-    fn refused(text: String) -> ToolOutput {
-        ToolOutput {
-            text,
-            is_error: true,
-            code: Some(CODE_INVALID_ARGUMENTS),
-            exec: None,
-        }
     }
 }
 
@@ -340,7 +368,7 @@ fn operator_scan(command: &str) -> Result<(), ExecRefusal> {
         } else {
             continue;
         };
-        return Err(ExecRefusal::new(3, why));
+        return Err(ExecRefusal::new(ExecLayer::OperatorScan, why));
     }
     Ok(())
 }
@@ -390,7 +418,7 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
         .find(|part| part.starts_with(":(") || part.starts_with(":/"))
     {
         return Err(ExecRefusal::new(
-            4,
+            ExecLayer::ArgumentRules,
             format!(
                 "`{magic}` is git pathspec magic: `:(top)` and `:/` name paths from the \
                  repository's root, which may be outside the working directory; name paths \
@@ -440,11 +468,14 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 } else {
                     "; arguments that could name files must stay inside the working directory"
                 };
-                return Err(ExecRefusal::new(4, format!("{what}{}{fix}", e.reason)));
+                return Err(ExecRefusal::new(
+                    ExecLayer::ArgumentRules,
+                    format!("{what}{}{fix}", e.reason),
+                ));
             }
             if in_git_internals(candidate, root) {
                 return Err(ExecRefusal::new(
-                    4,
+                    ExecLayer::ArgumentRules,
                     format!(
                         "{what}`{candidate}` is inside a `.git` folder: git runs what it finds \
                          there (hooks, configuration), so no command may name it; use git's \
@@ -453,12 +484,14 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 ));
             }
             if candidate.split('/').any(|c| c == "..") {
-                let instead = match lexical_normal(candidate) {
-                    Some(plain) => format!(" (here `{plain}`)"),
-                    None => String::new(),
+                // The slot rule's lexical reading, written from the working directory.
+                let instead = match slot::lexical_path(path_rule, candidate) {
+                    Ok(parts) if parts.is_empty() => " (here `.`)".to_owned(),
+                    Ok(parts) => format!(" (here `{}`)", parts.join("/")),
+                    Err(_) => String::new(),
                 };
                 return Err(ExecRefusal::new(
-                    4,
+                    ExecLayer::ArgumentRules,
                     format!(
                         "{what}`..` in `{candidate}`: the system resolves a symbolic link before \
                          the `..` after it, so such a path may lead outside the working \
@@ -497,242 +530,6 @@ fn in_git_internals(candidate: &str, root: &Path) -> bool {
     }
 }
 
-/// git subcommands ExecTool refuses outright, and why.
-pub const GIT_REFUSED_SUBCOMMANDS: &[(&[&str], &str)] = &[
-    (
-        &["clean"],
-        "it deletes untracked files, which no history can bring back",
-    ),
-    (
-        &["gc", "prune", "prune-packed"],
-        "it deletes objects from the repository",
-    ),
-    (
-        &[
-            "daemon",
-            "instaweb",
-            "http-backend",
-            "credential-cache",
-            "credential-cache--daemon",
-            "fsmonitor--daemon",
-            "upload-pack",
-            "receive-pack",
-            "upload-archive",
-            "shell",
-        ],
-        "it starts a server, or serves the repository to another program",
-    ),
-    (
-        &[
-            "send-email",
-            "imap-send",
-            "svn",
-            "p4",
-            "cvsimport",
-            "cvsserver",
-            "cvsexportcommit",
-            "archimport",
-        ],
-        "it connects to another machine",
-    ),
-    (
-        &["maintenance"],
-        "it registers the repository in the user's configuration and schedules jobs (cron, \
-         systemd) outside the working directory",
-    ),
-    (
-        &["credential", "credential-store"],
-        "it runs credential helpers, or reads and writes the user's stored credentials",
-    ),
-    (&["hook"], "it runs the repository's hooks"),
-];
-
-/// git subcommands whose first operand (or `--remote`/`--repo` value) is a repository that may
-/// be another machine's.
-const GIT_TRANSPORT_SUBCOMMANDS: &[&str] = &[
-    "clone",
-    "fetch",
-    "pull",
-    "push",
-    "ls-remote",
-    "archive",
-    "fetch-pack",
-    "send-pack",
-    "remote",
-    "submodule",
-];
-
-/// `git config` options that write configuration, or read or write it outside the repository.
-const GIT_CONFIG_WRITES: &[&str] = &[
-    "--global",
-    "--system",
-    "--add",
-    "--unset",
-    "--unset-all",
-    "--replace-all",
-    "--rename-section",
-    "--remove-section",
-    "--edit",
-];
-
-/// git global options that take the next token as their value.
-const GIT_VALUE_OPTIONS: &[&str] = &[
-    "-c",
-    "-C",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--super-prefix",
-    "--config-env",
-    "--attr-source",
-];
-
-/// Whether `operand` names a repository on another machine (or through a transport helper):
-/// `scheme://...`, `transport::address`, `[host:port]:path`, or scp-like `host:path` (a `:`
-/// before any `/`).
-fn is_remote_repository(operand: &str) -> bool {
-    if operand.contains("://") || operand.contains("::") || operand.starts_with('[') {
-        return true;
-    }
-    match (operand.find(':'), operand.find('/')) {
-        (Some(colon), Some(slash)) => colon < slash,
-        (Some(_), None) => true,
-        _ => false,
-    }
-}
-
-/// Layer 4 for npm, pnpm and yarn: only the commands that read (`ls`, `view`, ...). Every
-/// other one may run a package's or the workspace's scripts (`npm install` with no operand
-/// runs the workspace's own lifecycle scripts), which free text cannot see.
-fn package_manager_rules(binary: &str, args: &[String]) -> Result<(), ExecRefusal> {
-    let command = args.iter().find(|a| !a.starts_with('-'));
-    match command {
-        Some(command) if policy::tables::is_npm_read_only(command) => Ok(()),
-        Some(command) => Err(ExecRefusal::new(
-            4,
-            format!(
-                "`{binary} {command}` is refused: all but a few commands that only read (`ls`, \
-                 `view`, `outdated`, ...) may run a package's or the workspace's scripts"
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Layer 4 for git: subcommands that delete, serve, connect or write outside the working
-/// directory; repositories on other machines; `git config` writes.
-fn git_rules(args: &[String]) -> Result<(), ExecRefusal> {
-    let mut i = 0;
-    while i < args.len() && args[i].starts_with('-') {
-        if GIT_VALUE_OPTIONS.contains(&args[i].as_str()) {
-            i += 1;
-        }
-        i += 1;
-    }
-    let Some(sub) = args.get(i) else {
-        return Ok(());
-    };
-    let rest = &args[i + 1..];
-    if let Some((_, why)) = GIT_REFUSED_SUBCOMMANDS
-        .iter()
-        .find(|(names, _)| names.contains(&sub.as_str()))
-    {
-        return Err(ExecRefusal::new(
-            4,
-            format!("`git {sub}` is refused: {why}"),
-        ));
-    }
-    let operands: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
-    if sub == "worktree"
-        && let Some(step) = operands.first()
-        && matches!(step.as_str(), "remove" | "prune")
-    {
-        return Err(ExecRefusal::new(
-            4,
-            format!("`git worktree {step}` is refused: it deletes files"),
-        ));
-    }
-    if GIT_TRANSPORT_SUBCOMMANDS.contains(&sub.as_str()) {
-        // `remote add NAME URL`, `submodule add URL`: every operand; else the first.
-        let candidates: Vec<&str> = if matches!(sub.as_str(), "remote" | "submodule") {
-            operands.iter().map(|s| s.as_str()).collect()
-        } else {
-            operands.first().map(|s| s.as_str()).into_iter().collect()
-        };
-        let values = rest.iter().filter_map(|a| {
-            a.strip_prefix("--remote=")
-                .or_else(|| a.strip_prefix("--repo="))
-        });
-        if let Some(remote) = candidates
-            .into_iter()
-            .chain(values)
-            .find(|c| is_remote_repository(c))
-        {
-            return Err(ExecRefusal::new(
-                4,
-                format!(
-                    "`{remote}` names a repository on another machine (a URL, `host:path` or \
-                     `transport::address`), which git would connect to; name a repository in \
-                     the working directory or a configured remote"
-                ),
-            ));
-        }
-        if rest.iter().any(|a| a == "--remote" || a == "--repo") {
-            return Err(ExecRefusal::new(
-                4,
-                "write `--remote=<repository>` with `=`, so that the repository can be checked",
-            ));
-        }
-    }
-    if sub == "config" {
-        let write = rest.iter().find(|a| {
-            let name = a.split('=').next().unwrap_or(a);
-            // parse-options accepts any unambiguous abbreviation (`--glob`, `--unset-a`).
-            (name.len() > 3 && GIT_CONFIG_WRITES.iter().any(|w| w.starts_with(name)))
-                || name == "-e"
-        });
-        let step = operands.first().filter(|s| {
-            matches!(
-                s.as_str(),
-                "set" | "unset" | "rename-section" | "remove-section" | "edit"
-            )
-        });
-        if let Some(what) = write.or(step.copied()) {
-            return Err(ExecRefusal::new(
-                4,
-                format!(
-                    "`git config {what}` is refused: it writes git's configuration (in `.git/` or \
-                     the user's home), which decides what later git commands run; read it with \
-                     `git config --get <key>` or `git config --list`"
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `a/./b/../c` → `a/c`, `sub/..` → `.`; `None` when it climbs above its start or is absolute.
-fn lexical_normal(path: &str) -> Option<String> {
-    if path.starts_with('/') {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            _ => parts.push(part),
-        }
-    }
-    Some(if parts.is_empty() {
-        ".".to_owned()
-    } else {
-        parts.join("/")
-    })
-}
-
 impl Tool for ExecTool {
     fn name(&self) -> &str {
         EXEC_TOOL_NAME
@@ -767,7 +564,7 @@ impl Tool for ExecTool {
         let command = match args {
             Value::Object(map) => {
                 if let Some(unknown) = map.keys().find(|k| *k != "command") {
-                    return Self::refused(format!(
+                    return ToolOutput::refused_text(format!(
                         "error {CODE_INVALID_ARGUMENTS}: argument `{unknown}`: unknown argument; \
                          `exec` takes only `command`"
                     ));
@@ -775,13 +572,13 @@ impl Tool for ExecTool {
                 match map.get("command") {
                     Some(Value::String(s)) => s,
                     Some(_) => {
-                        return Self::refused(format!(
+                        return ToolOutput::refused_text(format!(
                             "error {CODE_INVALID_ARGUMENTS}: argument `command`: must be a string, \
                              e.g. {{\"command\": \"ls -l\"}}"
                         ));
                     }
                     None => {
-                        return Self::refused(format!(
+                        return ToolOutput::refused_text(format!(
                             "error {CODE_INVALID_ARGUMENTS}: argument `command`: missing; write \
                              {{\"command\": \"ls -l\"}}"
                         ));
@@ -789,7 +586,7 @@ impl Tool for ExecTool {
                 }
             }
             _ => {
-                return Self::refused(format!(
+                return ToolOutput::refused_text(format!(
                     "error {CODE_INVALID_ARGUMENTS}: the arguments must be an object, e.g. \
                      {{\"command\": \"ls -l\"}}"
                 ));
@@ -797,9 +594,9 @@ impl Tool for ExecTool {
         };
         let argv = match self.check(command, ctx.kernel.cwd()) {
             Ok(argv) => argv,
-            Err(refusal) => return Self::refused(refusal.to_string()),
+            Err(refusal) => return ToolOutput::refused_text(refusal.to_string()),
         };
         let result = ctx.kernel.run_as(&argv, self.access(), ctx.cancel);
-        ToolOutput::from_exec(result)
+        ToolOutput::ran(argv, result)
     }
 }

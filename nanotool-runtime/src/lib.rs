@@ -12,16 +12,20 @@
 //! | [`kernel`] | [`CommandExecKernel`]: argv without a shell, locked cwd, timeout, bounded output |
 //! | [`tool`] | the object-safe [`Tool`] trait, [`ToolOutput`], and [`CommandTool`] (a spec as a tool) |
 //! | [`descriptor`] | `*.tool.json` descriptors and their loader (error 613) |
-//! | [`toolbox`] | [`Toolbox`]: assembly of tools, the host deny list, provider exports |
+//! | [`toolbox`] | [`Toolbox`]: assembly of tools, the host deny list, the tool lists |
+//! | [`export`] | one tool's definition for MCP, OpenAI and Anthropic |
 //! | [`async_call`] | [`Toolbox::call_async`]: a call as a future that cancels when dropped |
 //! | [`exec_tool`] | [`ExecTool`]: the free-text form, off by default, five layers |
 //! | [`error`] | the error codes shared by every form |
+//! | [`hint`] | what error messages share: "did you mean", the kind of a JSON value |
 #![deny(missing_docs)]
 
 pub mod async_call;
 pub mod descriptor;
 pub mod error;
 pub mod exec_tool;
+pub mod export;
+pub mod hint;
 pub mod kernel;
 pub mod policy;
 pub mod slot;
@@ -34,7 +38,7 @@ pub mod toolbox;
 pub use async_call::{BlockingJob, CallError, ToolCall};
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
-pub use exec_tool::ExecTool;
+pub use exec_tool::{ExecLayer, ExecTool};
 pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
     SandboxStatus, UnreadableBinary,

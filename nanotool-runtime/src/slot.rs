@@ -1,4 +1,4 @@
-//! Slots (DESIGN §3): kinds, specs, validation of one value, rendering.
+//! Slots: kinds, specs, validation of one value, rendering.
 //!
 //! A [`SlotSpec`] says what the model may write in one placeholder of a template: its
 //! [`SlotKind`], its description, whether it is required, and its constraints (`pattern`,
@@ -27,7 +27,13 @@ use crate::template::is_format_char;
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+
+mod chars;
+mod path;
+
+pub use chars::{check_enum_value, is_forbidden_char};
+pub(crate) use path::{lexical_path, render_components};
 
 /// The kind of a slot, and so its JSON Schema type.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,10 +250,8 @@ impl SlotSpec {
     /// `./relative` or `.`, so never `+cmd` nor `host:file`).
     pub fn freedom(&self) -> SlotFreedom {
         match self.kind {
-            SlotKind::Integer | SlotKind::Number | SlotKind::Enum(_) => SlotFreedom::Constrained,
             SlotKind::String if self.pattern.is_some() => SlotFreedom::Constrained,
-            SlotKind::String => SlotFreedom::Free,
-            SlotKind::Path => SlotFreedom::Path,
+            ref kind => crate::slot_type::SlotClass::of(kind).freedom(),
         }
     }
 
@@ -512,195 +516,6 @@ impl SlotSpec {
         }
         Ok(())
     }
-
-    /// Stage "metacharacters", on the value's text.
-    pub(crate) fn check_chars(&self, text: &str) -> Result<(), SlotError> {
-        match text.chars().find(|c| is_forbidden_char(*c)) {
-            None => Ok(()),
-            Some(c) => Err(self.error(format!(
-                "`{}` holds {}, which no argument may hold; {}",
-                shown(text),
-                char_name(c),
-                char_advice(c)
-            ))),
-        }
-    }
-
-    /// A path value may not begin with `-` at all.
-    pub(crate) fn check_path_dash(&self, text: &str) -> Result<(), SlotError> {
-        if text.starts_with('-') {
-            Err(self.error(format!(
-                "`{}` begins with `-`, and a path may not (it would be read as an option); to \
-                 name a file whose name begins with `-`, write `./{}`",
-                shown(text),
-                shown(text)
-            )))
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Path confinement: renders `text` as `./relative` (or `.`), refusing anything that is
-    /// absolute, empty, leaves `root` through `..` or a symlink, or resolves into `/proc`,
-    /// `/dev` or `/sys`. `root` is the working directory.
-    pub(crate) fn confine_path(&self, text: &str, root: &Path) -> Result<String, SlotError> {
-        let given_root = root;
-        let root = root.canonicalize().map_err(|e| {
-            self.error(format!(
-                "the working directory `{}` cannot be resolved ({e}); the host must give an \
-                 existing directory",
-                root.display()
-            ))
-        })?;
-        let relative;
-        let text = if text.starts_with('/') {
-            relative = self.relative_inside(text, given_root, &root)?;
-            relative.as_str()
-        } else {
-            text
-        };
-        let components = lexical_path(self, text)?;
-        // The longest prefix that exists (without following a final symlink) is resolved;
-        // the rest does not exist yet, so it cannot be a symlink.
-        let mut existing = root.clone();
-        for component in &components {
-            let next = existing.join(component);
-            if std::fs::symlink_metadata(&next).is_err() {
-                break;
-            }
-            existing = next;
-        }
-        let resolved = existing.canonicalize().map_err(|_| {
-            self.error(format!(
-                "`{}` goes through a symlink that cannot be resolved; write a path to a real \
-                 file or directory inside the working directory",
-                shown(text)
-            ))
-        })?;
-        if !resolved.starts_with(&root) {
-            return Err(self.error(format!(
-                "`{}` leads outside the working directory through a symlink; write a path whose \
-                 target is inside the working directory",
-                shown(text)
-            )));
-        }
-        for system in ["/proc", "/dev", "/sys"] {
-            if resolved.starts_with(system) {
-                return Err(self.error(format!(
-                    "`{}` resolves into `{system}`, which tools may not touch; write a path to a \
-                     workspace file",
-                    shown(text)
-                )));
-            }
-        }
-        Ok(render_components(&components))
-    }
-}
-
-impl SlotSpec {
-    /// An absolute path value, made relative to the working directory: models copy paths
-    /// from tracebacks and compiler errors. `..` is applied lexically (as it is to a relative
-    /// value, and as the rendered argument will read); the path must then lie under the
-    /// working directory as given or as resolved, or its longest existing prefix must
-    /// resolve there (a working directory reached through a symlink). Anything else is
-    /// outside and refused.
-    fn relative_inside(
-        &self,
-        text: &str,
-        given_root: &Path,
-        root: &Path,
-    ) -> Result<String, SlotError> {
-        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
-        for component in Path::new(text).components() {
-            match component {
-                Component::Normal(part) => parts.push(part),
-                Component::ParentDir => {
-                    parts.pop();
-                }
-                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-            }
-        }
-        let mut absolute = PathBuf::from("/");
-        absolute.extend(&parts);
-        let under = |base: &Path| -> Option<PathBuf> {
-            absolute.strip_prefix(base).ok().map(Path::to_path_buf)
-        };
-        let inside = under(given_root).or_else(|| under(root)).or_else(|| {
-            // The longest existing prefix, resolved, with the rest (which cannot be a
-            // symlink: it does not exist) put back.
-            let mut existing = absolute.clone();
-            let mut rest = Vec::new();
-            while std::fs::symlink_metadata(&existing).is_err() {
-                rest.push(existing.file_name()?.to_owned());
-                existing.pop();
-            }
-            let mut resolved = existing.canonicalize().ok()?;
-            resolved.extend(rest.iter().rev());
-            resolved.strip_prefix(root).ok().map(Path::to_path_buf)
-        });
-        match inside {
-            Some(inside) if inside.as_os_str().is_empty() => Ok(".".to_owned()),
-            Some(inside) => Ok(inside.to_string_lossy().into_owned()),
-            None => Err(self.error(format!(
-                "`{}` is outside the working directory, and tools may only touch files inside \
-                 it; write a path inside it, relative to it, e.g. `src/main.rs`",
-                shown(text)
-            ))),
-        }
-    }
-}
-
-/// Splits a path value lexically (`a/./b/../c` → `a`, `c`), refusing empty, absolute and
-/// escaping paths.
-pub(crate) fn lexical_path(spec: &SlotSpec, text: &str) -> Result<Vec<String>, SlotError> {
-    if text.is_empty() {
-        return Err(spec.error(
-            "the path is empty; write `.` for the working directory, or a relative path such as \
-             `src/main.rs`",
-        ));
-    }
-    if text.starts_with('/') {
-        return Err(spec.error(format!(
-            "`{}` is absolute, and a default cannot know where the working directory will be; \
-             write it relative to the working directory, e.g. `src/main.rs`",
-            shown(text)
-        )));
-    }
-    let mut components: Vec<String> = Vec::new();
-    for component in Path::new(text).components() {
-        match component {
-            Component::Normal(part) => components.push(part.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if components.pop().is_none() {
-                    return Err(spec.error(format!(
-                        "`{}` leaves the working directory through `..`; write a path inside it, \
-                         relative to it, e.g. `src/main.rs`",
-                        shown(text)
-                    )));
-                }
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(spec.error(format!(
-                    "`{}` is absolute; write a path relative to the working directory, e.g. \
-                     `src/main.rs`",
-                    shown(text)
-                )));
-            }
-        }
-    }
-    Ok(components)
-}
-
-/// `./a/b`, or `.` for the working directory itself.
-pub(crate) fn render_components(components: &[String]) -> String {
-    if components.is_empty() {
-        ".".to_owned()
-    } else {
-        let mut out = PathBuf::from(".");
-        out.extend(components);
-        out.to_string_lossy().into_owned()
-    }
 }
 
 /// A value that passed its type check.
@@ -794,84 +609,6 @@ pub(crate) enum AuthorProblem {
     RangeNotForKind,
     InvalidRange(String),
     InvalidDefault(String),
-}
-
-/// Whether a character may never appear in a slot value (a call's value, a default or an
-/// enum value): control characters other than newline and tab (NUL, CR, ESC, ...), Unicode
-/// whitespace other than the ASCII space, and Unicode format characters (bidi controls,
-/// zero-width ones). These make a value read differently than it runs.
-///
-/// Everything else is allowed, the ASCII space, newline, tab, quotes and `;|&$<>` and the
-/// backtick included: no shell ever sees a value, one slot is one argv element and nothing
-/// expands it, so these characters reach the program as written.
-///
-/// ```
-/// use nanotool_runtime::slot::is_forbidden_char;
-/// for ok in [' ', '\n', '\t', '"', '\'', ';', '|', '&', '$', '`', '<', '>', '\\', 'é'] {
-///     assert!(!is_forbidden_char(ok), "{ok:?}");
-/// }
-/// for bad in ['\0', '\r', '\u{1b}', '\u{85}', '\u{a0}', '\u{2028}', '\u{202e}', '\u{200b}'] {
-///     assert!(is_forbidden_char(bad), "{bad:?}");
-/// }
-/// ```
-pub fn is_forbidden_char(c: char) -> bool {
-    if matches!(c, ' ' | '\n' | '\t') {
-        return false;
-    }
-    c.is_whitespace() || c.is_control() || is_format_char(c)
-}
-
-/// Checks an enum value the author wrote: the same characters as any value
-/// ([`is_forbidden_char`]), and not empty. It may hold a space (`SELECT name FROM t`), a `;`
-/// (a `cut -d` delimiter) or begin with `-` (`-l`): it stays one argv element. The descriptor
-/// loader (through [`crate::CommandSpec::new`]) and `#[derive(SlotEnum)]` both call this.
-///
-/// ```
-/// use nanotool_runtime::slot::check_enum_value;
-/// assert!(check_enum_value("-l").is_ok());
-/// assert!(check_enum_value(";").is_ok());
-/// assert!(check_enum_value("SELECT name FROM users;").is_ok());
-/// assert!(check_enum_value("").is_err());
-/// assert!(check_enum_value("a\u{202e}b").unwrap_err().contains("U+202E"));
-/// ```
-pub fn check_enum_value(value: &str) -> Result<(), String> {
-    if value.is_empty() {
-        return Err("is empty; write a value the command understands".into());
-    }
-    match value.chars().find(|c| is_forbidden_char(*c)) {
-        Some(c) => Err(format!(
-            "holds {}, which no argument may hold; {}",
-            char_name(c),
-            char_advice(c)
-        )),
-        None => Ok(()),
-    }
-}
-
-fn char_name(c: char) -> String {
-    match c {
-        '\r' => "a carriage return".into(),
-        '\0' => "a NUL".into(),
-        '\u{1b}' => "an escape character (ESC)".into(),
-        c if c.is_whitespace() => format!("the whitespace character U+{:04X}", c as u32),
-        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
-        c => format!("the invisible character U+{:04X}", c as u32),
-    }
-}
-
-fn char_advice(c: char) -> &'static str {
-    match c {
-        '\r' => "it would make the text read differently than it runs; end lines with `\\n` alone",
-        c if c.is_whitespace() => "it looks like a space but is not one; write a plain ASCII space",
-        c if c.is_control() => {
-            "control characters make a value read differently than it runs; remove it (a \
-             newline and a tab are fine)"
-        }
-        _ => {
-            "invisible characters make a value read differently than it runs; remove it and \
-             write plain visible text"
-        }
-    }
 }
 
 /// A value as shown in an error message: invisible characters escaped, long values cut.
@@ -1021,19 +758,5 @@ mod tests {
         assert_eq!(anchored_pattern(r"\d+"), r"^(?:\d+)$");
         assert_eq!(anchored_pattern(r"^a|b$"), r"^(?:^a|b$)$");
         assert_eq!(anchored_pattern(r"^a\$"), r"^(?:^a\$)$");
-    }
-
-    #[test]
-    fn lexical_paths() {
-        let s = SlotSpec::new("p", SlotKind::Path, "p");
-        let r = |t: &str| lexical_path(&s, t).map(|c| render_components(&c));
-        assert_eq!(r(".").unwrap(), ".");
-        assert_eq!(r("./").unwrap(), ".");
-        assert_eq!(r("a/../b").unwrap(), "./b");
-        assert_eq!(r("a//b/./c/").unwrap(), "./a/b/c");
-        assert!(r("").is_err());
-        assert!(r("/etc").is_err());
-        assert!(r("..").is_err());
-        assert!(r("a/../../x").is_err());
     }
 }

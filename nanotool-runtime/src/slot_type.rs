@@ -23,6 +23,7 @@
 
 use crate::kernel::Access;
 use crate::kernel::{CommandExecKernel, ExecResult};
+use crate::policy::SlotFreedom;
 use crate::slot::{SlotError, SlotKind, SlotSpec};
 use crate::spec::{Argv, CommandSpec, SpecError};
 use crate::tool::{CommandTool, Tool, ToolContext, ToolOutput};
@@ -72,10 +73,26 @@ impl SlotClass {
         matches!(self, SlotClass::Number)
     }
 
-    /// Whether the value is a confined path, always rendered `./relative` or `.` (so it may
-    /// stand where only its spelling could be dangerous, such as `less <file>`).
-    pub const fn is_path(self) -> bool {
-        matches!(self, SlotClass::Path)
+    /// How free a value of this class is where code goes: a string is free, a path is a
+    /// confined path, an integer, number or enum value cannot carry code. (A string slot with
+    /// a `pattern` is constrained too: [`SlotSpec::freedom`] adds that.)
+    pub const fn freedom(self) -> SlotFreedom {
+        match self {
+            SlotClass::String => SlotFreedom::Free,
+            SlotClass::Path => SlotFreedom::Path,
+            SlotClass::Integer | SlotClass::Number | SlotClass::Enum => SlotFreedom::Constrained,
+        }
+    }
+
+    /// The class of a [`SlotKind`].
+    pub fn of(kind: &SlotKind) -> Self {
+        match kind {
+            SlotKind::String => SlotClass::String,
+            SlotKind::Integer => SlotClass::Integer,
+            SlotKind::Number => SlotClass::Number,
+            SlotKind::Enum(_) => SlotClass::Enum,
+            SlotKind::Path => SlotClass::Path,
+        }
     }
 }
 
@@ -83,9 +100,8 @@ impl SlotClass {
 ///
 /// Implemented for `String`, the integer types, `f32`/`f64`, [`WorkPath`], `Option<T>`, and
 /// every `#[derive(SlotEnum)]` enum. Implement it for a newtype of your own only if it truly
-/// maps to one of the kinds; the runtime checks the resulting [`SlotSpec`] when the tool is
-/// first used, so a type that claims to be `CONSTRAINED` while it is a free string is refused
-/// there.
+/// maps to one of the kinds; how free its values are ([`SlotType::FREEDOM`]) follows from its
+/// class, and the runtime checks the resulting [`SlotSpec`] when the tool is first used.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a command-tool slot",
     label = "not a slot type",
@@ -94,9 +110,10 @@ impl SlotClass {
 pub trait SlotType: Sized {
     /// The slot's kind as a constant.
     const CLASS: SlotClass;
-    /// Whether the type can never carry code (integer, number, enum), so it may stand where
-    /// a binary takes code (DESIGN §4). A `String` is free unless it carries a `pattern`.
-    const CONSTRAINED: bool;
+    /// How free the type's values are where a binary takes code ([`SlotClass::freedom`]): an
+    /// integer, number or enum may stand there, a `String` only with a `pattern` (see
+    /// [`crate::policy`]).
+    const FREEDOM: SlotFreedom = Self::CLASS.freedom();
     /// Whether the model must give the slot (`false` for `Option<T>`).
     const REQUIRED: bool = true;
 
@@ -155,7 +172,6 @@ pub trait SlotType: Sized {
 
 impl SlotType for String {
     const CLASS: SlotClass = SlotClass::String;
-    const CONSTRAINED: bool = false;
 
     fn kind() -> SlotKind {
         SlotKind::String
@@ -177,7 +193,6 @@ macro_rules! integer_slot {
     ($($t:ty),*) => {$(
         impl SlotType for $t {
             const CLASS: SlotClass = SlotClass::Integer;
-            const CONSTRAINED: bool = true;
 
             fn kind() -> SlotKind {
                 SlotKind::Integer
@@ -222,7 +237,6 @@ macro_rules! number_slot {
     ($($t:ty),*) => {$(
         impl SlotType for $t {
             const CLASS: SlotClass = SlotClass::Number;
-            const CONSTRAINED: bool = true;
 
             fn kind() -> SlotKind {
                 SlotKind::Number
@@ -246,7 +260,6 @@ number_slot!(f32, f64);
 
 impl<T: SlotType> SlotType for Option<T> {
     const CLASS: SlotClass = T::CLASS;
-    const CONSTRAINED: bool = T::CONSTRAINED;
     const REQUIRED: bool = false;
 
     fn kind() -> SlotKind {
@@ -333,7 +346,6 @@ impl fmt::Display for WorkPath {
 
 impl SlotType for WorkPath {
     const CLASS: SlotClass = SlotClass::Path;
-    const CONSTRAINED: bool = false;
 
     fn kind() -> SlotKind {
         SlotKind::Path
@@ -488,12 +500,7 @@ impl Tool for CodeTool {
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         match self.command_tool() {
             Ok(tool) => tool.call(args, ctx),
-            Err(err) => ToolOutput {
-                text: format!("tool `{}` cannot run: {err}", self.name),
-                is_error: true,
-                code: None,
-                exec: None,
-            },
+            Err(err) => ToolOutput::failed(format!("tool `{}` cannot run: {err}", self.name)),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! [`CommandSpec`]: a parsed template plus its slot specs (DESIGN §3).
+//! [`CommandSpec`]: a parsed template plus its slot specs.
 //!
 //! A spec is built once, when the tool is defined (compile time for the macro, load time for
 //! a descriptor): [`CommandSpec::new`] parses the template, matches every placeholder to a
@@ -7,6 +7,7 @@
 //! [`Argv`] or a [`SlotError`] (code 614). What does *not* live here: running the argv (see
 //! [`crate::kernel`]) and the tool trait (see [`crate::tool`]).
 
+use crate::hint;
 use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
 use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
@@ -15,6 +16,10 @@ use serde_json::{Map, Value};
 use std::ops::{Deref, Range};
 use std::path::Path;
 use thiserror::Error;
+
+mod render;
+
+use render::negative_allowed;
 
 /// A rendered argv: the binary as written, then one element per token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -340,10 +345,39 @@ impl SpecError {
 
 /// Whether `name` is a valid tool name: `^[A-Za-z0-9_-]{1,64}$`.
 pub fn is_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
+    (1..=hint::MAX_TOOL_NAME_CHARS).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A valid tool name close to `name`, for the error that refuses it: every character but
+/// ASCII letters, digits and `-` becomes `_`, cut to 64 characters (`my_tool` for nothing).
+///
+/// ```
+/// use nanotool_runtime::spec::{is_tool_name, suggest_tool_name};
+///
+/// assert_eq!(suggest_tool_name("grep files"), "grep_files");
+/// assert_eq!(suggest_tool_name(""), "my_tool");
+/// assert!(is_tool_name(&suggest_tool_name(&"é".repeat(100))));
+/// ```
+pub fn suggest_tool_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(hint::MAX_TOOL_NAME_CHARS)
+        .collect();
+    if cleaned.is_empty() {
+        "my_tool".into()
+    } else {
+        cleaned
+    }
 }
 
 impl CommandSpec {
@@ -683,269 +717,10 @@ impl CommandSpec {
             .filter(|s| s.is_required())
             .map(|s| s.name().into())
             .collect();
-        // Always there, empty or not (DESIGN §3): some clients read a missing `required` badly.
+        // Always there, empty or not: some clients read a missing `required` badly.
         schema.insert("required".into(), Value::Array(required));
         schema.insert("additionalProperties".into(), false.into());
         Value::Object(schema)
-    }
-
-    /// Validates `args` and renders the argv; paths are confined to `root` (the kernel's
-    /// working directory). This is the one validator every form goes through.
-    ///
-    /// The checks run in this order, each over every slot (in template order) before the
-    /// next: the arguments are a JSON object; unknown argument; missing required (`null`
-    /// counts as missing for a required slot, and as absent for an optional one); wrong type;
-    /// out of enum, range or pattern; then on the rendered values: forbidden characters (see
-    /// [`crate::slot::is_forbidden_char`]: only characters that mislead a reader; spaces,
-    /// quotes and `;|&$<>` are one argv element's text), a token beginning with `-` that the
-    /// author's text (the template's literal text or an enum value) does not begin — unless
-    /// the binary cannot read that token as an option in the command this call makes (the
-    /// separate value of a literal option, a data operand after `--`:
-    /// [`crate::policy::not_option_tokens`]) or the slot is a number whose minimum is
-    /// negative —, a path beginning with `-`, path confinement (an absolute path inside the
-    /// working directory is rendered relative; of each path value, and of the whole argument when a path
-    /// slot shares its token with other text: `<path>.txt` and `<path><ext>` name the file
-    /// the command opens, so that argument may hold no `..` and must resolve inside the
-    /// working directory too; an option prefix such as `--file=` or `-o` is not part of the
-    /// path). The first failure is returned. An absent optional slot without
-    /// a default drops its whole token; every literal part is kept as written. Arguments that
-    /// are not a JSON object are refused with an error whose [`SlotError::slot`] is `""`.
-    pub fn render(&self, args: &Value, root: &Path) -> Result<Argv, SlotError> {
-        let object = match args {
-            Value::Object(object) => object,
-            other => {
-                return Err(SlotError::new(
-                    "",
-                    format!(
-                        "expected a JSON object of named arguments, got {}; write e.g. `{}`",
-                        match other {
-                            Value::Null => "`null`",
-                            Value::Bool(_) => "a boolean",
-                            Value::Number(_) => "a number",
-                            Value::String(_) => "a string",
-                            Value::Array(_) => "an array",
-                            Value::Object(_) => "an object",
-                        },
-                        self.example_call()
-                    ),
-                ));
-            }
-        };
-
-        // Unknown argument.
-        if let Some(key) = object.keys().find(|k| self.slot(k).is_none()) {
-            let reason = if self.slots.is_empty() {
-                "unknown argument: this tool takes no arguments; send `{}`".to_owned()
-            } else {
-                let near = self
-                    .slots
-                    .iter()
-                    .map(SlotSpec::name)
-                    .filter(|name| !object.contains_key(*name))
-                    .find(|name| edit_distance(name, key) <= 2);
-                format!(
-                    "unknown argument: this tool takes only {}{}",
-                    self.slots
-                        .iter()
-                        .map(|s| format!("`{}`", s.name()))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    near.map(|n| format!("; did you mean `{n}`?"))
-                        .unwrap_or_default()
-                )
-            };
-            return Err(SlotError::new(crate::slot::shown(key), reason));
-        }
-
-        // The slots in template order (every slot has a spec and every spec a slot).
-        let ordered: Vec<&SlotSpec> = self
-            .template
-            .slot_names()
-            .filter_map(|n| self.slot(n))
-            .collect();
-
-        // Missing required.
-        for spec in &ordered {
-            let given = object.get(spec.name()).filter(|v| !v.is_null());
-            if spec.is_required() && given.is_none() {
-                return Err(spec.error(format!(
-                    "missing: this argument is required ({}); add `\"{}\": {}`",
-                    spec.description(),
-                    spec.name(),
-                    placeholder_value(spec.kind())
-                )));
-            }
-        }
-
-        // Wrong type.
-        let mut typed: Vec<(&SlotSpec, Option<Typed>)> = Vec::with_capacity(ordered.len());
-        for spec in &ordered {
-            let value = object
-                .get(spec.name())
-                .filter(|v| !v.is_null())
-                .or(spec.default());
-            let t = value.map(|v| spec.check_type(v)).transpose()?;
-            typed.push((spec, t));
-        }
-
-        // Out of enum, range or pattern.
-        for (spec, t) in &typed {
-            if let Some(t) = t {
-                spec.check_constraints(t)?;
-            }
-        }
-
-        // Forbidden characters in the rendered values.
-        let mut texts: Vec<(&SlotSpec, Option<String>)> = Vec::with_capacity(typed.len());
-        for (spec, t) in typed {
-            let text = t.map(|t| t.render());
-            if let Some(text) = &text {
-                spec.check_chars(text)?;
-            }
-            texts.push((spec, text));
-        }
-
-        // What each slot renders to: a path's lexical form (it always begins with `.`; a path
-        // that has none is refused by the confinement check below).
-        let rendered_for_tokens: Vec<(&str, Option<String>)> = texts
-            .iter()
-            .map(|(spec, text)| {
-                let shown = text.as_ref().map(|text| {
-                    if spec.kind() == &SlotKind::Path {
-                        crate::slot::lexical_path(spec, text)
-                            .map(|c| crate::slot::render_components(&c))
-                            .unwrap_or_else(|_| "./".to_owned())
-                    } else {
-                        text.clone()
-                    }
-                });
-                (spec.name(), shown)
-            })
-            .collect();
-        let lookup = |name: &str| -> Option<&str> {
-            rendered_for_tokens
-                .iter()
-                .find(|(n, _)| *n == name)
-                .and_then(|(_, t)| t.as_deref())
-        };
-
-        // A token may begin with `-` only if the author's text begins it: the template's
-        // literal text, or an enum value (skeleton too). What counts is the first non-empty
-        // piece of the rendered token, so `<a><b>` with `a` empty and `b` = `-x` is refused,
-        // while `<a>-x` with `a` empty renders the author's own `-x`. Where the template has
-        // already made a leading `-` harmless, a value may begin with it: an integer or number
-        // whose author-set minimum is negative, and a token the binary cannot read as an
-        // option in the command this call makes (the value of a literal option that takes
-        // one, `-e <pattern>`; a data operand after a literal `--`).
-        let mut not_options: Option<Vec<usize>> = None;
-        for (at, token) in self.template.args().iter().enumerate() {
-            let Some(text) = token.render(lookup) else {
-                continue;
-            };
-            if !text.starts_with('-') {
-                continue;
-            }
-            let leader = token.parts().iter().find_map(|part| match part {
-                Part::Literal(text) if !text.is_empty() => Some(None),
-                Part::Literal(_) => None,
-                Part::Slot(slot) => lookup(slot.name())
-                    .is_some_and(|t| !t.is_empty())
-                    .then_some(Some(slot.name())),
-            });
-            let Some(Some(culprit)) = leader else {
-                continue;
-            };
-            let Some(spec) = self.slot(culprit) else {
-                continue;
-            };
-            if matches!(spec.kind(), SlotKind::Enum(_)) || negative_allowed(spec) {
-                continue;
-            }
-            let free = not_options.get_or_insert_with(|| {
-                let texts = &texts;
-                self.not_option_tokens(&move |name: &str| match texts
-                    .iter()
-                    .find(|(spec, _)| spec.name() == name)
-                {
-                    Some((_, None)) => Fill::Drop,
-                    Some((spec, Some(value))) if matches!(spec.kind(), SlotKind::Enum(_)) => {
-                        Fill::Text(value.as_str())
-                    }
-                    _ => Fill::Slot,
-                })
-            });
-            if free.contains(&(at + 1)) {
-                continue;
-            }
-            return Err(SlotError::new(
-                culprit,
-                format!(
-                    "the argument would be `{}`, which begins with `-` and would be read as an \
-                     option; a value here may not begin with `-`. Drop the leading `-` if what \
-                     you need is still found without it (in a regular expression `[-]` matches \
-                     a dash, but a fixed-string search would look for the text `[-]`); a value \
-                     may begin with `-` only where the tool's template reads it as an option's \
-                     value (`-e <pattern>`) or puts `--` before it",
-                    crate::slot::shown(&text)
-                ),
-            ));
-        }
-
-        // A path may not begin with `-`.
-        for (spec, text) in &texts {
-            if let (SlotKind::Path, Some(text)) = (spec.kind(), text) {
-                spec.check_path_dash(text)?;
-            }
-        }
-
-        // Path confinement.
-        let mut finals: Vec<(&str, Option<String>)> = Vec::with_capacity(texts.len());
-        for (spec, text) in texts {
-            let text = match (spec.kind(), text) {
-                (SlotKind::Path, Some(text)) => Some(spec.confine_path(&text, root)?),
-                (_, text) => text,
-            };
-            finals.push((spec.name(), text));
-        }
-
-        let value = |name: &str| -> Option<&str> {
-            finals
-                .iter()
-                .find(|(n, _)| *n == name)
-                .and_then(|(_, t)| t.as_deref())
-        };
-
-        // A path slot that shares its token (`<path>.txt`, `<path><ext>`, `logs/<path>`): the
-        // command opens the whole argument, so the whole argument is confined too.
-        for token in self.template.args() {
-            if token.parts().len() < 2 {
-                continue;
-            }
-            let Some(spec) = token
-                .slots()
-                .filter_map(|s| self.slot(s.name()))
-                .find(|s| s.kind() == &SlotKind::Path)
-            else {
-                continue;
-            };
-            let Some(text) = token.render(value) else {
-                continue;
-            };
-            let path = strip_option(token.literal_prefix(), &text);
-            if Path::new(path)
-                .components()
-                .any(|c| c == std::path::Component::ParentDir)
-            {
-                return Err(spec.error(format!(
-                    "the argument would be `{}`, whose `..` could lead outside the working \
-                     directory; write the whole path in this argument without `..`",
-                    crate::slot::shown(&text)
-                )));
-            }
-            spec.confine_path(path, root)?;
-        }
-
-        Ok(Argv(self.template.render(value)))
     }
 
     /// The indices (into the template's tokens) of the tokens that the binary cannot read as
@@ -962,70 +737,5 @@ impl CommandSpec {
             .into_iter()
             .map(|i| index[i])
             .collect()
-    }
-
-    /// A call that would pass the type checks, for error messages.
-    fn example_call(&self) -> String {
-        let fields: Vec<String> = self
-            .template
-            .slot_names()
-            .filter_map(|n| self.slot(n))
-            .filter(|s| s.is_required())
-            .map(|s| format!("\"{}\": {}", s.name(), placeholder_value(s.kind())))
-            .collect();
-        format!("{{{}}}", fields.join(", "))
-    }
-}
-
-/// Whether a slot's value may begin with `-` wherever it stands: an integer or number slot
-/// whose author-set `minimum` is negative (`--days <days>` with `-7`; in the code form, a
-/// signed field type). A negative number is what the author asked for.
-fn negative_allowed(spec: &SlotSpec) -> bool {
-    matches!(spec.kind(), SlotKind::Integer | SlotKind::Number)
-        && spec.minimum().is_some_and(|min| min < 0.0)
-}
-
-fn placeholder_value(kind: &SlotKind) -> String {
-    match kind {
-        SlotKind::String => "\"...\"".into(),
-        SlotKind::Integer => "1".into(),
-        SlotKind::Number => "1.5".into(),
-        SlotKind::Enum(values) => format!(
-            "\"{}\"",
-            values.first().map(String::as_str).unwrap_or_default()
-        ),
-        SlotKind::Path => "\"src/main.rs\"".into(),
-    }
-}
-
-/// Levenshtein distance over characters, for "did you mean" hints (names are short).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.to_lowercase().chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let here = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(row[j]).min(here)
-            };
-            prev = here;
-        }
-    }
-    row[b.len()]
-}
-
-/// The path part of a rendered token: the token without the option that the template's
-/// literal prefix begins (`--file=./x` → `./x`, `-o./x` → `./x`).
-fn strip_option<'t>(literal_prefix: &str, text: &'t str) -> &'t str {
-    if !literal_prefix.starts_with('-') {
-        return text;
-    }
-    match literal_prefix.find('=') {
-        Some(eq) => &text[eq + 1..],
-        None => &text[literal_prefix.len()..],
     }
 }

@@ -51,7 +51,7 @@ pub struct ToolOutput {
     /// The result text.
     pub text: String,
     /// Whether the call failed: refused (614), or the command failed — it could not start,
-    /// timed out, was cancelled or exited non-zero (MCP's `isError`, DESIGN §10). The exit
+    /// timed out, was cancelled or exited non-zero (MCP's `isError`). The exit
     /// code stays in [`ExecResult::exit_code`] and in the text, so a caller for whom a
     /// non-zero exit means something else (grep's 1 is "no match") can still tell.
     pub is_error: bool,
@@ -59,6 +59,9 @@ pub struct ToolOutput {
     pub code: Option<u16>,
     /// What the kernel did, when a command ran.
     pub exec: Option<ExecResult>,
+    /// The argv the kernel was given, when a command ran (or was tried): what an audit log
+    /// records, never rendered a second time.
+    pub argv: Option<Vec<String>>,
 }
 
 impl ToolOutput {
@@ -78,6 +81,38 @@ impl ToolOutput {
             is_error: true,
             code: Some(error.code()),
             exec: None,
+            argv: None,
+        }
+    }
+
+    /// A call refused (614) for a reason other than one argument's value (the host's deny
+    /// list, a layer of ExecTool): `text` is the whole result, `error 614: ...`.
+    ///
+    /// ```
+    /// use nanotool_runtime::ToolOutput;
+    ///
+    /// let out = ToolOutput::refused_text("error 614: tool `git` is denied".into());
+    /// assert_eq!((out.is_error, out.code), (true, Some(614)));
+    /// ```
+    pub fn refused_text(text: String) -> Self {
+        ToolOutput {
+            text,
+            is_error: true,
+            code: Some(crate::error::CODE_INVALID_ARGUMENTS),
+            exec: None,
+            argv: None,
+        }
+    }
+
+    /// A call that failed without running a command and without a code (a tool that cannot
+    /// run, a name no tool has).
+    pub fn failed(text: String) -> Self {
+        ToolOutput {
+            text,
+            is_error: true,
+            code: None,
+            exec: None,
+            argv: None,
         }
     }
 
@@ -90,6 +125,15 @@ impl ToolOutput {
             is_error: exec_failed(&result),
             code: None,
             exec: Some(result),
+            argv: None,
+        }
+    }
+
+    /// [`ToolOutput::from_exec`] of the command that ran `argv`, which the output carries.
+    pub fn ran(argv: Vec<String>, result: ExecResult) -> Self {
+        ToolOutput {
+            argv: Some(argv),
+            ..ToolOutput::from_exec(result)
         }
     }
 }
@@ -170,6 +214,6 @@ impl Tool for CommandTool {
             Err(error) => return ToolOutput::refused(&error),
         };
         let result = ctx.kernel.run_as(&argv, self.spec.access(), ctx.cancel);
-        ToolOutput::from_exec(result)
+        ToolOutput::ran(argv.into_vec(), result)
     }
 }

@@ -1,4 +1,5 @@
-//! [`Toolbox`] (DESIGN §8): assembly of tools, the host deny list, provider exports.
+//! [`Toolbox`]: assembly of tools, the host deny list, the tool lists for each provider
+//! (built one tool at a time by [`crate::export`]).
 //!
 //! A toolbox holds one [`CommandExecKernel`] and the registered tools, in registration order:
 //! code tools and built-ins ([`Toolbox::register`]), descriptor tools
@@ -12,13 +13,14 @@
 //!
 //! See [`Toolbox`] for an example.
 
-use crate::descriptor::{DescriptorError, DescriptorLoader, closest};
+use crate::descriptor::{DescriptorError, DescriptorLoader};
 use crate::exec_tool::{ExecTool, ExecToolError};
-use crate::kernel::Access;
+use crate::export;
+use crate::hint;
 use crate::kernel::{CancelHandle, CommandExecKernel};
 use crate::spec::{SpecError, is_tool_name};
 use crate::tool::{Tool, ToolContext, ToolOutput};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -70,56 +72,14 @@ pub struct UnknownTool {
 impl fmt::Display for UnknownTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown tool `{}`", self.name)?;
-        match self.suggestions.as_slice() {
-            [] => Ok(()),
-            [one] => write!(f, "; did you mean `{one}`?"),
-            many => write!(
-                f,
-                "; did you mean one of {}?",
-                many.iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+        match hint::did_you_mean(&self.suggestions) {
+            Some(hint) => write!(f, "; {hint}"),
+            None => Ok(()),
         }
     }
 }
 
-/// The output schema of every command tool (MCP `outputSchema`, matched by `structuredContent`).
-pub fn command_output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "exit_code": {"type": "integer", "description": "The command's exit code (124 on timeout, 128+N when killed by signal N, 127 when the binary is missing)"},
-            "output": {"type": "string", "description": "stdout and stderr merged in write order, capped"},
-            "truncated": {"type": "boolean", "description": "The output was cut to the cap"},
-            "timed_out": {"type": "boolean", "description": "The command was killed at the timeout"},
-            "confined": {"type": "boolean", "description": "The command ran inside the sandbox (Landlock and seccomp)"}
-        },
-        "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
-        "additionalProperties": false
-    })
-}
-
-/// MCP tool `annotations` for what a tool declares: `readOnlyHint` (neither writes nor
-/// network), `destructiveHint` (it may write or delete in the workspace), `openWorldHint`
-/// (it reaches the network).
-///
-/// ```
-/// use nanotool_runtime::Access;
-/// use nanotool_runtime::toolbox::access_annotations;
-///
-/// let a = access_annotations(Access::READ_ONLY);
-/// assert_eq!(a["readOnlyHint"], true);
-/// assert_eq!(a["openWorldHint"], false);
-/// ```
-pub fn access_annotations(access: Access) -> Value {
-    json!({
-        "readOnlyHint": access.is_read_only(),
-        "destructiveHint": access.writes,
-        "openWorldHint": access.network,
-    })
-}
+pub use crate::export::{access_annotations, command_output_schema};
 
 /// The kernel and the registered tools. `Send + Sync`: share it behind an [`Arc`] and call
 /// from any thread.
@@ -330,13 +290,22 @@ impl Toolbox {
         self.index.get(name).map(|&i| &self.tools[i])
     }
 
-    /// The registered names closest to `name` (for "did you mean").
+    /// The registered names closest to `name` (for "did you mean"; see
+    /// [`hint::closest`]).
     pub fn closest_names(&self, name: &str) -> Vec<String> {
-        closest(name, self.tools.iter().map(|t| t.name()))
+        hint::closest(name, self.tools.iter().map(|t| t.name()))
             .into_iter()
-            .take(3)
             .map(str::to_owned)
             .collect()
+    }
+
+    /// Where the tool named `name` stands in [`Toolbox::tools`], or the [`UnknownTool`]
+    /// error with the names closest to it.
+    pub fn position(&self, name: &str) -> Result<usize, UnknownTool> {
+        self.index.get(name).copied().ok_or_else(|| UnknownTool {
+            name: name.to_owned(),
+            suggestions: self.closest_names(name),
+        })
     }
 
     /// Calls the tool named `name` with `args`; `cancel` may end the call from any thread.
@@ -348,197 +317,71 @@ impl Toolbox {
         args: &Value,
         cancel: Option<&CancelHandle>,
     ) -> Result<ToolOutput, UnknownTool> {
-        let index = *self.index.get(name).ok_or_else(|| UnknownTool {
-            name: name.to_owned(),
-            suggestions: self.closest_names(name),
-        })?;
-        let tool = &self.tools[index];
+        let index = self.position(name)?;
+        Ok(self.call_at(index, args, cancel))
+    }
+
+    /// Calls the tool at `index` in [`Toolbox::tools`] (found once, with
+    /// [`Toolbox::position`]); an index past the last tool is a failed call.
+    pub fn call_at(&self, index: usize, args: &Value, cancel: Option<&CancelHandle>) -> ToolOutput {
+        let Some(tool) = self.tools.get(index) else {
+            return ToolOutput::failed(format!(
+                "no tool at position {index}: the toolbox has {} tools",
+                self.tools.len()
+            ));
+        };
         // A binary denied after registration, wherever the template runs it (`timeout 5 git
         // ...` too), as `deny_binaries` found it.
         if let Some(refusal) = &self.denied_since[index] {
-            return Ok(ToolOutput {
-                text: format!(
-                    "error {}: tool `{name}` is refused by the host's deny list: {refusal}",
-                    crate::error::CODE_INVALID_ARGUMENTS
-                ),
-                is_error: true,
-                code: Some(crate::error::CODE_INVALID_ARGUMENTS),
-                exec: None,
-            });
+            return ToolOutput::refused_text(format!(
+                "error {}: tool `{}` is refused by the host's deny list: {refusal}",
+                crate::error::CODE_INVALID_ARGUMENTS,
+                tool.name()
+            ));
         }
         let ctx = ToolContext {
             kernel: &self.kernel,
             cancel,
         };
-        Ok(tool.call(args, &ctx))
+        tool.call(args, &ctx)
     }
 
-    /// The MCP `tools/list` entries: `name`, `description`, `inputSchema`, and for tools
-    /// that run commands an `outputSchema` ([`command_output_schema`]).
+    /// The MCP `tools/list` entries ([`export::mcp_definition`]): `name`, `description`,
+    /// `inputSchema`, `annotations`, and for tools that run commands an `outputSchema`
+    /// ([`command_output_schema`]).
     pub fn mcp_tools(&self) -> Vec<Value> {
         self.tools
             .iter()
             .zip(&self.runs_commands)
-            .map(|(tool, &runs)| {
-                let mut entry = json!({
-                    "name": tool.name(),
-                    "description": tool.description(),
-                    "inputSchema": portable_schema(tool.input_schema()),
-                    "annotations": access_annotations(tool.access()),
-                });
-                if runs {
-                    entry["outputSchema"] = command_output_schema();
-                }
-                entry
-            })
+            .map(|(tool, &runs)| export::mcp_definition(tool.as_ref(), runs))
             .collect()
     }
 
-    /// OpenAI function tools: `{"type": "function", "function": {name, description,
-    /// parameters}}`. With `strict`, the function carries `"strict": true` and its parameters
-    /// follow the structured-outputs rules: every property in `required`, optional ones
-    /// nullable through `anyOf: [{...}, {"type": "null"}]` (a null is treated as absent), and
-    /// `default`, `minimum`, `maximum` and `pattern` moved into the description (strict mode
-    /// refuses `default`, and the others on some models; the runtime still checks them all).
+    /// OpenAI function tools ([`export::openai_definition`]), strict or not.
     pub fn openai_tools(&self, strict: bool) -> Vec<Value> {
         self.tools
             .iter()
-            .map(|tool| {
-                let schema = portable_schema(tool.input_schema());
-                let mut function = json!({
-                    "name": tool.name(),
-                    "description": tool.description(),
-                    "parameters": if strict { strict_schema(schema) } else { schema },
-                });
-                if strict {
-                    function["strict"] = Value::Bool(true);
-                }
-                json!({"type": "function", "function": function})
-            })
+            .map(|tool| export::openai_definition(tool.as_ref(), strict))
             .collect()
     }
 
-    /// Anthropic tool definitions: `name`, `description`, `input_schema`.
+    /// Anthropic tool definitions ([`export::anthropic_definition`]): `name`,
+    /// `description`, `input_schema`.
     pub fn anthropic_tools(&self) -> Vec<Value> {
         self.tools
             .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.name(),
-                    "description": tool.description(),
-                    "input_schema": portable_schema(tool.input_schema()),
-                })
-            })
+            .map(|tool| export::anthropic_definition(tool.as_ref(), false))
             .collect()
     }
 
-    /// Anthropic tool definitions for strict tool use (`"strict": true`): `minimum` and
-    /// `maximum`, which strict mode does not take, are moved into the description (the
-    /// runtime still checks them).
+    /// Anthropic tool definitions for strict tool use (`"strict": true`,
+    /// [`export::anthropic_definition`]).
     pub fn anthropic_tools_strict(&self) -> Vec<Value> {
         self.tools
             .iter()
-            .map(|tool| {
-                let mut schema = portable_schema(tool.input_schema());
-                if let Some(Value::Object(props)) = schema.get_mut("properties") {
-                    for prop in props.values_mut() {
-                        move_into_description(prop, &["minimum", "maximum"]);
-                    }
-                }
-                json!({
-                    "name": tool.name(),
-                    "description": tool.description(),
-                    "input_schema": schema,
-                    "strict": true,
-                })
-            })
+            .map(|tool| export::anthropic_definition(tool.as_ref(), true))
             .collect()
     }
-}
-
-/// A schema every provider accepts: an object root with `properties`, `required` and
-/// `"additionalProperties": false`, without `$schema` or `title`.
-fn portable_schema(schema: Value) -> Value {
-    let mut object = match schema {
-        Value::Object(object) => object,
-        _ => Map::new(),
-    };
-    object.remove("$schema");
-    object.remove("title");
-    object.insert("type".into(), "object".into());
-    object
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    object
-        .entry("required")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    object.insert("additionalProperties".into(), Value::Bool(false));
-    if let Some(Value::Object(props)) = object.get_mut("properties") {
-        for prop in props.values_mut() {
-            if let Value::Object(p) = prop {
-                p.remove("title");
-                p.remove("$schema");
-            }
-        }
-    }
-    Value::Object(object)
-}
-
-/// Appends `keys` of a property schema to its description (`(default: 10; minimum: 1)`)
-/// and removes them.
-fn move_into_description(prop: &mut Value, keys: &[&str]) {
-    let Value::Object(p) = prop else { return };
-    let notes: Vec<String> = keys
-        .iter()
-        .filter_map(|k| p.remove(*k).map(|v| format!("{k}: {v}")))
-        .collect();
-    if notes.is_empty() {
-        return;
-    }
-    let description = p
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let joined = notes.join("; ");
-    let text = if description.is_empty() {
-        format!("({joined})")
-    } else {
-        format!("{description} ({joined})")
-    };
-    p.insert("description".into(), Value::String(text));
-}
-
-/// The OpenAI strict variant of a portable schema.
-fn strict_schema(mut schema: Value) -> Value {
-    let required: Vec<String> = schema["required"]
-        .as_array()
-        .map(|r| {
-            r.iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut all = Vec::new();
-    if let Some(Value::Object(props)) = schema.get_mut("properties") {
-        for (name, prop) in props.iter_mut() {
-            all.push(Value::String(name.clone()));
-            move_into_description(prop, &["default", "minimum", "maximum", "pattern"]);
-            if !required.contains(name) {
-                let Value::Object(mut p) = prop.take() else {
-                    continue;
-                };
-                let description = p.remove("description");
-                let mut nullable = Map::new();
-                if let Some(description) = description {
-                    nullable.insert("description".into(), description);
-                }
-                nullable.insert("anyOf".into(), json!([Value::Object(p), {"type": "null"}]));
-                *prop = Value::Object(nullable);
-            }
-        }
-    }
-    schema["required"] = Value::Array(all);
-    schema
 }
 
 #[cfg(test)]
@@ -549,33 +392,5 @@ mod tests {
     fn toolbox_is_send_and_sync() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Toolbox>();
-    }
-
-    #[test]
-    fn strict_schema_makes_optional_nullable() {
-        let schema = portable_schema(json!({
-            "type": "object",
-            "properties": {
-                "a": {"type": "string", "description": "A"},
-                "n": {"type": "integer", "description": "N", "default": 5, "minimum": 1}
-            },
-            "required": ["a"]
-        }));
-        let strict = strict_schema(schema);
-        assert_eq!(strict["required"], json!(["a", "n"]));
-        assert_eq!(
-            strict["properties"]["n"]["anyOf"][1],
-            json!({"type": "null"})
-        );
-        assert_eq!(
-            strict["properties"]["n"]["description"],
-            "N (default: 5; minimum: 1)"
-        );
-        assert!(
-            strict["properties"]["n"]["anyOf"][0]
-                .get("minimum")
-                .is_none()
-        );
-        assert_eq!(strict["additionalProperties"], false);
     }
 }

@@ -1,4 +1,4 @@
-//! The built-in tools every host has (DESIGN §9), written with `#[command_tool]` like any
+//! The built-in tools every host has (see docs/ARCHITECTURE.md), written with `#[command_tool]` like any
 //! user's tool: [`Grep`], [`Find`] and [`SedPrint`]; [`all`] gives them as [`Tool`]s.
 //!
 //! ```

@@ -17,6 +17,7 @@ pub use nanotool_runtime::*;
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
 #[doc(hidden)]
 pub mod __private {
+    pub use nanotool_runtime::policy::SlotFreedom;
     pub use nanotool_runtime::slot_type::{
         CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, args_object, build_tool, require,
     };

@@ -1,4 +1,4 @@
-//! Policy shared by every form (DESIGN §4): the deny list and the code-entry table, as data
+//! Policy shared by every form: the deny list and the code-entry table, as data
 //! ([`tables`]), and the checks over them: [`check_template`] for the template forms (macro
 //! and descriptor), [`check_exec_argv`] for ExecTool's free text.
 //!
@@ -29,7 +29,7 @@
 //!   (`nc6` is netcat6, `ssh2` an SSH client: both rightly denied). `sha256sum` has no
 //!   trailing digits; `base64` also matches as `base`, which no table names.
 //!
-//! The deny list is [`DENIED_BINARIES`] (exactly DESIGN's list, `mkfs*` a prefix rule), plus
+//! The deny list is [`DENIED_BINARIES`] (stated once, by group, in [`DENY_GROUPS`]; `mkfs*` a prefix rule), plus
 //! [`DENIED_EQUIVALENTS`] (other programs with the same danger: `ash` for `sh`, `run0` for
 //! `sudo`, `setsid` for `nohup`, `watch` for `sh`...), plus the host's additions, matched by
 //! the same forms (a host that denies `python3` denies `python3.12`, not `python2`). The deny
@@ -133,7 +133,7 @@ use std::ops::Range;
 use thiserror::Error;
 
 pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
-pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS};
+pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS, DENY_GROUPS, DenyGroup};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,7 +292,7 @@ pub enum PolicyError {
         /// Where `binary` stands in the template source (`None` for an argv).
         span: Option<Range<usize>>,
     },
-    /// A slot stands where code goes (DESIGN §4) and is free to carry anything.
+    /// A slot stands where code goes and is free to carry anything.
     #[error("{}", code_entry_text(shown, slot, binary, option, why, *path_ok))]
     CodeEntry {
         /// The slot's name.
@@ -312,7 +312,7 @@ pub enum PolicyError {
         path_ok: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
-    /// outright (DESIGN §8).
+    /// outright (see [`crate::exec_tool`]).
     #[error(
         "`{binary} {option}`: {why}; free-text commands never do this: use a command tool whose template fixes it"
     )]
@@ -391,9 +391,12 @@ fn denial_text(binary: &str) -> String {
             } else {
                 format!(" (denied as `{entry}`)")
             };
+            // Every entry belongs to a group, and every equivalent stands for an entry: a
+            // unit test holds both.
+            let why =
+                tables::deny_group(entry).map_or("it is on the built-in deny list", |g| g.why);
             format!(
-                "{}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need",
-                tables::deny_reason(entry)
+                "{why}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need"
             )
         }
         None => "the host's deny list forbids it; use another tool".to_owned(),
@@ -614,7 +617,7 @@ pub fn check_template(
     Ok(())
 }
 
-/// ExecTool's layer 4 (DESIGN §8): checks a free-text argv, where nothing is fixed. Refuses a
+/// ExecTool's layer 4 (see [`crate::exec_tool`]): checks a free-text argv, where nothing is fixed. Refuses a
 /// denied binary (also as the command of a launcher: `timeout 5 rm x`), every code-entry
 /// option of an interpreter (bundles `-Ic`, attached `-cprint(1)`, abbreviations `--ev`),
 /// an interpreter's program operand (`python3 script.py`, `awk '{...}' f`), and the

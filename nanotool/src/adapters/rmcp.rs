@@ -6,7 +6,7 @@
 //! results with `isError: true` and nanotool's full text, so the model sees what to change;
 //! a command's result carries `structuredContent` (exit code, output, truncation, timeout,
 //! confinement) beside the text, and every tool lists the matching `outputSchema`
-//! ([`crate::mcp::tool_definition`], [`crate::mcp::call_result`]). rmcp's cancellation token
+//! ([`nanotool_runtime::export::mcp_definition`], [`crate::mcp::call_result`]). rmcp's cancellation token
 //! (fired by `notifications/cancelled`, or when the connection closes) fires the call's
 //! [`CancelHandle`](crate::CancelHandle): the command's process group is killed. Each call
 //! runs on tokio's blocking pool through [`Toolbox::call`], so the host's deny list holds. A
@@ -31,7 +31,7 @@
 
 pub use ::rmcp;
 
-use crate::mcp::{call_result, tool_definition};
+use crate::mcp::call_result;
 use crate::{CallError, ToolOutput, Toolbox};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
@@ -42,6 +42,7 @@ use ::rmcp::model::{
 };
 use ::rmcp::service::{MaybeSend, RequestContext};
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
+use nanotool_runtime::export::mcp_definition;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -53,7 +54,7 @@ pub fn tools(toolbox: &Toolbox) -> Vec<McpTool> {
         .tools()
         .iter()
         .map(|tool| {
-            serde_json::from_value(tool_definition(tool.as_ref()))
+            serde_json::from_value(mcp_definition(tool.as_ref(), true))
                 .expect("a tool definition is an MCP tool")
         })
         .collect()

@@ -1,0 +1,74 @@
+//! `nanotool serve`: the tools over stdio to an MCP client, until stdin ends or a signal.
+
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nanotool::mcp::{McpServer, ServerOptions};
+
+use crate::assembly::{Assembled, assemble, unreadable_binaries, warn_descriptors};
+use crate::cli::Common;
+use crate::signals::{SignalWatch, make_non_dumpable};
+use crate::{Failure, LOG_FLUSH_WAIT, LOG_PIPE};
+
+pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
+    let Assembled {
+        toolbox, errors, ..
+    } = assemble(common)?;
+    warn_descriptors(&errors);
+    make_non_dumpable();
+    let signals = SignalWatch::start();
+    let tools = toolbox.tools().len();
+    let cwd = toolbox.kernel().cwd().to_path_buf();
+    if cwd == Path::new("/") {
+        tracing::warn!(
+            "the working directory is `/`: path arguments may name any file on the system; pass --cwd DIR (MCP clients often start servers in `/`)"
+        );
+    }
+    let toolbox_status = (
+        toolbox.kernel().sandbox_status().to_string(),
+        unreadable_binaries(&toolbox),
+    );
+    let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
+    if let Some(signals) = signals {
+        let server = server.clone();
+        signals.on_signal(move |signal| {
+            let n = server.cancel_all();
+            tracing::warn!(
+                signal,
+                cancelled = n,
+                "signal: cancelling calls and exiting"
+            );
+            // The kernel kills each cancelled group and reaps it; give that a moment.
+            for _ in 0..200 {
+                if server.in_flight() == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if let Some(pipe) = LOG_PIPE.get() {
+                pipe.flush(LOG_FLUSH_WAIT);
+            }
+            std::process::exit(128 + signal);
+        });
+    }
+    tracing::info!("{}", toolbox_status.0);
+    for (tool, hint) in &toolbox_status.1 {
+        tracing::warn!("tool `{tool}`: {hint}");
+    }
+    tracing::info!(
+        tools,
+        cwd = %cwd.display(),
+        "serving MCP over stdio (2025-11-25 initialize, 2026-07-28 server/discover)"
+    );
+    let stdin = io::stdin();
+    server
+        .serve(stdin, io::stdout())
+        .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
+    tracing::info!("stdin closed; exiting");
+    if let Some(pipe) = LOG_PIPE.get() {
+        pipe.flush(LOG_FLUSH_WAIT);
+    }
+    Ok(0)
+}

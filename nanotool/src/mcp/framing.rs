@@ -1,0 +1,284 @@
+//! JSON-RPC 2.0 framing over stdio: one message per line, read through a bounded line reader
+//! (a line over the limit is skipped without being held), parsed with duplicate keys refused,
+//! and written whole, one line at a time, through one locked writer. The JSON-RPC error codes
+//! live here.
+
+use serde_json::{Value, json};
+use std::io::{self, BufRead, Write};
+
+use super::audit::{LOG_VALUE_BYTES, shorten};
+use super::call::Job;
+use super::pool::Read1;
+use super::{Session, Shared};
+
+/// JSON-RPC: the line is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+
+/// JSON-RPC: the message is not a valid request.
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// JSON-RPC: no such method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// JSON-RPC: bad parameters (unknown tool, bad cursor, missing `_meta`).
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// JSON-RPC: the server failed (a tool panicked, too many calls in flight).
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// MCP 2026-07-28: the requested protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A JSON-RPC error on its way to the client.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RpcError {
+    pub(super) code: i64,
+    pub(super) message: String,
+    pub(super) data: Option<Value>,
+}
+
+impl RpcError {
+    pub(super) fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub(super) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// Where messages go: one writer at a time, each message written whole as one line and
+/// flushed. After a failed write (the client closed its end) messages are dropped.
+pub(super) struct Output {
+    pub(super) sink: Box<dyn Write + Send>,
+    pub(super) broken: bool,
+}
+
+impl Session {
+    /// Reads and handles messages until one is a call to run, or the input ends.
+    pub(super) fn read_one(&self, reader: &mut dyn BufRead, line: &mut Vec<u8>) -> Read1 {
+        let max = self.shared.options.max_line_bytes;
+        loop {
+            match read_frame(reader, max, line) {
+                Ok(Frame::Line) => {
+                    if let Some(job) = self.handle_line(line) {
+                        return Read1::Call(job);
+                    }
+                }
+                Ok(Frame::TooLong(len)) => {
+                    tracing::warn!(bytes = len, "refused an oversized line");
+                    self.send_error(
+                        &Value::Null,
+                        &RpcError::new(
+                            INVALID_REQUEST,
+                            format!(
+                                "message too large: the line has more than {max} bytes; send one JSON-RPC message per line, at most {max} bytes"
+                            ),
+                        ),
+                    );
+                }
+                Ok(Frame::Eof) => return Read1::Eof,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Read1::Failed(e),
+            }
+            if line.capacity() > 1024 * 1024 {
+                *line = Vec::new();
+            }
+        }
+    }
+
+    pub(super) fn send(&self, message: Value) {
+        self.shared.send(message);
+    }
+
+    pub(super) fn send_error(&self, id: &Value, error: &RpcError) {
+        self.shared.send(error_message(id, error));
+    }
+
+    pub(super) fn handle_line(&self, line: &[u8]) -> Option<Job> {
+        let text = match std::str::from_utf8(line) {
+            Ok(t) => t,
+            Err(e) => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        PARSE_ERROR,
+                        format!(
+                            "parse error: the line is not UTF-8 (byte {}); send UTF-8 JSON",
+                            e.valid_up_to()
+                        ),
+                    ),
+                );
+                return None;
+            }
+        };
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        // Through the same reader as descriptor files: a key given twice is refused, so no
+        // part of a frame is read one way and run another.
+        let message: Value = match nanotool_runtime::descriptor::parse_json(text) {
+            Ok(v) => v,
+            Err(e) if e.classify() == serde_json::error::Category::Data => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        INVALID_REQUEST,
+                        format!(
+                            "invalid request: {}; give each key once per object",
+                            shorten(&e.to_string(), LOG_VALUE_BYTES)
+                        ),
+                    ),
+                );
+                return None;
+            }
+            Err(e) => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        PARSE_ERROR,
+                        format!(
+                            "parse error: {e}; send one JSON-RPC 2.0 object per line, e.g. {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}"
+                        ),
+                    ),
+                );
+                return None;
+            }
+        };
+        let object = match message {
+            Value::Object(o) => o,
+            Value::Array(_) => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        INVALID_REQUEST,
+                        "JSON-RPC batches are not part of MCP (2025-11-25, 2026-07-28); send each message on its own line",
+                    ),
+                );
+                return None;
+            }
+            _ => {
+                self.send_error(
+                    &Value::Null,
+                    &RpcError::new(
+                        INVALID_REQUEST,
+                        "invalid request: a message is a JSON object with \"jsonrpc\": \"2.0\" and a \"method\"",
+                    ),
+                );
+                return None;
+            }
+        };
+        self.handle_object(object)
+    }
+}
+
+impl Shared {
+    pub(super) fn send(&self, message: Value) {
+        // serde_json escapes every control character: the message is one line.
+        let mut line = message.to_string();
+        line.push('\n');
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if out.broken {
+            return;
+        }
+        let written = out.sink.write_all(line.as_bytes());
+        if written.and_then(|()| out.sink.flush()).is_err() {
+            out.broken = true;
+            tracing::warn!("the output is closed; further messages are dropped");
+        }
+    }
+}
+
+pub(super) fn result_message(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+pub(super) fn error_message(id: &Value, error: &RpcError) -> Value {
+    let mut e = json!({"code": error.code, "message": error.message});
+    if let Some(data) = &error.data {
+        e["data"] = data.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+/// What [`read_frame`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Frame {
+    /// A line (without its newline) is in the buffer.
+    Line,
+    /// A line longer than the limit was skipped; its length so far.
+    TooLong(usize),
+    /// End of input.
+    Eof,
+}
+
+/// Reads one line into `buf`, holding at most `max` bytes of it; a longer line is consumed
+/// to its end and reported as [`Frame::TooLong`] without being stored.
+pub(super) fn read_frame<R: BufRead + ?Sized>(
+    reader: &mut R,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<Frame> {
+    buf.clear();
+    let mut skipped: Option<usize> = None;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(match skipped {
+                Some(n) => Frame::TooLong(n),
+                None if buf.is_empty() => Frame::Eof,
+                None => Frame::Line,
+            });
+        }
+        let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], Some(i + 1)),
+            None => (available, None),
+        };
+        match &mut skipped {
+            Some(n) => *n += chunk.len(),
+            None if buf.len() + chunk.len() > max => {
+                skipped = Some(buf.len() + chunk.len());
+                buf.clear();
+                buf.shrink_to(64 * 1024);
+            }
+            None => buf.extend_from_slice(chunk),
+        }
+        let used = found.unwrap_or(available.len());
+        reader.consume(used);
+        if found.is_some() {
+            return Ok(match skipped {
+                Some(n) => Frame::TooLong(n),
+                None => Frame::Line,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    #[test]
+    fn frames_split_on_newlines_and_skip_long_lines() {
+        let input = b"abc\n0123456789\nxy".to_vec();
+        let mut r = BufReader::with_capacity(4, &input[..]);
+        let mut buf = Vec::new();
+        assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Line);
+        assert_eq!(buf, b"abc");
+        assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::TooLong(10));
+        assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Line);
+        assert_eq!(buf, b"xy");
+        assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Eof);
+    }
+}
