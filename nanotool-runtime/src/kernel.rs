@@ -1,4 +1,4 @@
-//! [`CommandExecKernel`] (DESIGN §5): runs one argv without a shell, in a locked cwd, in its
+//! [`CommandExecKernel`]: runs one argv without a shell, in a locked cwd, in its
 //! own process group, with a timeout that kills the group and bounded output.
 //!
 //! How a run goes:
@@ -6,34 +6,43 @@
 //! 1. the binary is resolved once to an absolute path (a bare name through the child's `PATH`,
 //!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written;
 //! 2. `std::process::Command` spawns it with `process_group(0)`, `env_clear()` plus the
-//!    allowlist, stdin from `/dev/null`, and stdout and stderr both on the write end of one
-//!    pipe. There is no `pre_exec`, so std keeps its `posix_spawn` path, whose cost does not
-//!    grow with the memory of the host process;
-//! 3. one loop `ppoll`s the pipe, a pidfd of the leader and the cancel eventfd. On exit,
+//!    allowlist (`env`), stdin from `/dev/null`, and stdout and stderr both on the write end of
+//!    one pipe. There is no `pre_exec`, so std keeps its `posix_spawn` path, whose cost does not
+//!    grow with the memory of the host process. With the sandbox on (the default), the spawn
+//!    happens in the profile's confined spawner thread (`sandbox`), so the command inherits
+//!    its Landlock domain, seccomp filter and fd table, and the read end of the pipe comes back
+//!    to the calling thread;
+//! 3. one loop (`wait`) `ppoll`s the pipe, a pidfd of the leader and the cancel eventfd. On exit,
 //!    timeout or cancel the whole group gets `SIGKILL` *before* the leader is reaped (so its
 //!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
 //!    is drained within a short grace, so a grandchild that keeps the pipe open (even one that
 //!    escaped the group with `setsid`) never hangs the call;
-//! 4. the output is kept as head and tail within the cap (see [`ExecResult::output`]).
+//! 4. the output is kept as head and tail within the cap (`output`, [`ExecResult::output`]);
+//!    [`CancelHandle`] (`cancel`) may end a run from any thread.
 //!
 //! What does not live here: which argv may run (the `policy` module, the tools).
 
+mod cancel;
 mod env;
 mod output;
+mod result;
 mod sandbox;
 mod sys;
+mod wait;
+
+pub use cancel::CancelHandle;
+pub use result::{ExecResult, UnreadableBinary};
 
 pub use sandbox::{Access, SandboxMode, SandboxStatus};
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -41,7 +50,7 @@ use env::child_env;
 use output::Capture;
 use sandbox::spawner::{Job, Spawned};
 use sandbox::{Route, Sandbox};
-use sys::ReadOutcome;
+use wait::{Stop, drain, wait_loop};
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -183,194 +192,6 @@ pub struct CommandExecKernel {
     sandbox: Sandbox,
     /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands.
     confined_env: Arc<[(OsString, OsString)]>,
-}
-
-/// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
-///
-/// Firing is for good: every run given a fired handle, running or yet to start, ends at once
-/// (its process group killed) with [`ExecResult::cancelled`] set.
-#[derive(Clone)]
-pub struct CancelHandle {
-    inner: Arc<CancelInner>,
-}
-
-struct CancelInner {
-    fired: AtomicBool,
-    /// Readable once fired; `None` if no eventfd could be made (the wait loop then polls the
-    /// flag on a short tick).
-    event: Option<OwnedFd>,
-}
-
-impl CancelHandle {
-    /// A new, unfired handle.
-    pub fn new() -> Self {
-        CancelHandle {
-            inner: Arc::new(CancelInner {
-                fired: AtomicBool::new(false),
-                event: sys::eventfd().ok(),
-            }),
-        }
-    }
-
-    /// Fires the handle: every run given it ends, now or when it starts.
-    pub fn cancel(&self) {
-        self.inner.fired.store(true, Ordering::SeqCst);
-        if let Some(fd) = &self.inner.event {
-            sys::eventfd_fire(fd);
-        }
-    }
-
-    /// Whether [`cancel`](Self::cancel) was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.inner.fired.load(Ordering::SeqCst)
-    }
-}
-
-impl Default for CancelHandle {
-    fn default() -> Self {
-        CancelHandle::new()
-    }
-}
-
-impl std::fmt::Debug for CancelHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CancelHandle")
-            .field("cancelled", &self.is_cancelled())
-            .finish()
-    }
-}
-
-/// What one run did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ExecResult {
-    /// Exit code: the command's own, or 124 on timeout, 130 when cancelled, 128+n when signal
-    /// n ended it, 127 when the binary is missing (or argv empty), 126 when it could not be
-    /// executed.
-    pub exit_code: i32,
-    /// The signal that ended the leader, if any (`SIGKILL` after a timeout or a cancel).
-    pub signal: Option<i32>,
-    /// The timeout fired.
-    pub timed_out: bool,
-    /// The cancel handle fired.
-    pub cancelled: bool,
-    /// Output was cut to the cap.
-    pub truncated: bool,
-    /// Bytes the command printed in all.
-    pub total_bytes: u64,
-    /// Wall time of the run.
-    pub duration: Duration,
-    /// The kept output, lossily decoded: all of it when it fits the cap, else the head, a
-    /// `[... N bytes omitted ...]` line, and the tail, each cut on a character boundary.
-    pub output: String,
-    /// Why the command could not be started (binary not found, not executable, ...), if so.
-    pub start_error: Option<String>,
-    /// Bytes of output the marker stands for (0 unless [`truncated`](Self::truncated)).
-    pub omitted_bytes: u64,
-    /// The command ran confined by the sandbox (Landlock and seccomp in place).
-    pub confined: bool,
-}
-
-impl ExecResult {
-    /// The result text of DESIGN §5: `exit: N`, then the notes that apply, each on its own
-    /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
-    /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
-    pub fn text(&self) -> String {
-        let mut text = format!("exit: {}\n", self.exit_code);
-        if let Some(err) = &self.start_error {
-            text.push_str(&format!("could not start: {err}\n"));
-        }
-        if self.timed_out {
-            text.push_str(&format!("timed out after {} s\n", seconds(self.duration)));
-        } else if self.cancelled {
-            text.push_str("cancelled\n");
-        } else if let Some(sig) = self.signal {
-            text.push_str(&format!("killed by signal {sig} ({})\n", signal_name(sig)));
-        }
-        if self.truncated {
-            text.push_str(&format!("{} bytes omitted\n", self.omitted_bytes));
-        }
-        text.push_str("output: ");
-        text.push_str(&self.output);
-        text
-    }
-
-    fn start_failed(exit_code: i32, message: String, started: Instant) -> Self {
-        ExecResult {
-            exit_code,
-            duration: started.elapsed(),
-            start_error: Some(message),
-            ..ExecResult::default()
-        }
-    }
-}
-
-/// A binary that confined commands cannot read, and what to add so that they can
-/// ([`CommandExecKernel::unreadable_binary`]). Its `Display` is the message `nanotool list`,
-/// `check`, `serve` and a failed call show.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnreadableBinary {
-    /// The binary as the tool names it (`python3`).
-    pub binary: String,
-    /// Where it resolves, symbolic links followed.
-    pub resolved: PathBuf,
-    /// The paths to let commands read (`~/.pyenv`; `~/.cargo` and `~/.rustup` for rustup).
-    pub add: Vec<PathBuf>,
-}
-
-impl std::fmt::Display for UnreadableBinary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let flags: Vec<String> = self
-            .add
-            .iter()
-            .map(|p| format!("--sandbox-read {}", p.display()))
-            .collect();
-        write!(
-            f,
-            "`{}` resolves to {}, which confined commands cannot read; let them with {} (KernelSettings::sandbox_read)",
-            self.binary,
-            self.resolved.display(),
-            flags.join(" ")
-        )
-    }
-}
-
-/// Seconds as people write them: `30`, `0.2`, `1.5`.
-fn seconds(d: Duration) -> String {
-    let s = format!("{:.1}", d.as_secs_f64());
-    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
-}
-
-/// The name of a signal number, `SIG...`.
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGUSR2 => "SIGUSR2",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGSYS => "SIGSYS",
-        _ => "signal",
-    }
-}
-
-/// Why the wait loop stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    Exited,
-    TimedOut,
-    Cancelled,
 }
 
 thread_local! {
@@ -790,116 +611,6 @@ fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
     )
 }
 
-/// Waits for the leader to exit, the deadline to pass or the cancel to fire, reading the pipe
-/// meanwhile. `pipe` becomes `None` at EOF.
-fn wait_loop(
-    pid: libc::pid_t,
-    pidfd: Option<&OwnedFd>,
-    cancel: Option<&CancelHandle>,
-    pipe: &mut Option<OwnedFd>,
-    capture: &mut Capture,
-    buf: &mut [u8],
-    deadline: Option<Instant>,
-) -> Stop {
-    let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
-    let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
-    let mut grown = false;
-    loop {
-        if cancel.is_some_and(CancelHandle::is_cancelled) {
-            return Stop::Cancelled;
-        }
-        if pidfd.is_none() && sys::has_exited(pid) {
-            return Stop::Exited;
-        }
-        let mut wait = None;
-        if let Some(deadline) = deadline {
-            let now = Instant::now();
-            if now >= deadline {
-                return Stop::TimedOut;
-            }
-            wait = Some(deadline - now);
-        }
-        if needs_tick {
-            wait = Some(wait.map_or(FALLBACK_TICK, |w| w.min(FALLBACK_TICK)));
-        }
-        let mut fds = [pollfd(pipe.as_ref()), pollfd(pidfd), pollfd(cancel_fd)];
-        match sys::ppoll(&mut fds, wait) {
-            Ok(0) => continue,
-            Ok(_) => {}
-            Err(_) => {
-                // poll itself failing (ENOMEM) must not spin: wait one tick by sleeping.
-                std::thread::sleep(FALLBACK_TICK);
-                continue;
-            }
-        }
-        if fds[2].revents != 0 {
-            return Stop::Cancelled;
-        }
-        if fds[0].revents != 0
-            && let Some(fd) = pipe.as_ref()
-        {
-            let mut eof = false;
-            for _ in 0..READS_PER_WAKE {
-                match sys::read(fd, buf) {
-                    ReadOutcome::Data(n) => {
-                        capture.push(&buf[..n]);
-                        if n < buf.len() {
-                            // The pipe is (almost surely) empty: poll rather than pay for an
-                            // EAGAIN read.
-                            break;
-                        }
-                    }
-                    ReadOutcome::WouldBlock => break,
-                    ReadOutcome::Eof => {
-                        eof = true;
-                        break;
-                    }
-                }
-            }
-            if eof {
-                *pipe = None;
-            } else if !grown && capture.total() > 64 * 1024 {
-                sys::grow_pipe(fd, BIG_PIPE);
-                grown = true;
-            }
-        }
-        if fds[1].revents != 0 {
-            return Stop::Exited;
-        }
-    }
-}
-
-/// Reads the pipe until EOF or `until`, whichever comes first.
-fn drain(fd: &OwnedFd, capture: &mut Capture, buf: &mut [u8], until: Instant) {
-    loop {
-        match sys::read(fd, buf) {
-            ReadOutcome::Data(n) => {
-                capture.push(&buf[..n]);
-                continue;
-            }
-            ReadOutcome::Eof => return,
-            ReadOutcome::WouldBlock => {}
-        }
-        let now = Instant::now();
-        if now >= until {
-            return;
-        }
-        let mut fds = [pollfd(Some(fd))];
-        if sys::ppoll(&mut fds, Some(until - now)).is_err() {
-            return;
-        }
-    }
-}
-
-fn pollfd(fd: Option<&OwnedFd>) -> libc::pollfd {
-    libc::pollfd {
-        // A negative fd is skipped by poll.
-        fd: fd.map_or(-1, AsRawFd::as_raw_fd),
-        events: libc::POLLIN,
-        revents: 0,
-    }
-}
-
 /// A regular file with an execute bit, as a shell's PATH search wants.
 fn is_executable_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -907,7 +618,10 @@ fn is_executable_file(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::cancel::CancelInner;
+    use super::result::seconds;
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     fn sh(script: &str) -> Vec<String> {
         ["sh", "-c", script].iter().map(|s| s.to_string()).collect()

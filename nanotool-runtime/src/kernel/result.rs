@@ -1,0 +1,130 @@
+//! What a run did ([`ExecResult`]) and its text, and what a confined command cannot reach
+//! ([`UnreadableBinary`]).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExecResult {
+    /// Exit code: the command's own, or 124 on timeout, 130 when cancelled, 128+n when signal
+    /// n ended it, 127 when the binary is missing (or argv empty), 126 when it could not be
+    /// executed.
+    pub exit_code: i32,
+    /// The signal that ended the leader, if any (`SIGKILL` after a timeout or a cancel).
+    pub signal: Option<i32>,
+    /// The timeout fired.
+    pub timed_out: bool,
+    /// The cancel handle fired.
+    pub cancelled: bool,
+    /// Output was cut to the cap.
+    pub truncated: bool,
+    /// Bytes the command printed in all.
+    pub total_bytes: u64,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// The kept output, lossily decoded: all of it when it fits the cap, else the head, a
+    /// `[... N bytes omitted ...]` line, and the tail, each cut on a character boundary.
+    pub output: String,
+    /// Why the command could not be started (binary not found, not executable, ...), if so.
+    pub start_error: Option<String>,
+    /// Bytes of output the marker stands for (0 unless [`truncated`](Self::truncated)).
+    pub omitted_bytes: u64,
+    /// The command ran confined by the sandbox (Landlock and seccomp in place).
+    pub confined: bool,
+}
+
+impl ExecResult {
+    /// The result text: `exit: N`, then the notes that apply, each on its own
+    /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
+    /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
+    pub fn text(&self) -> String {
+        let mut text = format!("exit: {}\n", self.exit_code);
+        if let Some(err) = &self.start_error {
+            text.push_str(&format!("could not start: {err}\n"));
+        }
+        if self.timed_out {
+            text.push_str(&format!("timed out after {} s\n", seconds(self.duration)));
+        } else if self.cancelled {
+            text.push_str("cancelled\n");
+        } else if let Some(sig) = self.signal {
+            text.push_str(&format!("killed by signal {sig} ({})\n", signal_name(sig)));
+        }
+        if self.truncated {
+            text.push_str(&format!("{} bytes omitted\n", self.omitted_bytes));
+        }
+        text.push_str("output: ");
+        text.push_str(&self.output);
+        text
+    }
+
+    pub(super) fn start_failed(exit_code: i32, message: String, started: Instant) -> Self {
+        ExecResult {
+            exit_code,
+            duration: started.elapsed(),
+            start_error: Some(message),
+            ..ExecResult::default()
+        }
+    }
+}
+
+/// A binary that confined commands cannot read, and what to add so that they can
+/// ([`CommandExecKernel::unreadable_binary`]). Its `Display` is the message `nanotool list`,
+/// `check`, `serve` and a failed call show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadableBinary {
+    /// The binary as the tool names it (`python3`).
+    pub binary: String,
+    /// Where it resolves, symbolic links followed.
+    pub resolved: PathBuf,
+    /// The paths to let commands read (`~/.pyenv`; `~/.cargo` and `~/.rustup` for rustup).
+    pub add: Vec<PathBuf>,
+}
+
+impl std::fmt::Display for UnreadableBinary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let flags: Vec<String> = self
+            .add
+            .iter()
+            .map(|p| format!("--sandbox-read {}", p.display()))
+            .collect();
+        write!(
+            f,
+            "`{}` resolves to {}, which confined commands cannot read; let them with {} (KernelSettings::sandbox_read)",
+            self.binary,
+            self.resolved.display(),
+            flags.join(" ")
+        )
+    }
+}
+
+/// Seconds as people write them: `30`, `0.2`, `1.5`.
+pub(super) fn seconds(d: Duration) -> String {
+    let s = format!("{:.1}", d.as_secs_f64());
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+/// The name of a signal number, `SIG...`.
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => "signal",
+    }
+}

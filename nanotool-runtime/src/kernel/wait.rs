@@ -1,0 +1,127 @@
+//! The wait loop: the pipe, the leader's pidfd and the cancel eventfd in one `ppoll`, and the
+//! drain after the group is killed.
+
+use super::cancel::CancelHandle;
+use super::output::Capture;
+use super::sys::{self, ReadOutcome};
+use super::{BIG_PIPE, FALLBACK_TICK, READS_PER_WAKE};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::Instant;
+
+/// Why the wait loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
+/// Waits for the leader to exit, the deadline to pass or the cancel to fire, reading the pipe
+/// meanwhile. `pipe` becomes `None` at EOF.
+pub(super) fn wait_loop(
+    pid: libc::pid_t,
+    pidfd: Option<&OwnedFd>,
+    cancel: Option<&CancelHandle>,
+    pipe: &mut Option<OwnedFd>,
+    capture: &mut Capture,
+    buf: &mut [u8],
+    deadline: Option<Instant>,
+) -> Stop {
+    let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
+    let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
+    let mut grown = false;
+    loop {
+        if cancel.is_some_and(CancelHandle::is_cancelled) {
+            return Stop::Cancelled;
+        }
+        if pidfd.is_none() && sys::has_exited(pid) {
+            return Stop::Exited;
+        }
+        let mut wait = None;
+        if let Some(deadline) = deadline {
+            let now = Instant::now();
+            if now >= deadline {
+                return Stop::TimedOut;
+            }
+            wait = Some(deadline - now);
+        }
+        if needs_tick {
+            wait = Some(wait.map_or(FALLBACK_TICK, |w| w.min(FALLBACK_TICK)));
+        }
+        let mut fds = [pollfd(pipe.as_ref()), pollfd(pidfd), pollfd(cancel_fd)];
+        match sys::ppoll(&mut fds, wait) {
+            Ok(0) => continue,
+            Ok(_) => {}
+            Err(_) => {
+                // poll itself failing (ENOMEM) must not spin: wait one tick by sleeping.
+                std::thread::sleep(FALLBACK_TICK);
+                continue;
+            }
+        }
+        if fds[2].revents != 0 {
+            return Stop::Cancelled;
+        }
+        if fds[0].revents != 0
+            && let Some(fd) = pipe.as_ref()
+        {
+            let mut eof = false;
+            for _ in 0..READS_PER_WAKE {
+                match sys::read(fd, buf) {
+                    ReadOutcome::Data(n) => {
+                        capture.push(&buf[..n]);
+                        if n < buf.len() {
+                            // The pipe is (almost surely) empty: poll rather than pay for an
+                            // EAGAIN read.
+                            break;
+                        }
+                    }
+                    ReadOutcome::WouldBlock => break,
+                    ReadOutcome::Eof => {
+                        eof = true;
+                        break;
+                    }
+                }
+            }
+            if eof {
+                *pipe = None;
+            } else if !grown && capture.total() > 64 * 1024 {
+                sys::grow_pipe(fd, BIG_PIPE);
+                grown = true;
+            }
+        }
+        if fds[1].revents != 0 {
+            return Stop::Exited;
+        }
+    }
+}
+
+/// Reads the pipe until EOF or `until`, whichever comes first.
+pub(super) fn drain(fd: &OwnedFd, capture: &mut Capture, buf: &mut [u8], until: Instant) {
+    loop {
+        match sys::read(fd, buf) {
+            ReadOutcome::Data(n) => {
+                capture.push(&buf[..n]);
+                continue;
+            }
+            ReadOutcome::Eof => return,
+            ReadOutcome::WouldBlock => {}
+        }
+        let now = Instant::now();
+        if now >= until {
+            return;
+        }
+        let mut fds = [pollfd(Some(fd))];
+        if sys::ppoll(&mut fds, Some(until - now)).is_err() {
+            return;
+        }
+    }
+}
+
+fn pollfd(fd: Option<&OwnedFd>) -> libc::pollfd {
+    libc::pollfd {
+        // A negative fd is skipped by poll.
+        fd: fd.map_or(-1, AsRawFd::as_raw_fd),
+        events: libc::POLLIN,
+        revents: 0,
+    }
+}
