@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A cancel handle: `Send + Sync`, cheap to clone (an `Arc`); any thread may fire it.
 ///
 /// Firing is for good: every run given a fired handle, running or yet to start, ends at once
-/// (its process group killed) with [`ExecResult::cancelled`] set.
+/// (its process group killed) with [`ExecResult::cancelled`](super::ExecResult::cancelled) set.
 #[derive(Clone)]
 pub struct CancelHandle {
     pub(super) inner: Arc<CancelInner>,

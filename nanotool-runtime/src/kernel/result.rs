@@ -69,7 +69,7 @@ impl ExecResult {
 }
 
 /// A binary that confined commands cannot read, and what to add so that they can
-/// ([`CommandExecKernel::unreadable_binary`]). Its `Display` is the message `nanotool list`,
+/// ([`CommandExecKernel::unreadable_binary`](super::CommandExecKernel::unreadable_binary)). Its `Display` is the message `nanotool list`,
 /// `check`, `serve` and a failed call show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableBinary {
