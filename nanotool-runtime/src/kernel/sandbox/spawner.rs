@@ -351,71 +351,76 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 
 const CMSG_SPACE: usize = 64;
 
-fn send_fd(socket: &OwnedFd, fd: &OwnedFd) -> io::Result<()> {
+/// One `sendmsg` or `recvmsg` of a one-byte message whose control buffer has room for an fd:
+/// `io` gets the prepared header (its iovec and control buffer live across the call) and
+/// returns the syscall's result; `EINTR` is retried.
+fn fd_message<R>(
+    prepare: impl FnOnce(&mut libc::msghdr),
+    mut io: impl FnMut(&mut libc::msghdr) -> isize,
+    finish: impl FnOnce(&libc::msghdr) -> io::Result<R>,
+) -> io::Result<R> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
         iov_base: byte.as_mut_ptr().cast(),
         iov_len: 1,
     };
     let mut control = [0u8; CMSG_SPACE];
-    // SAFETY: msghdr is plain data; the pointers set below stay valid for the sendmsg call,
-    // and CMSG_* walk `control`, which is large enough for one fd.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd.as_raw_fd());
-        loop {
-            if libc::sendmsg(socket.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) >= 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
+    // SAFETY: msghdr is plain data; its pointers point at `iov` and `control`, which outlive
+    // every use of `msg` below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = CMSG_SPACE as _;
+    prepare(&mut msg);
+    loop {
+        if io(&mut msg) >= 0 {
+            return finish(&msg);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
         }
     }
 }
 
+fn send_fd(socket: &OwnedFd, fd: &OwnedFd) -> io::Result<()> {
+    let size = std::mem::size_of::<RawFd>() as u32;
+    fd_message(
+        // SAFETY: `control` is large enough for one fd; CMSG_* stay inside it.
+        |msg| unsafe {
+            msg.msg_controllen = libc::CMSG_SPACE(size) as _;
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(size) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd.as_raw_fd());
+        },
+        // SAFETY: a valid header for a socket we own.
+        |msg| unsafe { libc::sendmsg(socket.as_raw_fd(), msg, libc::MSG_NOSIGNAL) },
+        |_| Ok(()),
+    )
+}
+
 fn recv_fd(socket: &OwnedFd) -> io::Result<OwnedFd> {
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    let mut control = [0u8; CMSG_SPACE];
-    // SAFETY: as in `send_fd`; the received fd is fresh (MSG_CMSG_CLOEXEC) and ours.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr().cast();
-        msg.msg_controllen = CMSG_SPACE as _;
-        loop {
-            if libc::recvmsg(socket.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC) >= 0 {
-                break;
+    fd_message(
+        |_| {},
+        // SAFETY: a valid header for a socket we own; the received fd is close-on-exec.
+        |msg| unsafe { libc::recvmsg(socket.as_raw_fd(), msg, libc::MSG_CMSG_CLOEXEC) },
+        // SAFETY: CMSG_* read the header the kernel filled; an SCM_RIGHTS message holds a
+        // fresh fd that nobody else owns.
+        |msg| unsafe {
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            if cmsg.is_null()
+                || (*cmsg).cmsg_level != libc::SOL_SOCKET
+                || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+            {
+                return Err(io::Error::other(
+                    "the sandbox's spawner sent no output pipe",
+                ));
             }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null()
-            || (*cmsg).cmsg_level != libc::SOL_SOCKET
-            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
-        {
-            return Err(io::Error::other(
-                "the sandbox's spawner sent no output pipe",
-            ));
-        }
-        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
-        Ok(OwnedFd::from_raw_fd(fd))
-    }
+            let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>());
+            Ok(OwnedFd::from_raw_fd(fd))
+        },
+    )
 }
