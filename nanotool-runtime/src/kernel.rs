@@ -242,12 +242,8 @@ impl CommandExecKernel {
         if let Some(tmp) = sandbox.tmpdir() {
             confined_env.retain(|(k, _)| k != "TMPDIR");
             confined_env.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
-            // `$HOME` is out of a confined command's reach, and git fails outright ("unknown
-            // error occurred while reading the configuration files") when it cannot read
-            // `~/.gitconfig`: point it at no global config, unless the host chose one.
-            if !confined_env.iter().any(|(k, _)| k == "GIT_CONFIG_GLOBAL") {
-                confined_env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
-            }
+            // git, which dies when it cannot read `~/.gitconfig` (out of a confined command's
+            // reach), is already pointed at no global config by the environment (`env`).
         }
         Ok(CommandExecKernel {
             cwd,
