@@ -602,6 +602,22 @@ fn git(ws: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
+/// A commit of what is staged, by a fixed author.
+fn commit(ws: &Path, message: &str) {
+    git(
+        ws,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            message,
+        ],
+    );
+}
+
 /// A payload that leaves a marker outside the workspace when it runs.
 fn payload(ws: &Path, name: &str, marker: &Path) -> PathBuf {
     let path = ws.join(name);
@@ -630,18 +646,7 @@ fn a_planted_git_config_program_leaves_no_trace_through_the_bundled_git_log() {
     git(ws.path(), &["init", "-q", "."]);
     std::fs::write(ws.path().join("a.txt"), "a\n").unwrap();
     git(ws.path(), &["add", "a.txt"]);
-    git(
-        ws.path(),
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "a",
-        ],
-    );
+    commit(ws.path(), "a");
     let evil = payload(ws.path(), "evil.sh", &marker);
     // Programs the repository's own config makes git run on a plain `git log`.
     let mut config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
@@ -756,18 +761,7 @@ fn plain_tools_keep_working_confined() {
     let big: String = (0..200_000).rev().map(|i| format!("{i:08}\n")).collect();
     std::fs::write(w.join("big.txt"), big).unwrap();
     git(w, &["add", "."]);
-    git(
-        w,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "first",
-        ],
-    );
+    commit(w, "first");
     std::fs::write(w.join("a.txt"), "one\ntwo\nfour\n").unwrap();
     let k = confined(w);
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -1251,18 +1245,7 @@ fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() 
     std::fs::write(repo.path().join("pkg/lib.txt"), "lib\n").unwrap();
     std::fs::write(repo.path().join("top-secret.txt"), "canary-untracked\n").unwrap();
     git(repo.path(), &["add", "pkg"]);
-    git(
-        repo.path(),
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "pkg",
-        ],
-    );
+    commit(repo.path(), "pkg");
     let k = confined(&repo.path().join("pkg"));
     let r = k.run(&argv(&["git", "log", "--format=%s"]));
     confined_here(&k, &r);
@@ -1412,18 +1395,7 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
     std::fs::write(w.join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
     std::fs::write(w.join("data.json"), "{\"k\": [1]}\n").unwrap();
     git(w, &["add", "."]);
-    git(
-        w,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "seed",
-        ],
-    );
+    commit(w, "seed");
     // The system python: a python under $HOME needs --sandbox-read (named by `list`).
     let mut toolbox = bundled_toolbox(w, &[("PATH", "/usr/bin:/bin")]);
     for tool in nanotool::builtins::all() {
