@@ -111,7 +111,7 @@ fn main() {
         .unwrap();
     let true_args = json!({"argv": ["/bin/true"]});
 
-    // Warm up every path (the sandbox's spawner, tokio's pool, the page cache).
+    // Warm up every path (the sandbox's profile, tokio's pool, the page cache).
     for _ in 0..50 {
         toolbox.call("run", &true_args, None).unwrap();
         block_on(toolbox.call_async("run", true_args.clone())).unwrap();

@@ -288,7 +288,7 @@ fn main() {
     })
     .unwrap();
     println!("{}", kernel.sandbox_status());
-    // Warm up: page cache, the thread's read buffer, the allocator, the spawner thread.
+    // Warm up: page cache, the thread's read buffer, the allocator, the sandbox's profile.
     for _ in 0..50 {
         kernel.run(&argv(&["/bin/true"]));
         plain.run(&argv(&["/bin/true"]));

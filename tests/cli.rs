@@ -432,7 +432,7 @@ fn a_signal_cancels_the_running_call_and_kills_its_group() {
         .unwrap();
     // Wait until the command runs (its `sleep` is a child of nanotool), then SIGTERM nanotool.
     let pid = child.id() as i32;
-    // The command is the child of whichever thread spawned it (the sandbox's spawner thread).
+    // The command is the child of whichever thread spawned it: look at every thread's children.
     let all_children = || {
         let mut children = String::new();
         for task in std::fs::read_dir(format!("/proc/{pid}/task"))

@@ -128,8 +128,8 @@ fn a_thousand_mixed_calls_over_eight_threads_leave_nothing_behind() {
         })
         .unwrap(),
     });
-    // Each kernel starts its sandbox's spawner thread (a socket, a seccomp listener, an
-    // eventfd: held for the kernel's life) on its first call: count fds after that.
+    // Each kernel builds its sandbox's profile on its first call (the Landlock ruleset and
+    // `/dev/null`, held for the kernel's life): count fds after that.
     kernels.normal.run(&["true".to_string()]);
     kernels.short.run(&["true".to_string()]);
     let fds_before = std::fs::read_dir("/proc/self/fd").unwrap().count();

@@ -354,18 +354,6 @@ fn abstract_unix_sockets_are_refused() {
     assert!(r.output.contains("connected"), "control: {}", r.output);
 }
 
-/// The tids of this process's threads named `name`.
-fn threads_named(name: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| {
-            let tid: i32 = t.ok()?.file_name().to_str()?.parse().ok()?;
-            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).ok()?;
-            (comm.trim() == name).then_some(tid)
-        })
-        .collect()
-}
-
 #[test]
 fn signals_ptrace_and_memory_reads_towards_the_agent_are_refused() {
     let ws = tempfile::tempdir().unwrap();
@@ -390,16 +378,15 @@ fn signals_ptrace_and_memory_reads_towards_the_agent_are_refused() {
         assert!(!r.output.contains("reachable"), "{}", r.output);
         let r = k.run(&read_memory);
         assert!(!r.output.contains("canary-memory"), "{}", r.output);
-        // The spawner thread shares the commands' Landlock domain: seccomp keeps them off it.
-        let spawners = threads_named("nanotool-spawne");
-        assert!(!spawners.is_empty(), "no spawner thread found");
+        // Nor a thread of the agent, nor attaching to it.
+        // SAFETY: gettid cannot fail.
+        let tid = unsafe { libc::gettid() };
         let tgkill = libc::SYS_tgkill;
         let ptrace_attach = python(&format!(
             "import ctypes\n\
              libc = ctypes.CDLL(None, use_errno=True)\n\
              print('tgkill', libc.syscall({tgkill}, {me}, {tid}, 0), ctypes.get_errno())\n\
-             print('seize', libc.ptrace(0x4206, {me}, 0, 0), ctypes.get_errno())",
-            tid = spawners[0]
+             print('seize', libc.ptrace(0x4206, {me}, 0, 0), ctypes.get_errno())"
         ));
         let r = k.run(&ptrace_attach);
         assert!(
@@ -418,6 +405,68 @@ fn signals_ptrace_and_memory_reads_towards_the_agent_are_refused() {
     assert!(u.run(&signal).output.contains("reachable"));
     let r = u.run(&read_memory);
     assert!(r.output.contains("canary-memory"), "control: {}", r.output);
+}
+
+#[test]
+fn new_namespaces_are_refused_by_clone_and_unshare() {
+    let ws = tempfile::tempdir().unwrap();
+    // clone(CLONE_NEWUSER | SIGCHLD): a new user namespace holds a fresh set of capabilities.
+    let clone_ns = python(&format!(
+        "import ctypes, os\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         pid = libc.syscall({clone}, {flags}, 0, 0, 0, 0)\n\
+         if pid == 0:\n    os._exit(0)\n\
+         if pid > 0:\n    os.waitpid(pid, 0)\n\
+         print('clone', 'made' if pid > 0 else 'refused', ctypes.get_errno())",
+        clone = libc::SYS_clone,
+        flags = libc::CLONE_NEWUSER | libc::SIGCHLD,
+    ));
+    let unshare = python(&format!(
+        "import ctypes\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         print('unshare', libc.unshare({flags}), ctypes.get_errno())",
+        flags = libc::CLONE_NEWUSER
+    ));
+    let k = confined(ws.path());
+    let r = k.run(&clone_ns);
+    confined_here(&k, &r);
+    // The seccomp filter refuses it whether or not Landlock is there.
+    assert_eq!(
+        r.output,
+        format!("clone refused {}\n", libc::EPERM),
+        "{r:?}"
+    );
+    let r = k.run(&unshare);
+    assert_eq!(r.output, format!("unshare -1 {}\n", libc::EPERM), "{r:?}");
+    // Control: unconfined, the namespace is made.
+    let u = unconfined(ws.path());
+    let r = u.run(&clone_ns);
+    assert!(r.output.starts_with("clone made"), "control: {r:?}");
+    assert_eq!(u.run(&unshare).output, "unshare 0 0\n", "control");
+}
+
+#[test]
+fn confined_calls_from_many_threads_each_get_their_own_output() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = std::sync::Arc::new(confined(ws.path()));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let k = std::sync::Arc::clone(&k);
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    let word = format!("thread-{t}-call-{i}");
+                    let access = if i % 2 == 0 { RO } else { WRITES };
+                    let r = k.run_as(&argv(&["echo", &word]), access, None);
+                    assert_eq!(r.exit_code, 0, "{r:?}");
+                    assert_eq!(r.output, format!("{word}\n"), "{r:?}");
+                    assert_eq!(r.confined, k.sandbox_status().enforced());
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
 }
 
 #[test]
@@ -449,7 +498,7 @@ fn no_host_fd_reaches_a_command() {
     let k = confined(ws.path());
     let r = k.run(&read);
     let enforced = confined_here(&k, &r);
-    // Whether or not Landlock is there, the spawner's fd table holds none of the host's.
+    // Whether or not Landlock is there, the command's fd table holds none of the host's.
     assert!(!r.output.contains("canary-outside"), "{}", r.output);
     let _ = enforced;
     let control = unconfined(ws.path()).run(&read);

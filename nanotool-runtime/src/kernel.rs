@@ -8,10 +8,10 @@
 //! 2. `std::process::Command` spawns it with `process_group(0)`, `env_clear()` plus the
 //!    allowlist (`env`), stdin from `/dev/null`, and stdout and stderr both on the write end of
 //!    one pipe. There is no `pre_exec`, so std keeps its `posix_spawn` path, whose cost does not
-//!    grow with the memory of the host process. With the sandbox on (the default), the spawn
-//!    happens in the profile's confined spawner thread (`sandbox`), so the command inherits
-//!    its Landlock domain, seccomp filter and fd table, and the read end of the pipe comes back
-//!    to the calling thread;
+//!    grow with the memory of the host process. With the sandbox on (the default), the command
+//!    is started instead by a child cloned the same way, which confines itself (its profile's
+//!    Landlock ruleset and seccomp filter, every fd but its stdio closed) before its `execve`
+//!    (`sandbox`);
 //! 3. one loop (`wait`) `ppoll`s the pipe, a pidfd of the leader and the cancel eventfd. On exit,
 //!    timeout or cancel the whole group gets `SIGKILL` *before* the leader is reaped (so its
 //!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
@@ -35,20 +35,20 @@ pub use result::{ExecResult, UnreadableBinary};
 
 pub use sandbox::{Access, SandboxMode, SandboxStatus};
 
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use env::child_env;
 use output::Capture;
-use sandbox::spawner::{Job, Spawned};
+use sandbox::spawn::CStrings;
 use sandbox::{Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
 
@@ -188,10 +188,12 @@ pub struct CommandExecKernel {
     path_text: String,
     /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
     use_pidfd: bool,
-    /// The sandbox: profiles, spawner threads, private temp dir.
+    /// The sandbox: profiles, their confinements, private temp dir.
     sandbox: Sandbox,
-    /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands.
-    confined_env: Arc<[(OsString, OsString)]>,
+    /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands, ready for `execve`.
+    confined_env: CStrings,
+    /// [`Self::cwd`] for the confined child's `chdir`.
+    cwd_c: CString,
 }
 
 thread_local! {
@@ -245,7 +247,11 @@ impl CommandExecKernel {
             // git, which dies when it cannot read `~/.gitconfig` (out of a confined command's
             // reach), is already pointed at no global config by the environment (`env`).
         }
+        let confined_env = CStrings::env(&confined_env).map_err(KernelError::Sandbox)?;
+        let cwd_c = CString::new(cwd.as_os_str().as_bytes())
+            .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         Ok(CommandExecKernel {
+            cwd_c,
             cwd,
             settings,
             env,
@@ -253,7 +259,7 @@ impl CommandExecKernel {
             path_text: path_value.to_string_lossy().into_owned(),
             use_pidfd: true,
             sandbox,
-            confined_env: confined_env.into(),
+            confined_env,
         })
     }
 
@@ -400,32 +406,29 @@ impl CommandExecKernel {
         ))
     }
 
-    /// Starts the command: through the profile's confined spawner thread, or directly when
-    /// the sandbox is off (or best-effort could set nothing up). Returns the child, the read
-    /// end of its output pipe, and whether it runs confined.
+    /// Starts the command: confined by its profile, or directly when the sandbox is off (or
+    /// best-effort could set nothing up). Returns the child, the read end of its output pipe,
+    /// and whether it runs confined.
     fn start(
         &self,
         name: &str,
         program: &Path,
         argv: &[String],
         access: Access,
-    ) -> Result<(Child, OwnedFd, bool), (i32, String)> {
+    ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
             Route::Direct => self.start_direct(name, program, argv),
-            Route::Spawner(spawner, confined) => {
+            Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
-                let job = Job {
-                    program: program.to_path_buf(),
-                    argv0: name.to_owned(),
-                    args: argv[1..].to_vec(),
-                    cwd: self.cwd.clone(),
-                    env: Arc::clone(&self.confined_env),
-                };
-                match spawner.spawn(job) {
-                    Ok(Spawned { child, output }) => Ok((child, output, confined)),
+                let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
+                let argv = CStrings::new(argv.iter().map(String::as_bytes))
+                    .map_err(|e| spawn_error(name, program, &e))?;
+                match confinement.spawn(program, &argv, &self.confined_env, &self.cwd_c, &write_end)
+                {
+                    Ok(pid) => Ok((Started::Pid(pid), read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
                 }
             }
@@ -438,15 +441,9 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
-    ) -> Result<(Child, OwnedFd, bool), (i32, String)> {
-        let pipe_error = |e: io::Error| {
-            (
-                EXIT_CANNOT_EXECUTE,
-                format!("`{name}`: cannot create the output pipe: {e}"),
-            )
-        };
-        let (read_end, write_end) = sys::pipe().map_err(pipe_error)?;
-        let write_dup = write_end.try_clone().map_err(pipe_error)?;
+    ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
+        let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
+        let write_dup = write_end.try_clone().map_err(|e| pipe_error(name, e))?;
         let mut command = Command::new(program);
         command
             .arg0(name)
@@ -462,7 +459,7 @@ impl CommandExecKernel {
         // The command holds the pipe's write ends: without this drop, EOF would never come.
         drop(command);
         match spawned {
-            Ok(child) => Ok((child, read_end, false)),
+            Ok(child) => Ok((Started::Std(child), read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
         }
     }
@@ -518,7 +515,7 @@ impl CommandExecKernel {
                 return ExecResult::start_failed(code, message, started);
             }
         };
-        let pid = child.id() as libc::pid_t;
+        let pid = child.id();
         // The child is not reaped until `wait` below, so its pid cannot have been reused.
         let pidfd = self.use_pidfd.then(|| sys::pidfd_open(pid).ok()).flatten();
 
@@ -594,6 +591,47 @@ impl CommandExecKernel {
     }
 }
 
+/// A started command: std's child (an unconfined spawn) or the pid of a child the sandbox
+/// cloned.
+enum Started {
+    Std(Child),
+    Pid(libc::pid_t),
+}
+
+impl Started {
+    fn id(&self) -> libc::pid_t {
+        match self {
+            Started::Std(child) => child.id() as libc::pid_t,
+            Started::Pid(pid) => *pid,
+        }
+    }
+
+    fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
+        match self {
+            Started::Std(child) => child.wait(),
+            Started::Pid(pid) => loop {
+                let mut status = 0;
+                // SAFETY: waits for our own child; `status` is a valid int.
+                if unsafe { libc::waitpid(*pid, &mut status, 0) } >= 0 {
+                    return Ok(std::process::ExitStatus::from_raw(status));
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            },
+        }
+    }
+}
+
+/// The exit code and message when the output pipe cannot be made.
+fn pipe_error(name: &str, e: io::Error) -> (i32, String) {
+    (
+        EXIT_CANNOT_EXECUTE,
+        format!("`{name}`: cannot create the output pipe: {e}"),
+    )
+}
+
 /// The exit code and message of a failed spawn.
 fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
     let (code, what) = if e.kind() == io::ErrorKind::NotFound {
@@ -617,6 +655,7 @@ mod tests {
     use super::cancel::CancelInner;
     use super::result::seconds;
     use super::*;
+    use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
     fn sh(script: &str) -> Vec<String> {

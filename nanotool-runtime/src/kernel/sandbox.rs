@@ -18,25 +18,27 @@
 //! | host file descriptors | none (only stdin `/dev/null` and the output pipe) | same |
 //! | leaving the call's process group (`setsid`, `setpgid`) | refused, so the group kill at the end of the call reaches every descendant | same |
 //!
-//! How: one long-lived spawner thread per profile (see `spawner`) confines itself — a private
-//! fd table, capabilities dropped, a thread-scoped seccomp filter (see `seccomp`), Landlock
-//! (see `rules`) — and spawns every command of that profile with std's `posix_spawn` path,
-//! whose cost does not grow with the agent's memory. The rest of the agent is not confined.
+//! How: each profile's Landlock ruleset (see `rules`) and seccomp filter (see `seccomp`) are
+//! built once; each command is started by a child cloned the way `posix_spawn` clones (sharing
+//! the agent's memory until its `execve`, so the cost does not grow with that memory), which
+//! confines itself — its own process group, capabilities dropped, Landlock, the filter, every
+//! fd but its stdio closed — before it runs the command (see `spawn`). The agent itself is
+//! never confined, and stays outside every command's Landlock domain.
 //!
 //! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
 //! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
 
 pub(crate) mod rules;
 mod seccomp;
-pub(crate) mod spawner;
+pub(crate) mod spawn;
 
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
-use spawner::Spawner;
+use spawn::Confinement;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 /// How strictly commands are confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -213,8 +215,8 @@ impl fmt::Display for SandboxStatus {
     }
 }
 
-/// The sandbox of one kernel: its profiles' spawner threads (started on first use), its
-/// private temp dir, the host-added paths.
+/// The sandbox of one kernel: its profiles' confinements (built on first use), its private
+/// temp dir, the host-added paths.
 pub(crate) struct Sandbox {
     pub status: SandboxStatus,
     workspace: PathBuf,
@@ -224,7 +226,7 @@ pub(crate) struct Sandbox {
     /// Every path confined commands may read, canonical (computed once).
     readable: Vec<PathBuf>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
-    spawners: [OnceLock<Result<Arc<Spawner>, String>>; 4],
+    confinements: [OnceLock<Result<Confinement, String>>; 4],
 }
 
 impl fmt::Debug for Sandbox {
@@ -238,8 +240,8 @@ impl fmt::Debug for Sandbox {
 
 /// How a command of a profile is to be started.
 pub(crate) enum Route<'a> {
-    /// Through this confined spawner; `confined` tells whether Landlock holds.
-    Spawner(&'a Spawner, bool),
+    /// Confined by this profile; the flag tells whether Landlock holds.
+    Confined(&'a Confinement, bool),
     /// Directly, unconfined (mode off, or best-effort where nothing could be set up).
     Direct,
     /// Not at all: the mode is required and this is missing.
@@ -269,7 +271,7 @@ impl Sandbox {
             write,
             readable: Vec::new(),
             real_paths: Mutex::new(HashMap::new()),
-            spawners: Default::default(),
+            confinements: Default::default(),
         };
         sandbox.readable = sandbox
             .readable_roots()
@@ -326,16 +328,15 @@ impl Sandbox {
                 "the sandbox is required but cannot confine commands here: {missing}; run on a kernel that has it, or choose --sandbox best-effort"
             ));
         }
-        let slot = &self.spawners[access.index()];
-        let spawner = slot.get_or_init(|| self.start(access));
-        match spawner {
-            Ok(spawner) => {
+        let slot = &self.confinements[access.index()];
+        match slot.get_or_init(|| self.confinement(access)) {
+            Ok(confinement) => {
                 let landlock = matches!(
-                    spawner.setup.landlock,
+                    confinement.setup.landlock,
                     Ok(Enforced::Fully | Enforced::Partially)
                 );
                 if self.status.mode == SandboxMode::Required && !landlock {
-                    let why = match &spawner.setup.landlock {
+                    let why = match &confinement.setup.landlock {
                         Err(e) => e.clone(),
                         Ok(_) => "Landlock enforced nothing".to_owned(),
                     };
@@ -343,7 +344,7 @@ impl Sandbox {
                         "the sandbox is required but Landlock could not be applied: {why}"
                     ));
                 }
-                Route::Spawner(spawner, landlock && spawner.setup.seccomp.is_ok())
+                Route::Confined(confinement, landlock)
             }
             Err(why) if self.status.mode == SandboxMode::Required => Route::Refuse(format!(
                 "the sandbox is required but could not be set up: {why}"
@@ -352,7 +353,7 @@ impl Sandbox {
         }
     }
 
-    fn start(&self, access: Access) -> Result<Arc<Spawner>, String> {
+    fn confinement(&self, access: Access) -> Result<Confinement, String> {
         let profile = Profile {
             workspace: self.workspace.clone(),
             writes: access.writes,
@@ -371,16 +372,16 @@ impl Sandbox {
             tcp: access.network || landlock_net,
             udp: access.network,
             writes: access.writes,
-            notify_setpgid: true,
+            // Filled in from what Landlock enforces.
+            landlock: false,
+            landlock_signals: false,
         };
-        let spawner = Spawner::start(profile, filter).map_err(|e| e.to_string())?;
-        if let Err(e) = &spawner.setup.seccomp {
+        let abi = self.status.landlock_abi.as_ref().copied().unwrap_or(0);
+        let confinement = Confinement::new(&profile, filter, abi).map_err(|e| e.to_string())?;
+        if let Err(e) = &confinement.setup.seccomp {
             return Err(e.clone());
         }
-        if let Err(e) = &spawner.setup.fds_closed {
-            return Err(e.clone());
-        }
-        Ok(Arc::new(spawner))
+        Ok(confinement)
     }
 }
 

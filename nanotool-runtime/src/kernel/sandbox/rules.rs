@@ -1,10 +1,10 @@
 //! The Landlock ruleset of a profile: which paths a confined command may read, execute and
-//! write, and whether it may use TCP and UDP. Built in the spawner thread and applied to it
-//! alone (`landlock_restrict_self` binds the calling thread only).
+//! write, and whether it may use TCP and UDP. Built once per profile; each command applies it to
+//! itself between its clone and its `execve` (see `spawn`).
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use std::path::{Path, PathBuf};
 
@@ -110,8 +110,18 @@ fn write_access() -> landlock::BitFlags<AccessFs> {
         | AccessFs::Truncate
 }
 
-/// Restricts the calling thread with the profile's ruleset.
-pub(crate) fn restrict_thread(profile: &Profile) -> Result<Enforced, String> {
+impl From<RulesetStatus> for Enforced {
+    fn from(status: RulesetStatus) -> Enforced {
+        match status {
+            RulesetStatus::FullyEnforced => Enforced::Fully,
+            RulesetStatus::PartiallyEnforced => Enforced::Partially,
+            RulesetStatus::NotEnforced => Enforced::Not,
+        }
+    }
+}
+
+/// The profile's ruleset, created and filled but applied to nobody yet.
+pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     let mut rules: Vec<(PathBuf, landlock::BitFlags<AccessFs>)> = Vec::new();
     let mut add = |path: &Path, access| {
         if path.exists() {
@@ -183,14 +193,7 @@ pub(crate) fn restrict_thread(profile: &Profile) -> Result<Enforced, String> {
             .add_rule(PathBeneath::new(fd, access))
             .map_err(|e| fail(&format!("rule for {}", path.display()), &e))?;
     }
-    let status = created
-        .restrict_self()
-        .map_err(|e| fail("restrict the spawner thread", &e))?;
-    Ok(match status.ruleset {
-        RulesetStatus::FullyEnforced => Enforced::Fully,
-        RulesetStatus::PartiallyEnforced => Enforced::Partially,
-        RulesetStatus::NotEnforced => Enforced::Not,
-    })
+    Ok(created)
 }
 
 /// The running kernel's Landlock ABI (0: none), or why there is none.

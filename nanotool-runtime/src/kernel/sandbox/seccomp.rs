@@ -1,30 +1,38 @@
-//! The spawner thread's seccomp filter: a small BPF program built from a rule table, installed
-//! on that one thread (no `TSYNC`), inherited by every command it spawns.
+//! The commands' seccomp filter: a small BPF program built from a rule table, installed by each
+//! command on itself before its `execve` (see `spawn`), inherited by everything it starts.
 //!
-//! What it refuses, and why (the Landlock domain is shared by the spawner thread and its
-//! children, so Landlock alone cannot keep a child away from that thread):
+//! The filter holds only what no other layer covers, because its size is paid on every
+//! command: the kernel checks, compiles and pre-evaluates a filter when it is installed, and
+//! that cost grows with each instruction. The rules are laid out as a binary search over the
+//! syscall numbers (adjacent numbers with the same answer merged into one range).
 //!
-//! | syscalls | answer | why |
-//! |---|---|---|
-//! | `ptrace`, `process_vm_readv/writev`, `pidfd_open`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages` | `EPERM` | reading or steering another process, the agent included |
-//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent's pid; `kill(-1)`; `kill` of the agent's group; `tkill` | `EPERM` | signals towards the agent |
-//! | `prlimit64` on another process | `EPERM` | changing the agent's limits |
-//! | `setsid`; `setpgid` other than `setpgid(0, 0)` | `EPERM` | leaving the call's process group, so the group kill reaches every descendant |
-//! | `setpgid(0, 0)` | asked of the supervisor | allowed only for a fresh spawn child (still in the agent's group) or a process that already leads its group; see [`supervise`] |
-//! | `socket` of any family but IPv4/IPv6, any type but TCP (and UDP for a `network` tool) | `EACCES` | unix sockets by path, abstract sockets, netlink, raw sockets |
-//! | `io_uring_*`, `bpf`, `perf_event_open`, `keyctl`, `add_key`, `request_key`, `userfaultfd` | `EPERM` | kernel interfaces that bypass or outlive the other rules |
-//! | `mount`, `umount2`, `pivot_root`, `chroot`, `unshare`, `setns`, `reboot`, `kexec_*`, `*_module`, `swapon/off`, clock and host-name setters, `acct`, `quotactl`, `open_by_handle_at` | `EPERM` | system administration, for an agent that runs as root |
-//! | `chmod`/`chown` family (read-only profiles) | `EPERM` | Landlock does not cover metadata changes |
-//! | another architecture's calls (x32, i386) | `ENOSYS` | the rules are written for the native numbers |
+//! | syscalls | answer | why | left out when |
+//! |---|---|---|---|
+//! | `setsid`, `setpgid` | `EPERM` | leaving the call's process group, so the group kill reaches every descendant (the command makes its group before the filter is installed) | never |
+//! | `socket` of any family but IPv4/IPv6, any type but TCP (and UDP for a `network` tool) | `EACCES` | unix sockets by path, abstract sockets, netlink, raw sockets | never |
+//! | `clone` with a namespace flag, `unshare`, `setns`; `clone3` | `EPERM`; `ENOSYS` | new namespaces are attack surface and a fresh set of capabilities (`clone3` hides its flags; C libraries fall back to `clone`) | never |
+//! | `io_uring_*` | `EPERM` | its operations (sockets among them) bypass this filter | never |
+//! | `add_key`, `request_key`, `keyctl` | `EPERM` | the session keyring is the agent's | never |
+//! | `open_by_handle_at` | `EPERM` | opens a file by handle, around Landlock's path rules (commands keep `CAP_DAC_READ_SEARCH`) | never |
+//! | `bpf`, `userfaultfd` | `EPERM` | kernel attack surface | never |
+//! | `prlimit64` on another process | `EPERM` | changing the agent's limits | never |
+//! | `chmod`/`chown` family | `EPERM` | Landlock does not cover metadata changes | a `writes` tool |
+//! | `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages`, `perf_event_open` | `EPERM` | reading or steering the agent | Landlock is enforced: the agent is outside the command's domain, and Landlock refuses these towards it |
+//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open` | `EPERM` | signals towards the agent | Landlock's signal scope (ABI 6) is enforced |
+//! | another architecture's calls (x32, i386) | `ENOSYS` | the rules are written for the native numbers | never |
+//!
+//! The administration calls (`mount`, `reboot`, modules, clocks, host names...) are not in
+//! the filter: a command holds no capability they need (see `spawn`), and Landlock refuses
+//! mounts to any process it confines.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 // Classic BPF opcodes (linux/filter.h).
 const LD_W_ABS: u16 = 0x20;
 const JEQ_K: u16 = 0x15;
 const JGE_K: u16 = 0x35;
 const AND_K: u16 = 0x54;
+const JSET_K: u16 = 0x45;
 const RET_K: u16 = 0x06;
 
 // seccomp_data offsets.
@@ -37,7 +45,6 @@ const fn off_arg_low(i: u32) -> u32 {
 }
 
 const RET_ALLOW: u32 = 0x7fff_0000;
-const RET_USER_NOTIF: u32 = 0x7fc0_0000;
 const fn ret_errno(errno: i32) -> u32 {
     0x0005_0000 | (errno as u32 & 0xffff)
 }
@@ -71,8 +78,10 @@ pub(crate) struct FilterSpec {
     pub udp: bool,
     /// Metadata changes (`chmod`, `chown`) are allowed (a `writes` tool).
     pub writes: bool,
-    /// `setpgid(0, 0)` is sent to a supervisor; without one it is allowed outright.
-    pub notify_setpgid: bool,
+    /// Landlock is enforced, so it refuses ptrace-class access to the agent.
+    pub landlock: bool,
+    /// Landlock's signal scope (ABI 6) is enforced.
+    pub landlock_signals: bool,
 }
 
 /// A jump target in the program being assembled.
@@ -87,6 +96,7 @@ enum Insn {
     And(u32),
     Jeq(u32, Target, Target),
     Jge(u32, Target, Target),
+    Jset(u32, Target, Target),
     Ret(u32),
     Label(usize),
 }
@@ -115,20 +125,14 @@ impl Asm {
     fn jge(&mut self, k: u32, t: Target, f: Target) {
         self.insns.push(Insn::Jge(k, t, f));
     }
+    fn jset(&mut self, k: u32, t: Target, f: Target) {
+        self.insns.push(Insn::Jset(k, t, f));
+    }
     fn ret(&mut self, k: u32) {
         self.insns.push(Insn::Ret(k));
     }
     fn place(&mut self, label: usize) {
         self.insns.push(Insn::Label(label));
-    }
-
-    /// `if nr == sys { <body> }`: the body must end in a return.
-    fn syscall(&mut self, sys: libc::c_long, body: impl FnOnce(&mut Asm)) {
-        let skip = self.label();
-        self.ld(OFF_NR);
-        self.jeq(sys as u32, Target::Next, Target::Label(skip));
-        body(self);
-        self.place(skip);
     }
 
     fn finish(self) -> io::Result<Vec<libc::sock_filter>> {
@@ -160,12 +164,22 @@ impl Asm {
                 Insn::And(m) => out.push(f(AND_K, 0, 0, *m)),
                 Insn::Jeq(k, t, e) => out.push(f(JEQ_K, jump(t)?, jump(e)?, *k)),
                 Insn::Jge(k, t, e) => out.push(f(JGE_K, jump(t)?, jump(e)?, *k)),
+                Insn::Jset(k, t, e) => out.push(f(JSET_K, jump(t)?, jump(e)?, *k)),
                 Insn::Ret(k) => out.push(f(RET_K, 0, 0, *k)),
             }
         }
         Ok(out)
     }
 }
+
+/// `clone` flags that make a namespace.
+const CLONE_NAMESPACES: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
 
 /// The filter program for `spec`.
 pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
@@ -177,343 +191,466 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
     };
     let eperm = ret_errno(libc::EPERM);
     let eacces = ret_errno(libc::EACCES);
+    let enosys = ret_errno(libc::ENOSYS);
     let agent = spec.agent_pid as u32;
     let mut a = Asm::default();
+    let mut rets = Rets::default();
 
-    let foreign = a.label();
+    // Another architecture's calls (i386 on x86_64, say) and x32's get ENOSYS: the rules are
+    // written for the native numbers.
     a.ld(OFF_ARCH);
-    a.jeq(arch, Target::Next, Target::Label(foreign));
+    let foreign = rets.label(&mut a, enosys);
+    a.jeq(arch, Target::Next, foreign);
     a.ld(OFF_NR);
     #[cfg(target_arch = "x86_64")]
     {
         // x32 calls: the same numbers with bit 30 set.
-        a.jge(0x4000_0000, Target::Label(foreign), Target::Next);
+        a.jge(0x4000_0000, foreign, Target::Next);
     }
 
-    let mut deny: Vec<libc::c_long> = vec![
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-        libc::SYS_pidfd_open,
-        libc::SYS_pidfd_getfd,
-        libc::SYS_kcmp,
-        libc::SYS_get_robust_list,
-        libc::SYS_move_pages,
-        libc::SYS_migrate_pages,
-        libc::SYS_tkill,
+    let mut rules: Vec<(libc::c_long, Rule)> = Vec::new();
+    let mut deny = |sys: libc::c_long| rules.push((sys, Rule::Answer(eperm)));
+    for sys in [
         libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_unshare,
+        libc::SYS_setns,
         libc::SYS_io_uring_setup,
         libc::SYS_io_uring_enter,
         libc::SYS_io_uring_register,
-        libc::SYS_bpf,
-        libc::SYS_perf_event_open,
-        libc::SYS_keyctl,
         libc::SYS_add_key,
         libc::SYS_request_key,
-        libc::SYS_userfaultfd,
-        libc::SYS_mount,
-        libc::SYS_umount2,
-        libc::SYS_pivot_root,
-        libc::SYS_chroot,
-        libc::SYS_unshare,
-        libc::SYS_setns,
-        libc::SYS_reboot,
-        libc::SYS_kexec_load,
-        libc::SYS_kexec_file_load,
-        libc::SYS_init_module,
-        libc::SYS_finit_module,
-        libc::SYS_delete_module,
-        libc::SYS_swapon,
-        libc::SYS_swapoff,
-        libc::SYS_settimeofday,
-        libc::SYS_clock_settime,
-        libc::SYS_clock_adjtime,
-        libc::SYS_adjtimex,
-        libc::SYS_sethostname,
-        libc::SYS_setdomainname,
-        libc::SYS_acct,
-        libc::SYS_quotactl,
+        libc::SYS_keyctl,
         libc::SYS_open_by_handle_at,
-        libc::SYS_fsopen,
-        libc::SYS_fsmount,
-        libc::SYS_move_mount,
-        libc::SYS_open_tree,
-    ];
-    #[cfg(target_arch = "x86_64")]
-    deny.extend([libc::SYS_iopl, libc::SYS_ioperm]);
+        libc::SYS_bpf,
+        libc::SYS_userfaultfd,
+    ] {
+        deny(sys);
+    }
     if !spec.writes {
-        deny.extend([
+        for sys in [
             libc::SYS_fchmod,
             libc::SYS_fchmodat,
             SYS_FCHMODAT2,
             libc::SYS_fchown,
             libc::SYS_fchownat,
-        ]);
+        ] {
+            deny(sys);
+        }
         #[cfg(target_arch = "x86_64")]
-        deny.extend([libc::SYS_chmod, libc::SYS_chown, libc::SYS_lchown]);
+        for sys in [libc::SYS_chmod, libc::SYS_chown, libc::SYS_lchown] {
+            deny(sys);
+        }
     }
-    for sys in deny {
-        a.syscall(sys, |a| a.ret(eperm));
+    if !spec.landlock {
+        for sys in [
+            libc::SYS_ptrace,
+            libc::SYS_process_vm_readv,
+            libc::SYS_process_vm_writev,
+            libc::SYS_pidfd_getfd,
+            libc::SYS_kcmp,
+            libc::SYS_get_robust_list,
+            libc::SYS_move_pages,
+            libc::SYS_migrate_pages,
+            libc::SYS_perf_event_open,
+        ] {
+            deny(sys);
+        }
     }
-
-    // Signals whose first argument is a target pid: refused towards the agent.
-    for sys in [
-        libc::SYS_tgkill,
-        libc::SYS_rt_sigqueueinfo,
-        libc::SYS_rt_tgsigqueueinfo,
-    ] {
-        a.syscall(sys, |a| {
-            let allow = a.label();
+    if !spec.landlock_signals {
+        deny(libc::SYS_tkill);
+        deny(libc::SYS_pidfd_open);
+        // Signals whose first argument is a target pid: refused towards the agent.
+        for sys in [
+            libc::SYS_tgkill,
+            libc::SYS_rt_sigqueueinfo,
+            libc::SYS_rt_tgsigqueueinfo,
+        ] {
+            rules.push((
+                sys,
+                Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+                    let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                    a.ld(off_arg_low(0));
+                    a.jeq(agent, refuse, allow);
+                })),
+            ));
+        }
+        // kill: not the agent, not the agent's group, not every process (-1).
+        let agent_group = (-spec.agent_pgid) as u32;
+        rules.push((
+            libc::SYS_kill,
+            Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                a.ld(off_arg_low(0));
+                a.jeq(agent, refuse, Target::Next);
+                a.jeq(agent_group, refuse, Target::Next);
+                a.jeq(u32::MAX, refuse, allow);
+            })),
+        ));
+    }
+    rules.push((libc::SYS_clone3, Rule::Answer(enosys)));
+    rules.push((
+        libc::SYS_clone,
+        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
             a.ld(off_arg_low(0));
-            a.jeq(agent, Target::Next, Target::Label(allow));
-            a.ret(eperm);
-            a.place(allow);
-            a.ret(RET_ALLOW);
-        });
-    }
-    // kill: not the agent, not the agent's group, not every process (-1).
-    a.syscall(libc::SYS_kill, |a| {
-        let refuse = a.label();
-        a.ld(off_arg_low(0));
-        a.jeq(agent, Target::Label(refuse), Target::Next);
-        a.jeq(
-            (-spec.agent_pgid) as u32,
-            Target::Label(refuse),
-            Target::Next,
-        );
-        a.jeq(u32::MAX, Target::Label(refuse), Target::Next);
-        a.ret(RET_ALLOW);
-        a.place(refuse);
-        a.ret(eperm);
-    });
+            a.jset(CLONE_NAMESPACES, refuse, allow);
+        })),
+    ));
     // prlimit64: only on oneself (pid 0).
-    a.syscall(libc::SYS_prlimit64, |a| {
-        let refuse = a.label();
-        a.ld(off_arg_low(0));
-        a.jeq(0, Target::Next, Target::Label(refuse));
-        a.ret(RET_ALLOW);
-        a.place(refuse);
-        a.ret(eperm);
-    });
-    // setpgid: only (0, 0), and that one asks the supervisor.
-    a.syscall(libc::SYS_setpgid, |a| {
-        let refuse = a.label();
-        a.ld(off_arg_low(0));
-        a.jeq(0, Target::Next, Target::Label(refuse));
-        a.ld(off_arg_low(1));
-        a.jeq(0, Target::Next, Target::Label(refuse));
-        a.ret(if spec.notify_setpgid {
-            RET_USER_NOTIF
-        } else {
-            RET_ALLOW
-        });
-        a.place(refuse);
-        a.ret(eperm);
-    });
+    rules.push((
+        libc::SYS_prlimit64,
+        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(0));
+            a.jeq(0, allow, refuse);
+        })),
+    ));
     // socket(domain, type, protocol).
-    a.syscall(libc::SYS_socket, |a| {
-        let refuse = a.label();
-        let ip = a.label();
-        let stream = a.label();
-        let dgram = a.label();
-        let allow = a.label();
-        a.ld(off_arg_low(0));
-        a.jeq(libc::AF_INET as u32, Target::Label(ip), Target::Next);
-        a.jeq(
-            libc::AF_INET6 as u32,
-            Target::Label(ip),
-            Target::Label(refuse),
-        );
-        a.place(ip);
-        a.ld(off_arg_low(1));
-        a.and(0xf); // SOCK_TYPE_MASK: SOCK_NONBLOCK and SOCK_CLOEXEC are flags above it
-        let to_stream = if spec.tcp {
-            Target::Label(stream)
-        } else {
-            Target::Next
-        };
-        a.jeq(libc::SOCK_STREAM as u32, to_stream, Target::Next);
-        let to_dgram = if spec.udp {
-            Target::Label(dgram)
-        } else {
-            Target::Label(refuse)
-        };
-        a.jeq(libc::SOCK_DGRAM as u32, to_dgram, Target::Label(refuse));
-        a.place(stream);
-        a.ld(off_arg_low(2));
-        a.jeq(0, Target::Label(allow), Target::Next);
-        a.jeq(
-            libc::IPPROTO_TCP as u32,
-            Target::Label(allow),
-            Target::Label(refuse),
-        );
-        a.place(dgram);
-        a.ld(off_arg_low(2));
-        a.jeq(0, Target::Label(allow), Target::Next);
-        a.jeq(
-            libc::IPPROTO_UDP as u32,
-            Target::Label(allow),
-            Target::Label(refuse),
-        );
-        a.place(allow);
-        a.ret(RET_ALLOW);
-        a.place(refuse);
-        a.ret(eacces);
-    });
+    let (tcp, udp) = (spec.tcp, spec.udp);
+    rules.push((
+        libc::SYS_socket,
+        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+            socket_rule(a, rets, tcp, udp, eacces)
+        })),
+    ));
 
-    a.ret(RET_ALLOW);
-    a.place(foreign);
-    a.ret(ret_errno(libc::ENOSYS));
+    search(&mut a, &mut rets, &segments(rules));
+    rets.place(&mut a);
     a.finish()
 }
 
-/// Installs `prog` on the calling thread only. With `listener`, returns the notification fd
-/// (close-on-exec, in the calling thread's fd table).
-pub(crate) fn install(prog: &[libc::sock_filter], listener: bool) -> io::Result<Option<OwnedFd>> {
+/// Instructions that end a body: a label per answer, each placed once at the end of the
+/// program, so that every rule jumps to a shared `ret` instead of carrying its own.
+#[derive(Default)]
+struct Rets {
+    labels: Vec<(u32, usize)>,
+}
+
+impl Rets {
+    fn label(&mut self, a: &mut Asm, answer: u32) -> Target {
+        if let Some((_, l)) = self.labels.iter().find(|(k, _)| *k == answer) {
+            return Target::Label(*l);
+        }
+        let l = a.label();
+        self.labels.push((answer, l));
+        Target::Label(l)
+    }
+
+    fn place(self, a: &mut Asm) {
+        for (answer, label) in self.labels {
+            a.place(label);
+            a.ret(answer);
+        }
+    }
+}
+
+/// What a syscall number gets.
+enum Rule {
+    /// A fixed answer.
+    Answer(u32),
+    /// A rule on the arguments: instructions that end in a jump to an answer.
+    Body(Box<Emit>),
+}
+
+/// Instructions emitted for one rule.
+type Emit = dyn Fn(&mut Asm, &mut Rets);
+
+/// The whole number line as segments `(first number, rule)`, each running to the next
+/// segment's start: numbers named by no rule are allowed, and adjacent numbers with the same
+/// fixed answer share one segment.
+fn segments(mut rules: Vec<(libc::c_long, Rule)>) -> Vec<(u32, Rule)> {
+    rules.sort_by_key(|(nr, _)| *nr);
+    let mut out: Vec<(u32, Rule)> = Vec::with_capacity(2 * rules.len() + 1);
+    let mut next = 0u32;
+    for (nr, rule) in rules {
+        let nr = nr as u32;
+        if nr > next {
+            out.push((next, Rule::Answer(RET_ALLOW)));
+        }
+        let same = matches!(
+            (out.last(), &rule),
+            (Some((_, Rule::Answer(last))), Rule::Answer(answer)) if last == answer
+        );
+        if !same {
+            out.push((nr, rule));
+        }
+        next = nr + 1;
+    }
+    out.push((next, Rule::Answer(RET_ALLOW)));
+    out
+}
+
+/// A binary search over `segments` (the syscall number in the accumulator).
+fn search(a: &mut Asm, rets: &mut Rets, segments: &[(u32, Rule)]) {
+    let fixed = |a: &mut Asm, rets: &mut Rets, part: &[(u32, Rule)]| match part {
+        [(_, Rule::Answer(answer))] => Some(rets.label(a, *answer)),
+        _ => None,
+    };
+    match segments {
+        [] => {}
+        [(_, Rule::Answer(answer))] => {
+            let to = rets.label(a, *answer);
+            a.jeq(0, to, to);
+        }
+        [(_, Rule::Body(body))] => body(a, rets),
+        _ => {
+            let (low, high) = segments.split_at(segments.len() / 2);
+            let high_inline = a.label();
+            let to_high = fixed(a, rets, high).unwrap_or(Target::Label(high_inline));
+            let to_low = fixed(a, rets, low);
+            a.jge(high[0].0, to_high, to_low.unwrap_or(Target::Next));
+            if to_low.is_none() {
+                search(a, rets, low);
+            }
+            a.place(high_inline);
+            if matches!(to_high, Target::Label(l) if l == high_inline) {
+                search(a, rets, high);
+            }
+        }
+    }
+}
+
+/// `socket(domain, type, protocol)`: IPv4 or IPv6 only; TCP if `tcp`, UDP if `udp`.
+fn socket_rule(a: &mut Asm, rets: &mut Rets, tcp: bool, udp: bool, refused: u32) {
+    let refuse = rets.label(a, refused);
+    let allow = rets.label(a, RET_ALLOW);
+    let ip = a.label();
+    let stream = a.label();
+    let dgram = a.label();
+    a.ld(off_arg_low(0));
+    a.jeq(libc::AF_INET as u32, Target::Label(ip), Target::Next);
+    a.jeq(libc::AF_INET6 as u32, Target::Next, refuse);
+    a.place(ip);
+    a.ld(off_arg_low(1));
+    a.and(0xf); // SOCK_TYPE_MASK: SOCK_NONBLOCK and SOCK_CLOEXEC are flags above it
+    let to_stream = if tcp { Target::Label(stream) } else { refuse };
+    let to_dgram = if udp { Target::Label(dgram) } else { refuse };
+    a.jeq(libc::SOCK_STREAM as u32, to_stream, Target::Next);
+    a.jeq(libc::SOCK_DGRAM as u32, to_dgram, refuse);
+    // The protocol: 0 (the type's default) or the type's own.
+    for (wanted, label, protocol) in [
+        (tcp, stream, libc::IPPROTO_TCP),
+        (udp, dgram, libc::IPPROTO_UDP),
+    ] {
+        if wanted {
+            a.place(label);
+            a.ld(off_arg_low(2));
+            a.jeq(0, allow, Target::Next);
+            a.jeq(protocol as u32, allow, refuse);
+        }
+    }
+}
+
+/// Installs `prog` on the calling thread.
+pub(crate) fn install(prog: &[libc::sock_filter]) -> io::Result<()> {
     let fprog = libc::sock_fprog {
         len: u16::try_from(prog.len())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long"))?,
         filter: prog.as_ptr().cast_mut(),
-    };
-    let flags: libc::c_ulong = if listener {
-        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER
-    } else {
-        0
     };
     // SAFETY: `fprog` points at `prog`, alive for the call; the kernel copies the program.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_seccomp,
             libc::SECCOMP_SET_MODE_FILTER,
-            flags,
+            0 as libc::c_ulong,
             &fprog as *const libc::sock_fprog,
         )
     };
     if ret < 0 {
         return Err(io::Error::last_os_error());
     }
-    if listener {
-        // SAFETY: with NEW_LISTENER the call returns a fresh fd that nobody else owns.
-        Ok(Some(unsafe { OwnedFd::from_raw_fd(ret as RawFd) }))
-    } else {
-        Ok(None)
-    }
-}
-
-/// Answers the filter's `setpgid(0, 0)` notifications until the filter has no users left or
-/// `stop` becomes readable.
-///
-/// The rule: a process may create its own group only while it still stands in the agent's
-/// group, which only a command being spawned does (std's `posix_spawn` child calls
-/// `setpgid(0, 0)` before `execve`); a process that already leads its group may repeat the
-/// call (a no-op). Every other caller — a descendant trying to leave the call's group — gets
-/// `EPERM`, so the group kill at the end of the call reaches it.
-pub(crate) fn supervise(listener: OwnedFd, agent_pgid: libc::pid_t, stop: OwnedFd) {
-    // Linux 6.6+: the waiting child and this thread hand the CPU to each other directly
-    // instead of through the scheduler's queues (each spawn waits on one round trip).
-    // Older kernels refuse the flag: the round trip is only slower.
-    const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
-    // SAFETY: SET_FLAGS reads one u64 value (passed by value, as the kernel takes it).
-    unsafe {
-        libc::ioctl(
-            listener.as_raw_fd(),
-            libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-            SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
-        )
-    };
-    loop {
-        let mut fds = [
-            libc::pollfd {
-                fd: listener.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: stop.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
-        // SAFETY: a valid array of two pollfds.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
-        }
-        if fds[1].revents != 0 || fds[0].revents & (libc::POLLHUP | libc::POLLERR) != 0 {
-            return;
-        }
-        if fds[0].revents & libc::POLLIN == 0 {
-            continue;
-        }
-        // SAFETY: zeroed plain data for the kernel to fill.
-        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-        // SAFETY: RECV fills `req`, a correctly sized seccomp_notif.
-        let ret = unsafe {
-            libc::ioctl(
-                listener.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_RECV,
-                &mut req as *mut libc::seccomp_notif,
-            )
-        };
-        if ret < 0 {
-            match io::Error::last_os_error().raw_os_error() {
-                // The caller went away (killed) before we read it.
-                Some(libc::ENOENT) | Some(libc::EINTR) => continue,
-                _ => return,
-            }
-        }
-        let pid = req.pid as libc::pid_t;
-        // SAFETY: getpgid takes any pid; a gone one gives -1.
-        let pgid = unsafe { libc::getpgid(pid) };
-        let allowed = pgid == agent_pgid || pgid == pid;
-        let mut resp = libc::seccomp_notif_resp {
-            id: req.id,
-            val: 0,
-            error: 0,
-            flags: 0,
-        };
-        if allowed {
-            resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32;
-        } else {
-            resp.error = -libc::EPERM;
-        }
-        // The process's group cannot change while it waits here: every other way to change a
-        // group is refused or comes through this thread. Its pid cannot name another process
-        // either: if it died since RECV, SEND fails (the answer is tied to the notification's
-        // id), and while it lives, nobody else can have its pid.
-        // SAFETY: SEND reads a correctly sized seccomp_notif_resp. ENOENT (the caller died
-        // meanwhile) is fine.
-        unsafe {
-            libc::ioctl(
-                listener.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_SEND,
-                &mut resp as *mut libc::seccomp_notif_resp,
-            )
-        };
-    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Runs `prog` as the kernel would on one call (classic BPF, the subset we emit).
+    fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 3]) -> u32 {
+        let word = |off: u32| match off {
+            OFF_NR => nr,
+            OFF_ARCH => arch,
+            o => args[((o - 16) / 8) as usize],
+        };
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let i = prog[pc];
+            pc += 1;
+            match i.code {
+                LD_W_ABS => acc = word(i.k),
+                AND_K => acc &= i.k,
+                JEQ_K => pc += usize::from(if acc == i.k { i.jt } else { i.jf }),
+                JGE_K => pc += usize::from(if acc >= i.k { i.jt } else { i.jf }),
+                JSET_K => pc += usize::from(if acc & i.k != 0 { i.jt } else { i.jf }),
+                RET_K => return i.k,
+                other => panic!("unexpected opcode {other:#x}"),
+            }
+        }
+    }
+
+    fn spec(tcp: bool, udp: bool, writes: bool) -> FilterSpec {
+        FilterSpec {
+            agent_pid: 1234,
+            agent_pgid: 1200,
+            tcp,
+            udp,
+            writes,
+            landlock: false,
+            landlock_signals: false,
+        }
+    }
+
     #[test]
-    fn every_profile_assembles() {
-        for bits in 0..16u8 {
+    fn every_profile_assembles_small() {
+        for bits in 0..32u8 {
             let spec = FilterSpec {
-                agent_pid: 1234,
-                agent_pgid: 1234,
-                tcp: bits & 1 != 0,
-                udp: bits & 2 != 0,
-                writes: bits & 4 != 0,
-                notify_setpgid: bits & 8 != 0,
+                landlock: bits & 8 != 0,
+                landlock_signals: bits & 16 != 0,
+                ..spec(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0)
             };
             let prog = program(&spec).unwrap();
-            assert!(prog.len() > 60 && prog.len() < 1000, "{}", prog.len());
-            assert_eq!(prog.last().unwrap().code, RET_K);
+            assert!(prog.len() > 20 && prog.len() < 200, "{}", prog.len());
         }
+        // With Landlock holding, what it covers is left out.
+        let full = program(&spec(true, false, false)).unwrap().len();
+        let lean = program(&FilterSpec {
+            landlock: true,
+            landlock_signals: true,
+            ..spec(true, false, false)
+        })
+        .unwrap()
+        .len();
+        assert!(lean < full, "{lean} >= {full}");
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[test]
+    fn the_search_tree_gives_each_number_its_rule() {
+        let arch = AUDIT_ARCH.unwrap();
+        let eperm = ret_errno(libc::EPERM);
+        let eacces = ret_errno(libc::EACCES);
+        let enosys = ret_errno(libc::ENOSYS);
+        let bare = program(&spec(true, false, false)).unwrap();
+        let landlocked = program(&FilterSpec {
+            landlock: true,
+            landlock_signals: true,
+            ..spec(true, false, false)
+        })
+        .unwrap();
+        let writes = program(&spec(true, false, true)).unwrap();
+        let call = |p: &[libc::sock_filter], nr: libc::c_long, args: [u32; 3]| {
+            run(p, arch, nr as u32, args)
+        };
+        let always = [
+            libc::SYS_setsid,
+            libc::SYS_setpgid,
+            libc::SYS_unshare,
+            libc::SYS_setns,
+            libc::SYS_io_uring_setup,
+            libc::SYS_io_uring_enter,
+            libc::SYS_io_uring_register,
+            libc::SYS_keyctl,
+            libc::SYS_add_key,
+            libc::SYS_request_key,
+            libc::SYS_open_by_handle_at,
+            libc::SYS_bpf,
+            libc::SYS_userfaultfd,
+        ];
+        let without_landlock = [
+            libc::SYS_ptrace,
+            libc::SYS_process_vm_readv,
+            libc::SYS_process_vm_writev,
+            libc::SYS_pidfd_getfd,
+            libc::SYS_kcmp,
+            libc::SYS_perf_event_open,
+            libc::SYS_tkill,
+            libc::SYS_pidfd_open,
+        ];
+        for nr in always {
+            assert_eq!(call(&bare, nr, [0; 3]), eperm, "syscall {nr}");
+            assert_eq!(call(&landlocked, nr, [0; 3]), eperm, "syscall {nr}");
+            assert_eq!(call(&writes, nr, [0; 3]), eperm, "syscall {nr}");
+        }
+        for nr in without_landlock {
+            assert_eq!(call(&bare, nr, [0; 3]), eperm, "syscall {nr}");
+            assert_eq!(call(&landlocked, nr, [0; 3]), RET_ALLOW, "syscall {nr}");
+        }
+        assert_eq!(call(&bare, libc::SYS_fchmodat, [0; 3]), eperm);
+        assert_eq!(call(&writes, libc::SYS_fchmodat, [0; 3]), RET_ALLOW);
+        // Every number the tree does not name is allowed, on both sides of every range.
+        for nr in [
+            libc::SYS_read,
+            libc::SYS_write,
+            libc::SYS_openat,
+            libc::SYS_execve,
+            libc::SYS_execveat,
+            libc::SYS_wait4,
+            libc::SYS_getpgid,
+            libc::SYS_getppid,
+            libc::SYS_getpgrp,
+            libc::SYS_close_range,
+            libc::SYS_landlock_restrict_self,
+            libc::SYS_mount,
+        ] {
+            for p in [&bare, &landlocked, &writes] {
+                assert_eq!(call(p, nr, [0; 3]), RET_ALLOW, "syscall {nr}");
+            }
+        }
+        for nr in 0..600u32 {
+            let r = run(&bare, arch, nr, [0; 3]);
+            assert!(
+                [RET_ALLOW, eperm, eacces, enosys].contains(&r),
+                "{nr}: {r:#x}"
+            );
+        }
+        // Rules on arguments.
+        let kill = libc::SYS_kill;
+        assert_eq!(call(&bare, kill, [1234, 9, 0]), eperm);
+        assert_eq!(call(&bare, kill, [(-1200i32) as u32, 9, 0]), eperm);
+        assert_eq!(call(&bare, kill, [u32::MAX, 9, 0]), eperm);
+        assert_eq!(call(&bare, kill, [4321, 9, 0]), RET_ALLOW);
+        assert_eq!(call(&landlocked, kill, [1234, 9, 0]), RET_ALLOW);
+        assert_eq!(call(&bare, libc::SYS_tgkill, [1234, 1235, 9]), eperm);
+        assert_eq!(call(&bare, libc::SYS_tgkill, [99, 99, 9]), RET_ALLOW);
+        for p in [&bare, &landlocked] {
+            assert_eq!(call(p, libc::SYS_prlimit64, [0, 7, 0]), RET_ALLOW);
+            assert_eq!(call(p, libc::SYS_prlimit64, [1234, 7, 0]), eperm);
+            let fork = libc::SIGCHLD as u32;
+            let vfork = (libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD) as u32;
+            let userns = (libc::CLONE_NEWUSER | libc::SIGCHLD) as u32;
+            assert_eq!(call(p, libc::SYS_clone, [fork, 0, 0]), RET_ALLOW);
+            assert_eq!(call(p, libc::SYS_clone, [vfork, 0, 0]), RET_ALLOW);
+            assert_eq!(call(p, libc::SYS_clone, [userns, 0, 0]), eperm);
+            assert_eq!(call(p, libc::SYS_clone3, [0; 3]), enosys);
+        }
+        let socket = libc::SYS_socket;
+        let tcp = [libc::AF_INET as u32, libc::SOCK_STREAM as u32, 0];
+        let tcp6 = [libc::AF_INET6 as u32, libc::SOCK_STREAM as u32, 6];
+        let sctp = [libc::AF_INET as u32, libc::SOCK_STREAM as u32, 132];
+        let udp = [libc::AF_INET6 as u32, libc::SOCK_DGRAM as u32, 0];
+        let raw = [libc::AF_INET as u32, libc::SOCK_RAW as u32, 0];
+        let unix = [libc::AF_UNIX as u32, libc::SOCK_STREAM as u32, 0];
+        assert_eq!(call(&bare, socket, tcp), RET_ALLOW);
+        assert_eq!(call(&bare, socket, tcp6), RET_ALLOW);
+        assert_eq!(call(&bare, socket, sctp), eacces);
+        assert_eq!(call(&bare, socket, udp), eacces);
+        assert_eq!(call(&bare, socket, raw), eacces);
+        assert_eq!(call(&bare, socket, unix), eacces);
+        let offline = program(&spec(false, false, false)).unwrap();
+        assert_eq!(call(&offline, socket, tcp), eacces);
+        let network = program(&spec(true, true, false)).unwrap();
+        assert_eq!(call(&network, socket, udp), RET_ALLOW);
+        assert_eq!(call(&network, socket, tcp), RET_ALLOW);
+        assert_eq!(call(&network, socket, unix), eacces);
+        // Another architecture's numbers, and x32's.
+        assert_eq!(
+            run(&bare, 0x4000_0003, libc::SYS_read as u32, [0; 3]),
+            enosys
+        );
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(run(&bare, arch, 0x4000_0000, [0; 3]), enosys);
     }
 }

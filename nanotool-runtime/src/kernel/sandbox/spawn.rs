@@ -1,0 +1,549 @@
+//! Starting a confined command: the calling thread clones a child that shares its memory
+//! (`CLONE_VM | CLONE_VFORK`, as `posix_spawn` does, so the cost does not grow with the
+//! agent's memory), and that child confines *itself* before its `execve`:
+//!
+//! 1. every signal handler back to its default (the child runs on the agent's memory: no
+//!    host handler may run in it), `SIGPIPE` included;
+//! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
+//! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
+//!    files;
+//! 4. the profile's Landlock ruleset (`landlock_restrict_self`), then the seccomp filter;
+//! 5. stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd opened
+//!    without `O_CLOEXEC` never reaches the command);
+//! 6. no signal blocked, then `execve`.
+//!
+//! The agent itself is never confined, and it stays outside the commands' Landlock domain, so
+//! Landlock's ptrace and signal rules keep the commands off it as well. Everything the child
+//! needs (paths, argv, environment, the filter, the ruleset fd) is prepared by the parent: the
+//! child makes raw system calls only, allocates nothing and takes no lock. A step that fails
+//! writes its name and errno where the parent reads them, and the child exits.
+
+use super::rules::{self, Enforced, Profile};
+use super::seccomp::{self, FilterSpec};
+use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
+pub(crate) struct CStrings {
+    _owned: Vec<CString>,
+    ptrs: Vec<*const c_char>,
+}
+
+// SAFETY: `ptrs` points into `_owned`, which is never changed after construction and moves
+// with it (a CString's bytes live on the heap).
+unsafe impl Send for CStrings {}
+// SAFETY: as above; nothing is mutated through a shared reference.
+unsafe impl Sync for CStrings {}
+
+impl std::fmt::Debug for CStrings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(&self._owned).finish()
+    }
+}
+
+impl CStrings {
+    /// From byte strings; one holding a NUL byte is an error naming it.
+    pub(crate) fn new<I, B>(items: I) -> io::Result<CStrings>
+    where
+        I: IntoIterator<Item = B>,
+        B: Into<Vec<u8>>,
+    {
+        let owned = items
+            .into_iter()
+            .map(|b| {
+                CString::new(b).map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "`{}` contains a NUL byte",
+                            String::from_utf8_lossy(&e.into_vec())
+                        ),
+                    )
+                })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let mut ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        Ok(CStrings {
+            _owned: owned,
+            ptrs,
+        })
+    }
+
+    /// An environment block: `KEY=VALUE` strings.
+    pub(crate) fn env(vars: &[(OsString, OsString)]) -> io::Result<CStrings> {
+        CStrings::new(vars.iter().map(|(k, v)| {
+            let mut kv = k.as_bytes().to_vec();
+            kv.push(b'=');
+            kv.extend_from_slice(v.as_bytes());
+            kv
+        }))
+    }
+
+    fn as_ptr(&self) -> *const *const c_char {
+        self.ptrs.as_ptr()
+    }
+}
+
+/// What the probe of a profile found: how far Landlock takes, whether the filter installs.
+#[derive(Debug, Clone)]
+pub(crate) struct Setup {
+    pub landlock: Result<Enforced, String>,
+    pub seccomp: Result<(), String>,
+}
+
+/// One profile's confinement, prepared once and applied by every command of the profile.
+pub(crate) struct Confinement {
+    /// The Landlock ruleset (`None`: Landlock enforces nothing on this kernel).
+    ruleset: Option<OwnedFd>,
+    filter: Vec<libc::sock_filter>,
+    /// The capability sets a command starts with, when the agent has any to drop.
+    caps: Option<[CapData; 2]>,
+    /// `/dev/null`, read-write, the commands' stdin.
+    null: OwnedFd,
+    pub setup: Setup,
+}
+
+impl std::fmt::Debug for Confinement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Confinement")
+            .field("setup", &self.setup)
+            .finish()
+    }
+}
+
+impl Confinement {
+    /// Builds the profile's ruleset and filter, and tries them once on a short-lived thread
+    /// (which is how Landlock tells how far a ruleset takes, and how a filter the kernel
+    /// refuses shows up before any command depends on it).
+    ///
+    /// The filter leaves out what Landlock covers where Landlock holds (see `seccomp`), so it
+    /// is built from what the trial found: `spec`'s Landlock fields are filled in here, from
+    /// the trial and the kernel's Landlock `abi`.
+    pub(crate) fn new(profile: &Profile, spec: FilterSpec, abi: u32) -> io::Result<Confinement> {
+        let ruleset = rules::ruleset(profile);
+        let trial = match &ruleset {
+            Ok(r) => Some(r.try_clone()?),
+            Err(_) => None,
+        };
+        let (landlock, filter, seccomp) = std::thread::Builder::new()
+            .name("nanotool-sandbox-probe".into())
+            .spawn(move || {
+                let landlock = trial.map(|t| {
+                    t.restrict_self()
+                        .map(|s| Enforced::from(s.ruleset))
+                        .map_err(|e| format!("landlock: {e}"))
+                });
+                let enforced = matches!(landlock, Some(Ok(Enforced::Fully | Enforced::Partially)));
+                let spec = FilterSpec {
+                    landlock: enforced,
+                    landlock_signals: enforced && abi >= 6,
+                    ..spec
+                };
+                let filter = seccomp::program(&spec);
+                let seccomp = match &filter {
+                    Ok(prog) => seccomp::install(prog).map_err(|e| format!("seccomp: {e}")),
+                    Err(e) => Err(format!("seccomp: {e}")),
+                };
+                (landlock, filter, seccomp)
+            })?
+            .join()
+            .map_err(|_| io::Error::other("the sandbox's probe thread panicked"))?;
+        let filter = filter?;
+        let landlock = match (landlock, ruleset.as_ref()) {
+            (Some(result), _) => result,
+            (None, Err(e)) => Err(e.clone()),
+            (None, Ok(_)) => unreachable!("a trial exists whenever the ruleset does"),
+        };
+        let ruleset = match (&landlock, ruleset) {
+            (Ok(Enforced::Fully | Enforced::Partially), Ok(created)) => {
+                Option::<OwnedFd>::from(created)
+            }
+            _ => None,
+        };
+        let null = above_stdio(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/null")?
+                .into(),
+        )?;
+        Ok(Confinement {
+            ruleset,
+            filter,
+            caps: capabilities_to_keep(),
+            null,
+            setup: Setup { landlock, seccomp },
+        })
+    }
+
+    /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
+    /// on `output` (a pipe's write end). Returns the child's pid; it leads its own group.
+    pub(crate) fn spawn(
+        &self,
+        program: &Path,
+        argv: &CStrings,
+        env: &CStrings,
+        cwd: &CStr,
+        output: &OwnedFd,
+    ) -> io::Result<libc::pid_t> {
+        let program = CString::new(program.as_os_str().as_bytes()).map_err(|_| {
+            io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL")
+        })?;
+        let moved;
+        let output = if output.as_raw_fd() > 2 {
+            output
+        } else {
+            moved = above_stdio(output.try_clone()?)?;
+            &moved
+        };
+        let fprog = libc::sock_fprog {
+            len: u16::try_from(self.filter.len()).map_err(|_| {
+                io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
+            })?,
+            filter: self.filter.as_ptr().cast_mut(),
+        };
+        let failure = Failure::default();
+        let args = ChildArgs {
+            program: program.as_ptr(),
+            argv: argv.as_ptr(),
+            envp: env.as_ptr(),
+            cwd: cwd.as_ptr(),
+            null: self.null.as_raw_fd(),
+            output: output.as_raw_fd(),
+            ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+            filter: &fprog,
+            caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+            failure: &failure,
+        };
+        // The child's stack: allocated, never initialised (the child writes before it reads).
+        let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+        // Block every signal (glibc's own included) while the child shares our memory: the
+        // child unblocks once its handlers are back to their defaults.
+        let all: u64 = !0;
+        let mut old: u64 = 0;
+        // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+        unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &all as *const u64,
+                &mut old as *mut u64,
+                8usize,
+            )
+        };
+        // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
+        // which outlive it: with CLONE_VFORK this thread resumes only after the child's
+        // `execve` or exit. The child makes raw system calls only.
+        let pid = unsafe {
+            libc::clone(
+                child,
+                stack.as_mut_ptr().add(stack.capacity()).cast(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&args as *const ChildArgs).cast_mut().cast(),
+            )
+        };
+        let clone_error = io::Error::last_os_error();
+        // SAFETY: as above, restoring the saved mask.
+        unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &old as *const u64,
+                std::ptr::null_mut::<u64>(),
+                8usize,
+            )
+        };
+        drop(stack);
+        if pid < 0 {
+            return Err(clone_error);
+        }
+        let step = failure.step.load(Ordering::Acquire);
+        if step == 0 {
+            return Ok(pid);
+        }
+        // The child failed before its `execve` and has exited: reap it.
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+        let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
+        Err(match Step::from(step) {
+            Step::Exec => errno,
+            Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
+            other => io::Error::other(format!(
+                "the sandbox could not be applied ({}): {errno}",
+                other.name()
+            )),
+        })
+    }
+}
+
+/// The child's stack: it calls nothing deep (system calls and small loops).
+const CHILD_STACK: usize = 64 * 1024;
+
+/// Where the child reports the step that failed (0: none) and its errno.
+#[derive(Default)]
+struct Failure {
+    step: AtomicI32,
+    errno: AtomicI32,
+}
+
+/// The steps of the child, for its failure report.
+#[derive(Clone, Copy)]
+enum Step {
+    Signals = 1,
+    Group,
+    Chdir,
+    NoNewPrivs,
+    Capabilities,
+    Landlock,
+    Seccomp,
+    Stdio,
+    CloseFds,
+    Exec,
+}
+
+impl From<i32> for Step {
+    fn from(n: i32) -> Step {
+        [
+            Step::Signals,
+            Step::Group,
+            Step::Chdir,
+            Step::NoNewPrivs,
+            Step::Capabilities,
+            Step::Landlock,
+            Step::Seccomp,
+            Step::Stdio,
+            Step::CloseFds,
+        ]
+        .into_iter()
+        .find(|s| *s as i32 == n)
+        .unwrap_or(Step::Exec)
+    }
+}
+
+impl Step {
+    fn name(self) -> &'static str {
+        match self {
+            Step::Signals => "resetting signal handlers",
+            Step::Group => "setpgid",
+            Step::Chdir => "chdir",
+            Step::NoNewPrivs => "no_new_privs",
+            Step::Capabilities => "dropping capabilities",
+            Step::Landlock => "landlock_restrict_self",
+            Step::Seccomp => "installing the seccomp filter",
+            Step::Stdio => "setting up stdio",
+            Step::CloseFds => "closing inherited fds",
+            Step::Exec => "execve",
+        }
+    }
+}
+
+/// Everything the child reads, prepared by the parent.
+struct ChildArgs {
+    program: *const c_char,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+    cwd: *const c_char,
+    null: RawFd,
+    output: RawFd,
+    ruleset: RawFd,
+    filter: *const libc::sock_fprog,
+    caps: *const CapData,
+    failure: *const Failure,
+}
+
+/// The kernel's `struct sigaction` (x86_64 and aarch64 share this layout).
+#[repr(C)]
+struct KernelSigaction {
+    handler: usize,
+    flags: libc::c_ulong,
+    restorer: usize,
+    mask: u64,
+}
+
+/// The cloned child: confines itself, then `execve`s. Raw system calls only.
+extern "C" fn child(arg: *mut c_void) -> c_int {
+    // SAFETY: `arg` is the parent's `ChildArgs`, alive until this child execs or exits.
+    let a = unsafe { &*(arg as *const ChildArgs) };
+    let fail = |step: Step| -> ! {
+        // SAFETY: `failure` lives in the parent's frame (shared memory); errno is this
+        // thread's (the parent's, which is suspended until we are gone).
+        unsafe {
+            let errno = *libc::__errno_location();
+            (*a.failure).errno.store(errno, Ordering::Release);
+            (*a.failure).step.store(step as i32, Ordering::Release);
+            libc::syscall(libc::SYS_exit, 127);
+        }
+        #[allow(clippy::empty_loop)]
+        loop {}
+    };
+    // SAFETY (for each call below): raw system calls on this child's own state, with
+    // arguments the parent prepared and keeps alive.
+    unsafe {
+        // 1. Default handlers: a host handler must never run on this shared memory, and a
+        //    command starts with SIGPIPE at its default, as std's spawn gives it.
+        for sig in 1..=64 {
+            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
+                continue;
+            }
+            let mut old = KernelSigaction {
+                handler: 0,
+                flags: 0,
+                restorer: 0,
+                mask: 0,
+            };
+            if libc::syscall(
+                libc::SYS_rt_sigaction,
+                sig,
+                std::ptr::null::<KernelSigaction>(),
+                &mut old as *mut KernelSigaction,
+                8usize,
+            ) != 0
+            {
+                continue;
+            }
+            let ignored = old.handler == libc::SIG_IGN;
+            if old.handler == libc::SIG_DFL || (ignored && sig != libc::SIGPIPE) {
+                continue;
+            }
+            let default = KernelSigaction {
+                handler: libc::SIG_DFL,
+                flags: 0,
+                restorer: 0,
+                mask: 0,
+            };
+            if libc::syscall(
+                libc::SYS_rt_sigaction,
+                sig,
+                &default as *const KernelSigaction,
+                std::ptr::null_mut::<KernelSigaction>(),
+                8usize,
+            ) != 0
+            {
+                fail(Step::Signals);
+            }
+        }
+        // 2. The call's own group.
+        if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
+            fail(Step::Group);
+        }
+        // 3. Workspace, no new privileges, capabilities.
+        if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
+            fail(Step::Chdir);
+        }
+        if libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            fail(Step::NoNewPrivs);
+        }
+        if !a.caps.is_null() {
+            let mut header = CapHeader {
+                version: CAP_VERSION_3,
+                pid: 0,
+            };
+            if libc::syscall(libc::SYS_capset, &mut header as *mut CapHeader, a.caps) != 0 {
+                fail(Step::Capabilities);
+            }
+        }
+        // 4. Landlock, then seccomp.
+        if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
+            fail(Step::Landlock);
+        }
+        if libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            0,
+            a.filter,
+        ) != 0
+        {
+            fail(Step::Seccomp);
+        }
+        // 5. stdio (both fds are above 2, so no dup3 clobbers the other), nothing else.
+        for (from, to) in [(a.null, 0), (a.output, 1), (a.output, 2)] {
+            if libc::syscall(libc::SYS_dup3, from, to, 0) < 0 {
+                fail(Step::Stdio);
+            }
+        }
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+            fail(Step::CloseFds);
+        }
+        // 6. Nothing blocked, then the command.
+        let none: u64 = 0;
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &none as *const u64,
+            std::ptr::null_mut::<u64>(),
+            8usize,
+        );
+        libc::syscall(libc::SYS_execve, a.program, a.argv, a.envp);
+    }
+    fail(Step::Exec)
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAP_VERSION_3: u32 = 0x2008_0522;
+
+/// The capability sets a command gets when the agent holds more than `CAP_DAC_OVERRIDE`,
+/// `CAP_DAC_READ_SEARCH` and `CAP_FOWNER` (reading and owning files): those three at most,
+/// nothing inheritable (hence no ambient ones). With `no_new_privs`, no `execve` can gain a
+/// capability back (setuid bits and file capabilities are clamped to the permitted set).
+/// `None` when there is nothing to drop.
+fn capabilities_to_keep() -> Option<[CapData; 2]> {
+    const KEEP: u32 = (1 << 1) | (1 << 2) | (1 << 3);
+    let mut header = CapHeader {
+        version: CAP_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: capget fills two CapData words for version 3.
+    if unsafe { libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    let holds_more = data.iter().enumerate().any(|(i, d)| {
+        let keep = if i == 0 { KEEP } else { 0 };
+        (d.permitted | d.effective | d.inheritable) & !keep != 0
+    });
+    if !holds_more {
+        return None;
+    }
+    data[0].effective &= KEEP;
+    data[0].permitted &= KEEP;
+    data[0].inheritable = 0;
+    data[1] = CapData::default();
+    Some(data)
+}
+
+/// `fd`, moved above 0, 1 and 2 if it sits there (a host that closed its stdio), so the
+/// child's `dup3` onto stdio never overwrites it.
+fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC on an fd we own returns a fresh fd >= 3 or -1.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if moved < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh fd that nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
+}
