@@ -1171,7 +1171,11 @@ fn binary_is_not_dumpable_so_tools_cannot_read_its_environment() {
 fn binary_on_sigterm_kills_running_commands_and_exits() {
     let work = tools_dir(&[sleep_descriptor()]);
     let cwd = tempfile::tempdir().unwrap();
-    let mut s = Served::start(work.path(), cwd.path(), |_| {});
+    // The commands' private temp dir is made under the server's TMPDIR: it must go too.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = Served::start(work.path(), cwd.path(), |cmd| {
+        cmd.env("TMPDIR", tmp.path());
+    });
     let server_pid = s.child.id();
     s.send(&modern(
         json!(1),
@@ -1203,6 +1207,14 @@ fn binary_on_sigterm_kills_running_commands_and_exits() {
         Some(128 + libc::SIGTERM),
         "{status:?} {:?}",
         status.signal()
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the private temp dir outlived the server: {left:?}"
     );
     // The sleep's process group was killed, not orphaned.
     let deadline = Instant::now() + PATIENCE;

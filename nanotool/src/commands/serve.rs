@@ -30,6 +30,9 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         toolbox.kernel().sandbox_status().to_string(),
         unreadable_binaries(&toolbox),
     );
+    // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
+    // removed there by hand.
+    let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = signals {
         let server = server.clone();
@@ -46,6 +49,9 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(10));
+            }
+            if let Some(dir) = &tmpdir {
+                let _ = std::fs::remove_dir_all(dir);
             }
             if let Some(pipe) = LOG_PIPE.get() {
                 pipe.flush(LOG_FLUSH_WAIT);
