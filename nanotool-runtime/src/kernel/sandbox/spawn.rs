@@ -154,11 +154,11 @@ impl Confinement {
             .join()
             .map_err(|_| io::Error::other("the sandbox's probe thread panicked"))?;
         let filter = filter?;
-        let landlock = match (landlock, ruleset.as_ref()) {
-            (Some(result), _) => result,
-            (None, Err(e)) => Err(e.clone()),
-            (None, Ok(_)) => unreachable!("a trial exists whenever the ruleset does"),
-        };
+        // No trial means the ruleset could not be built: that is the reason.
+        let landlock = landlock.unwrap_or_else(|| match &ruleset {
+            Err(e) => Err(e.clone()),
+            Ok(_) => Err("landlock: the ruleset was not tried".to_owned()),
+        });
         let ruleset = match (&landlock, ruleset) {
             (Ok(Enforced::Fully | Enforced::Partially), Ok(created)) => {
                 Option::<OwnedFd>::from(created)
