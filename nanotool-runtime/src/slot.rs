@@ -30,10 +30,10 @@ use std::fmt;
 use std::path::Path;
 
 mod chars;
-mod path;
+pub(crate) mod path;
 
 pub use chars::{check_enum_value, is_forbidden_char};
-pub(crate) use path::{lexical_path, render_components};
+pub(crate) use path::render_components;
 
 /// The kind of a slot, and so its JSON Schema type.
 #[derive(Debug, Clone, PartialEq)]
@@ -512,7 +512,7 @@ impl SlotSpec {
         self.check_chars(&text)?;
         if self.kind == SlotKind::Path {
             self.check_path_dash(&text)?;
-            lexical_path(self, &text)?;
+            self.lexical_path(&text)?;
         }
         Ok(())
     }
@@ -706,8 +706,7 @@ pub fn validate(spec: &SlotSpec, value: &Value, root: &Path) -> Result<String, S
     let text = typed.render();
     spec.check_chars(&text)?;
     if spec.kind == SlotKind::Path {
-        spec.check_path_dash(&text)?;
-        spec.confine_path(&text, root)
+        path::check(&text, root).map_err(|reason| spec.error(reason))
     } else {
         Ok(text)
     }
