@@ -39,15 +39,15 @@ pub enum PolicyError {
         span: Option<Range<usize>>,
     },
     /// A slot stands where code goes and is free to carry anything.
-    #[error("{}", code_entry_text(shown, slot, binary, option, why, *path_ok))]
+    #[error("{}", code_entry_text(shown, slot, binary, *site, why, *path_ok))]
     CodeEntry {
         /// The slot's name.
         slot: String,
         /// The binary that would run the code (basename as written).
         binary: String,
-        /// The option (`-c`, `--eval`), or a label such as [`PROGRAM`] or [`COMMAND`], that
-        /// the slot stands in.
-        option: &'static str,
+        /// Where the slot stands: the value of an option (`-c`, `--eval`), a program operand,
+        /// the command a launcher runs, ...
+        site: Site,
         /// What the slot would be there, e.g. "the code the interpreter runs".
         why: &'static str,
         /// The template text around the slot, e.g. `python3 -c <code>`.
@@ -86,18 +86,19 @@ pub enum PolicyError {
     EmptyCommand,
 }
 
-/// The same as [`COMMAND`]: the `option` of a [`PolicyError::CodeEntry`] whose slot stands
-/// as the binary of a command a launcher runs (`timeout 5 <cmd>`).
-pub const COMMAND_OPTION: &str = COMMAND;
-
 /// Where a site stands, in words: "the value of `-c`", "the program operand".
-fn place(option: &str) -> String {
-    match option {
-        PROGRAM | OPERAND | SUBCOMMAND | COMMAND | OPTION_NAME | OPTION_VALUE => {
-            format!("the {option}")
-        }
-        PLUS_COMMAND => "a `+command`".to_owned(),
-        _ => format!("the value of `{option}`"),
+fn place(site: Site) -> String {
+    match site {
+        Site::ValueOf(option) => format!("the value of `{option}`"),
+        Site::At(Place::PlusCommand) => "a `+command`".to_owned(),
+        Site::At(
+            Place::Program
+            | Place::Operand
+            | Place::Subcommand
+            | Place::Command
+            | Place::OptionName
+            | Place::OptionValue,
+        ) => format!("the {site}"),
     }
 }
 
@@ -111,11 +112,11 @@ fn code_entry_text(
     shown: &str,
     slot: &str,
     binary: &str,
-    option: &str,
+    site: Site,
     why: &str,
     path_ok: bool,
 ) -> String {
-    let fix = if option == COMMAND_OPTION {
+    let fix = if site == Site::At(Place::Command) {
         "write the command as literal text in the template"
     } else if path_ok {
         "if it names a file, make the slot a `path` (rendered `./...`, it never can be this); else fix the text in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
@@ -124,7 +125,7 @@ fn code_entry_text(
     };
     format!(
         "`{shown}`: slot `{slot}` is {} of {binary}: {}; {fix}",
-        place(option),
+        place(site),
         why_of(why, binary)
     )
 }

@@ -135,9 +135,9 @@ use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
 use thiserror::Error;
 
+pub use error::PolicyError;
 use error::why_of;
-pub use error::{COMMAND_OPTION, PolicyError};
-pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
+pub use scan::{Place, Site};
 pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS, DENY_GROUPS, DenyGroup};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
@@ -270,9 +270,9 @@ pub struct CodeEntrySite {
     /// The binary that would run the code (as written; a launcher's inner binary for
     /// `timeout 5 python3 -c <x>`).
     pub binary: String,
-    /// The option (`-c`, `--eval`, `-exec`), or a label such as [`PROGRAM`] or [`COMMAND`],
-    /// that it stands in.
-    pub option: &'static str,
+    /// Where it stands: the value of an option (`-c`, `--eval`, `-exec`), a program operand,
+    /// the command a launcher runs, ...
+    pub site: Site,
     /// What the slot would be there, e.g. "the code the interpreter runs".
     pub why: &'static str,
     /// The template text around it, e.g. `python3 -c <code>`.
@@ -296,13 +296,13 @@ pub struct CodeEntrySite {
 /// wrote it.
 ///
 /// ```
-/// use nanotool_runtime::policy::code_entry_sites;
+/// use nanotool_runtime::policy::{code_entry_sites, Site};
 /// use nanotool_runtime::template::Template;
 ///
 /// let t = Template::parse("python3 -c <code> <arg>").unwrap();
 /// let sites = code_entry_sites(&t);
 /// assert_eq!(sites.len(), 1);
-/// assert_eq!((sites[0].slot.as_str(), sites[0].option), ("code", "-c"));
+/// assert_eq!((sites[0].slot.as_str(), sites[0].site), ("code", Site::ValueOf("-c")));
 /// assert_eq!(sites[0].span, 11..17);
 /// assert!(code_entry_sites(&Template::parse("wc -l <file>").unwrap()).is_empty());
 /// ```
@@ -324,7 +324,7 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
             sites.push(CodeEntrySite {
                 slot: slot.clone(),
                 binary: hit.binary.clone(),
-                option: hit.option,
+                site: hit.site,
                 why: hit.why,
                 shown: format!("{} {}", hit.binary, hit.written),
                 span: span.clone(),
@@ -452,7 +452,7 @@ pub fn check_template(
                 slot: slot.clone(),
                 shown: format!("{} {}", hit.binary, hit.written).into(),
                 binary: hit.binary,
-                option: hit.option,
+                site: hit.site,
                 why: hit.why,
                 span: span.clone(),
                 path_ok: hit.path_ok && !literal_only,
@@ -483,13 +483,14 @@ pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
 }
 
 /// " (`--out=f` reads as `--output`)" when an abbreviation or bundle was resolved.
-fn read_as(written: &str, option: &str) -> String {
+fn read_as(written: &str, site: Site) -> String {
     let first = written.split(' ').next().unwrap_or(written);
     let name = first.split('=').next().unwrap_or(first);
-    if name == option || !option.starts_with('-') {
-        String::new()
-    } else {
-        format!(" (`{first}` reads as `{option}`)")
+    match site {
+        Site::ValueOf(option) if name != option && option.starts_with('-') => {
+            format!(" (`{first}` reads as `{option}`)")
+        }
+        _ => String::new(),
     }
 }
 
@@ -523,19 +524,21 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
                 });
             }
             HitKind::Code if hit.exec_ok => continue,
-            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
-                PROGRAM | OPERAND | SUBCOMMAND | COMMAND => format!(
-                    "`{}` would be {}",
-                    hit.written,
-                    why_of(hit.why, &hit.binary)
-                ),
-                option => format!(
-                    "`{option}` takes {}{}",
+            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.site {
+                Site::At(Place::Program | Place::Operand | Place::Subcommand | Place::Command) => {
+                    format!(
+                        "`{}` would be {}",
+                        hit.written,
+                        why_of(hit.why, &hit.binary)
+                    )
+                }
+                site => format!(
+                    "`{site}` takes {}{}",
                     why_of(hit.why, &hit.binary),
-                    read_as(&hit.written, option)
+                    read_as(&hit.written, site)
                 ),
             },
-            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.option)),
+            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.site)),
         };
         return Err(PolicyError::ExecOption {
             binary: hit.binary,

@@ -13,7 +13,7 @@ impl Scanner<'_> {
             self.push(
                 cx,
                 HitKind::Code,
-                PLUS_COMMAND,
+                Site::At(Place::PlusCommand),
                 "a command the program runs at start",
                 word.slots.clone(),
                 std::slice::from_ref(word),
@@ -57,7 +57,7 @@ impl Scanner<'_> {
                     self.push(
                         cx,
                         HitKind::Code,
-                        OPTION_NAME,
+                        Site::At(Place::OptionName),
                         "the choice of option",
                         word.slots.clone(),
                         std::slice::from_ref(word),
@@ -87,7 +87,7 @@ impl Scanner<'_> {
                     self.push(
                         cx,
                         HitKind::Code,
-                        OPTION_NAME,
+                        Site::At(Place::OptionName),
                         "the choice of option letters",
                         word.slots_in(&items[k..]),
                         std::slice::from_ref(word),
@@ -147,7 +147,7 @@ impl Scanner<'_> {
             if self
                 .hits
                 .last()
-                .is_some_and(|h| h.option == opt.name && h.slots.is_empty())
+                .is_some_and(|h| h.site == Site::ValueOf(opt.name) && h.slots.is_empty())
             {
                 self.hits.pop();
             }
@@ -176,7 +176,7 @@ impl Scanner<'_> {
             self.push(
                 cx,
                 HitKind::Code,
-                OPTION_NAME,
+                Site::At(Place::OptionName),
                 "the choice of option letters (a first argument without a dash is options)",
                 word.slots.clone(),
                 std::slice::from_ref(word),
@@ -227,16 +227,30 @@ impl Scanner<'_> {
                 let slots = value
                     .map(|(w, items)| w.slots_in(items))
                     .unwrap_or_default();
-                self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
+                self.push(
+                    cx,
+                    HitKind::Code,
+                    Site::ValueOf(opt.name),
+                    opt.why,
+                    slots,
+                    shown,
+                );
                 opt.role == Role::Code
             }
             Role::Effect => {
-                self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
+                self.push(
+                    cx,
+                    HitKind::Effect,
+                    Site::ValueOf(opt.name),
+                    opt.why,
+                    Vec::new(),
+                    shown,
+                );
                 false
             }
             Role::Remote => {
                 if let Some(value) = value {
-                    self.remote(cx, opt.name, opt.why, value, shown);
+                    self.remote(cx, Site::ValueOf(opt.name), opt.why, value, shown);
                 }
                 false
             }
