@@ -6,12 +6,17 @@
 //! module. The code-entry rows live one file per family of tools (`interpreters`, `runners`,
 //! `editors`, `git`, `walkers`, `wrappers`, `toolchains`, `plain`), each [`Entry`] beside the
 //! options it reads; [`CODE_ENTRY`] names them in order. The shape of an entry ([`Entry`],
-//! [`Opt`], [`Operands`]) and the constructors the rows are written with are in `entry`. To teach the policy a binary, add an
+//! [`Opt`], [`Operands`]) and the constructors the rows are written with are in `entry`.
+//! Each family file ends with its `EXAMPLES`: templates and free-text commands its entries
+//! must and must not match, which a test (`examples`) runs through the real policy; every
+//! entry has some, and one it must match unless the policy reads nothing of it but `--`. To teach the policy a binary, add an
 //! entry to its family's file, listing every option that takes a separate value (an unlisted
-//! option is read as a flag), and name it in [`CODE_ENTRY`].
+//! option is read as a flag), name it in [`CODE_ENTRY`], and give it examples.
 
 mod editors;
 mod entry;
+#[cfg(test)]
+mod examples;
 mod git;
 mod interpreters;
 mod plain;
