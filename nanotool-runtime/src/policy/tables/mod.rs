@@ -9,9 +9,11 @@
 //! [`Opt`], [`Operands`]) and the constructors the rows are written with are in `entry`.
 //! Each family file ends with its `EXAMPLES`: templates and free-text commands its entries
 //! must and must not match, which a test (`examples`) runs through the real policy; every
-//! entry has some, and one it must match unless the policy reads nothing of it but `--`. To teach the policy a binary, add an
-//! entry to its family's file, listing every option that takes a separate value (an unlisted
-//! option is read as a flag), name it in [`CODE_ENTRY`], and give it examples.
+//! entry has some, and one it must match unless the policy reads nothing of it but `--`.
+//!
+//! To teach the policy a binary, add an entry to its family's file, listing every option that
+//! takes a separate value (an unlisted option is read as a flag), name it in [`CODE_ENTRY`],
+//! and give it examples.
 
 mod editors;
 mod entry;
