@@ -271,53 +271,41 @@ impl<'a> Scanner<'a> {
         let Some(first) = words.first() else {
             return;
         };
+        // A hit about the command `launcher` runs: its binary stands in `first`.
+        let command_hit = |kind, why, slots, written: &str| Hit {
+            kind,
+            binary: launcher.to_owned(),
+            site: Site::At(Place::Command),
+            why,
+            slots,
+            written: written.to_owned(),
+            span: first.span.clone(),
+            exec_ok: false,
+            path_ok: false,
+        };
         match first.literal() {
-            None => self.hits.push(Hit {
-                kind: HitKind::CommandBinary,
-                binary: launcher.to_owned(),
-                site: Site::At(Place::Command),
-                why: "the binary of the command it runs",
-                slots: first.slots.clone(),
-                written: first.text.clone(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
-            Some(binary) if is_denied(binary, self.extra) => self.hits.push(Hit {
-                kind: HitKind::Denied,
-                binary: launcher.to_owned(),
-                site: Site::At(Place::Command),
-                why: "",
-                slots: Vec::new(),
-                written: binary.to_owned(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
-            Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
-                kind: HitKind::TooDeep,
-                binary: launcher.to_owned(),
-                site: Site::At(Place::Command),
-                why: "",
-                slots: Vec::new(),
-                written: binary.to_owned(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
+            None => self.hits.push(command_hit(
+                HitKind::CommandBinary,
+                "the binary of the command it runs",
+                first.slots.clone(),
+                &first.text,
+            )),
+            Some(binary) if is_denied(binary, self.extra) => {
+                self.hits
+                    .push(command_hit(HitKind::Denied, "", Vec::new(), binary));
+            }
+            Some(binary) if depth >= MAX_DEPTH => {
+                self.hits
+                    .push(command_hit(HitKind::TooDeep, "", Vec::new(), binary));
+            }
             Some(binary) => {
                 self.command(words, depth + 1);
-                self.hits.push(Hit {
-                    kind: HitKind::Launch,
-                    binary: launcher.to_owned(),
-                    site: Site::At(Place::Command),
-                    why: "the command it runs, outside ExecTool's allowlist",
-                    slots: Vec::new(),
-                    written: binary.to_owned(),
-                    span: first.span.clone(),
-                    exec_ok: false,
-                    path_ok: false,
-                });
+                self.hits.push(command_hit(
+                    HitKind::Launch,
+                    "the command it runs, outside ExecTool's allowlist",
+                    Vec::new(),
+                    binary,
+                ));
             }
         }
     }
