@@ -404,10 +404,7 @@ impl std::error::Error for SlotError {}
 /// characters, the path rules and confinement to `root`). The token-level option-injection
 /// rule needs the whole template: [`crate::CommandSpec::render`] applies it.
 pub fn validate(spec: &SlotSpec, value: &Value, root: &Path) -> Result<String, SlotError> {
-    let typed = spec.check_type(value)?;
-    spec.check_constraints(&typed)?;
-    let text = typed.render();
-    spec.check_chars(&text)?;
+    let text = spec.checked_text(value)?;
     if spec.kind == SlotKind::Path {
         path::check(&text, root).map_err(|reason| spec.error(reason))
     } else {

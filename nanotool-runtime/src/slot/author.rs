@@ -79,10 +79,7 @@ impl SlotSpec {
                 "a default of `null` means no default; leave it out and mark the slot optional",
             ));
         }
-        let typed = self.check_type(default)?;
-        self.check_constraints(&typed)?;
-        let text = typed.render();
-        self.check_chars(&text)?;
+        let text = self.checked_text(default)?;
         if self.kind == SlotKind::Path {
             self.check_path_dash(&text)?;
             self.lexical_path(&text)?;

@@ -4,6 +4,16 @@
 use super::*;
 
 impl SlotSpec {
+    /// The checks of one value that need no working directory: its type, the author's
+    /// constraints and its characters; returns its text.
+    pub(crate) fn checked_text(&self, value: &Value) -> Result<String, SlotError> {
+        let typed = self.check_type(value)?;
+        self.check_constraints(&typed)?;
+        let text = typed.render();
+        self.check_chars(&text)?;
+        Ok(text)
+    }
+
     /// Stage "wrong type": checks the JSON type and turns the value into a [`Typed`].
     pub(crate) fn check_type(&self, value: &Value) -> Result<Typed, SlotError> {
         let got = || describe_value(value);
@@ -17,10 +27,8 @@ impl SlotSpec {
             },
             SlotKind::Integer => match value {
                 Value::Number(n) => {
-                    if let Some(i) = n.as_i64() {
-                        Ok(Typed::Int(i128::from(i)))
-                    } else if let Some(u) = n.as_u64() {
-                        Ok(Typed::Int(i128::from(u)))
+                    if let Some(i) = exact_int(n) {
+                        Ok(Typed::Int(i))
                     } else {
                         let f = n.as_f64().unwrap_or(f64::NAN);
                         if !f.is_finite() || f.fract() != 0.0 {
@@ -50,10 +58,8 @@ impl SlotSpec {
             },
             SlotKind::Number => match value {
                 Value::Number(n) => {
-                    if let Some(i) = n.as_i64() {
-                        Ok(Typed::Int(i128::from(i)))
-                    } else if let Some(u) = n.as_u64() {
-                        Ok(Typed::Int(i128::from(u)))
+                    if let Some(i) = exact_int(n) {
+                        Ok(Typed::Int(i))
                     } else {
                         match n.as_f64() {
                             Some(f) if f.is_finite() => Ok(Typed::Float(f)),
@@ -139,6 +145,13 @@ impl SlotSpec {
             (None, None) => what.to_owned(),
         }
     }
+}
+
+/// A JSON number written as a whole number inside the i64/u64 range (`2`; `2.0` is not).
+fn exact_int(n: &serde_json::Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
 }
 
 /// A value that passed its type check.
