@@ -9,52 +9,16 @@
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nanotool::{CancelHandle, CommandExecKernel, KernelSettings, Toolbox};
 use serde_json::{Value, json};
 
-const CALLS: usize = 1000;
+mod common;
+use common::nanotool_bin;
 
-fn nanotool_bin() -> PathBuf {
-    // Another build side by side (e.g. an older commit's).
-    if let Some(bin) = std::env::var_os("NANOTOOL_BIN") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().expect("own path");
-    // target/<profile>/examples/bench_mcp
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-    };
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "nanotool",
-            "--bin",
-            "nanotool",
-            "--profile",
-        ])
-        .arg(&profile)
-        .arg("--target-dir")
-        .arg(profile_dir.parent().expect("target/"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("run cargo build");
-    assert!(
-        status.success(),
-        "cargo build -p nanotool --bin nanotool failed"
-    );
-    profile_dir.join("nanotool")
-}
+const CALLS: usize = 1000;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort_unstable();

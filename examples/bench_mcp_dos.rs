@@ -14,7 +14,7 @@
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -22,39 +22,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-fn nanotool_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("NANOTOOL_BIN") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().expect("own path");
-    // target/<profile>/examples/bench_mcp_dos
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-    };
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "nanotool",
-            "--bin",
-            "nanotool",
-            "--profile",
-        ])
-        .arg(&profile)
-        .arg("--target-dir")
-        .arg(profile_dir.parent().expect("target/"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("run cargo build");
-    assert!(status.success(), "cargo build -p nanotool failed");
-    profile_dir.join("nanotool")
-}
+mod common;
+use common::nanotool_bin;
 
 /// VmHWM (peak resident set) of `pid`, in MiB.
 fn peak_rss_mib(pid: u32) -> f64 {

@@ -889,3 +889,27 @@ fn a_dotdot_refusal_shows_the_path_without_it() {
     let text = assert_refused(&ws, "cat ../a.txt", 4);
     assert!(!text.contains("(here"), "{text}");
 }
+
+/// A free-text argument that names a file obeys the rule a `path` slot obeys, word for word:
+/// one path rule, whichever form holds the value.
+#[test]
+fn an_argument_is_refused_with_the_path_slot_reason() {
+    let ws = Workspace::new(&["cat"]);
+    let root = ws.root();
+    let path_slot = SlotSpec::new("file", SlotKind::Path, "a file");
+    for path in [
+        "/etc/hostname".to_owned(),
+        "etc_link/hostname".to_owned(),
+        "out_link/secret".to_owned(),
+        format!("{}/secret", ws.outside.path().display()),
+    ] {
+        let slot_reason = nanotool_runtime::slot::validate(&path_slot, &json!(path), &root)
+            .unwrap_err()
+            .reason;
+        let exec = check_with("cat", &format!("cat {path}"), &root).unwrap_err();
+        assert!(
+            exec.contains(&slot_reason),
+            "{path}: exec says `{exec}`, the path slot `{slot_reason}`"
+        );
+    }
+}

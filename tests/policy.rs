@@ -135,16 +135,28 @@ fn host_extra_deny_is_matched_the_same_way() {
 enum Verdict {
     /// Accepted.
     Pass,
-    /// Refused: this slot stands in this option or operand.
+    /// Refused: this slot stands as the value of this option (as the table spells it).
     Code(&'static str, &'static str),
+    /// Refused: this slot stands at this other place (an operand, a launcher's command, ...).
+    CodeAt(&'static str, Place),
     /// Refused: a launcher in the template would run this denied binary.
     DeniedCommand(&'static str),
 }
-use Verdict::{Code, DeniedCommand, Pass};
+use Verdict::{Code, CodeAt, DeniedCommand, Pass};
 
-use nanotool_runtime::policy::{
-    COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND,
+use nanotool_runtime::policy::Place::{
+    self, Command, Operand, OptionName, OptionValue, PlusCommand, Program, Subcommand,
 };
+use nanotool_runtime::policy::Site;
+
+/// The site a `Code` or `CodeAt` verdict names.
+fn wanted_site(verdict: Verdict) -> Option<(&'static str, Site)> {
+    match verdict {
+        Code(slot, option) => Some((slot, Site::ValueOf(option))),
+        CodeAt(slot, place) => Some((slot, Site::At(place))),
+        Pass | DeniedCommand(_) => None,
+    }
+}
 
 /// (template, slots that are constrained (all others free), verdict)
 const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
@@ -175,8 +187,8 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("tar -C <dir> -xf <archive>", &[], Code("archive", "-f")),
     ("tar -xf backups/<name>", &[], Pass),
     ("tar -xf host:<name>", &[], Pass),
-    ("rsync -a <src> <dst>", &[], Code("src", OPERAND)),
-    ("rsync -a ./<src> <dst>", &[], Code("dst", OPERAND)),
+    ("rsync -a <src> <dst>", &[], CodeAt("src", Operand)),
+    ("rsync -a ./<src> <dst>", &[], CodeAt("dst", Operand)),
     ("rsync -a ./<src> backup/", &[], Pass),
     // Syntax checks read the program and do not run it (perl -c runs BEGIN blocks).
     ("node --check <file>", &[], Pass),
@@ -184,11 +196,15 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("ruby -c <file>", &[], Pass),
     ("php -l <file>", &[], Pass),
     ("php --syntax-check <file>", &[], Pass),
-    ("perl -c <file>", &[], Code("file", PROGRAM)),
-    ("node --ch <file>", &[], Code("file", PROGRAM)),
+    ("perl -c <file>", &[], CodeAt("file", Program)),
+    ("node --ch <file>", &[], CodeAt("file", Program)),
     ("node --check -r <mod> app.js", &[], Code("mod", "-r")),
     // grep's options run nothing, but a slot choosing them could choose `-R`.
-    ("grep -<flags> <pattern> .", &[], Code("flags", OPTION_NAME)),
+    (
+        "grep -<flags> <pattern> .",
+        &[],
+        CodeAt("flags", OptionName),
+    ),
     ("grep -<flags> <pattern> .", &["flags"], Pass),
     ("zip -r <archive> <dir>", &[], Pass),
     ("man <page>", &[], Pass),
@@ -201,7 +217,7 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     // Test runners: their operands name the test files they run, like `pytest <path>`.
     ("node --test <path>", &[], Pass),
     ("node --test --test-reporter spec <path>", &[], Pass),
-    ("node --tes <path>", &[], Code("path", PROGRAM)),
+    ("node --tes <path>", &[], CodeAt("path", Program)),
     ("deno test <path>", &[], Pass),
     ("deno bench <path>", &[], Pass),
     ("bun test <path>", &[], Pass),
@@ -209,35 +225,35 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("npx --no-install eslint <path>", &[], Pass),
     ("npx --yes prettier --check <path>", &[], Pass),
     ("npx eslint <path>", &[], Pass),
-    ("npx --no-install <pkg> <path>", &[], Code("pkg", PROGRAM)),
+    ("npx --no-install <pkg> <path>", &[], CodeAt("pkg", Program)),
     ("npx -c <cmd>", &[], Code("cmd", "-c")),
     ("npx -p <pkg> eslint .", &[], Code("pkg", "-p")),
     ("uvx --from <pkg> ruff check .", &[], Code("pkg", "--from")),
-    ("npm exec <pkg>", &[], Code("pkg", PROGRAM)),
+    ("npm exec <pkg>", &[], CodeAt("pkg", Program)),
     ("npm run lint", &[], Pass),
-    ("npm run <script>", &[], Code("script", OPERAND)),
-    ("npm test -- <arg>", &[], Code("arg", OPERAND)),
-    ("npm install <pkg>", &[], Code("pkg", OPERAND)),
-    ("npm <sub>", &[], Code("sub", SUBCOMMAND)),
+    ("npm run <script>", &[], CodeAt("script", Operand)),
+    ("npm test -- <arg>", &[], CodeAt("arg", Operand)),
+    ("npm install <pkg>", &[], CodeAt("pkg", Operand)),
+    ("npm <sub>", &[], CodeAt("sub", Subcommand)),
     ("npm ls <pkg>", &[], Pass),
-    ("yarn <script>", &[], Code("script", SUBCOMMAND)),
-    ("yarn lint <arg>", &[], Code("arg", OPERAND)),
-    ("pnpm dlx <pkg>", &[], Code("pkg", PROGRAM)),
+    ("yarn <script>", &[], CodeAt("script", Subcommand)),
+    ("yarn lint <arg>", &[], CodeAt("arg", Operand)),
+    ("pnpm dlx <pkg>", &[], CodeAt("pkg", Program)),
     // Programs that join their arguments into a command line or evaluate one: a free slot
     // there is refused whatever characters it holds.
-    ("hyperfine <cmd>", &[], Code("cmd", OPERAND)),
+    ("hyperfine <cmd>", &[], CodeAt("cmd", Operand)),
     ("hyperfine --warmup 3 make", &[], Pass),
     ("hyperfine -p <prep> make", &[], Code("prep", "-p")),
-    ("watchexec -e rs <cmd>", &[], Code("cmd", OPERAND)),
+    ("watchexec -e rs <cmd>", &[], CodeAt("cmd", Operand)),
     ("watchexec -e <ext> cargo test", &[], Pass),
-    ("concurrently <a> <b>", &[], Code("a", OPERAND)),
-    ("just <recipe>", &[], Code("recipe", OPERAND)),
-    ("just build <arg>", &[], Code("arg", OPERAND)),
-    ("task test -- <arg>", &[], Code("arg", OPERAND)),
+    ("concurrently <a> <b>", &[], CodeAt("a", Operand)),
+    ("just <recipe>", &[], CodeAt("recipe", Operand)),
+    ("just build <arg>", &[], CodeAt("arg", Operand)),
+    ("task test -- <arg>", &[], CodeAt("arg", Operand)),
     ("just --set <kv> build", &[], Code("kv", "--set")),
     ("nodemon --exec <cmd>", &[], Code("cmd", "--exec")),
-    ("nodemon <script>", &[], Code("script", PROGRAM)),
-    ("fd -e rs -x <cmd>", &[], Code("cmd", COMMAND)),
+    ("nodemon <script>", &[], CodeAt("script", Program)),
+    ("fd -e rs -x <cmd>", &[], CodeAt("cmd", Command)),
     ("fd -e rs -x wc -l", &[], Pass),
     ("fd -e rs -X rm", &[], DeniedCommand("rm")),
     ("fd -e <ext> <pattern> <dir>", &[], Pass),
@@ -253,14 +269,14 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "find -- <dir> -exec <cmd> {{}} +",
         &[],
-        Code("cmd", COMMAND),
+        CodeAt("cmd", Command),
     ),
     ("sshpass -p x ssh host", &[], DeniedCommand("ssh")),
     // `ssh-agent <cmd>` runs its command too, but ssh-agent is denied outright (DENIED_EQUIVALENTS).
-    ("dbus-run-session -- <cmd>", &[], Code("cmd", COMMAND)),
-    ("firejail --private <cmd>", &[], Code("cmd", COMMAND)),
-    ("faketime 2020-01-01 <cmd>", &[], Code("cmd", COMMAND)),
-    ("entr -s <cmd>", &[], Code("cmd", COMMAND)),
+    ("dbus-run-session -- <cmd>", &[], CodeAt("cmd", Command)),
+    ("firejail --private <cmd>", &[], CodeAt("cmd", Command)),
+    ("faketime 2020-01-01 <cmd>", &[], CodeAt("cmd", Command)),
+    ("entr -s <cmd>", &[], CodeAt("cmd", Command)),
     (
         "valgrind --db-command=<cmd> ./app",
         &[],
@@ -269,7 +285,7 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "valgrind --leak-check=full <cmd>",
         &[],
-        Code("cmd", COMMAND),
+        CodeAt("cmd", Command),
     ),
     ("xvfb-run -s <args> ./app", &[], Code("args", "-s")),
     ("nvim -l <script>", &[], Code("script", "-l")),
@@ -322,13 +338,13 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("go test -run <pattern> ./...", &[], Pass),
     // sqlite3: SQL and dot-commands (`.shell`, `.system`; `.trace FILE` truncates a file even
     // under `-safe`) stay the author's.
-    ("sqlite3 -safe <db> <sql>", &[], Code("sql", OPERAND)),
+    ("sqlite3 -safe <db> <sql>", &[], CodeAt("sql", Operand)),
     ("sqlite3 -readonly <db> <sql>", &["sql"], Pass),
     ("sqlite3 -cmd <cmd> app.db", &[], Code("cmd", "-cmd")),
     // make: an operand may be a variable assignment (`SHELL=...`).
-    ("make <target>", &[], Code("target", OPERAND)),
-    ("make CFLAGS=<flags> all", &[], Code("flags", OPERAND)),
-    ("make -C <dir> VAR=<v>", &[], Code("v", OPERAND)),
+    ("make <target>", &[], CodeAt("target", Operand)),
+    ("make CFLAGS=<flags> all", &[], CodeAt("flags", Operand)),
+    ("make -C <dir> VAR=<v>", &[], CodeAt("v", Operand)),
     ("bun test <filter>", &[], Pass),
     ("timeout 5 grep -rn <pattern> .", &[], Pass),
     ("timeout <secs> make test", &[], Pass),
@@ -381,33 +397,37 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("python3 -X dev -c <x>", &[], Code("x", "-c")),
     ("python3 -m <module>", &[], Code("module", "-m")),
     ("python3 -m<module> <arg>", &[], Code("module", "-m")),
-    ("python3 <script>", &[], Code("script", PROGRAM)),
-    ("python3 <script> <arg>", &["arg"], Code("script", PROGRAM)),
-    ("python3 -u <script>", &[], Code("script", PROGRAM)),
-    ("python3 -Wignore <script>", &[], Code("script", PROGRAM)),
-    ("python3 -- <script>", &[], Code("script", PROGRAM)),
+    ("python3 <script>", &[], CodeAt("script", Program)),
+    (
+        "python3 <script> <arg>",
+        &["arg"],
+        CodeAt("script", Program),
+    ),
+    ("python3 -u <script>", &[], CodeAt("script", Program)),
+    ("python3 -Wignore <script>", &[], CodeAt("script", Program)),
+    ("python3 -- <script>", &[], CodeAt("script", Program)),
     ("/usr/bin/python3.12 -c <code>", &[], Code("code", "-c")),
-    ("pypy3 <script>", &[], Code("script", PROGRAM)),
+    ("pypy3 <script>", &[], CodeAt("script", Program)),
     (
         "python3 -<flags> script.py",
         &[],
-        Code("flags", OPTION_NAME),
+        CodeAt("flags", OptionName),
     ),
     (
         "python3 -I<flags> script.py",
         &[],
-        Code("flags", OPTION_NAME),
+        CodeAt("flags", OptionName),
     ),
     // An option chosen by a slot may take the next token as its value, or the program.
     (
         "python3 -<flag> <code>",
         &["flag"],
-        Code("code", OPTION_VALUE),
+        CodeAt("code", OptionValue),
     ),
     (
         "python3 -<flag> script.py <arg>",
         &["flag"],
-        Code("arg", PROGRAM),
+        CodeAt("arg", Program),
     ),
     ("node -p <x>", &[], Code("x", "-p")),
     ("node -e <x>", &[], Code("x", "-e")),
@@ -417,10 +437,18 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("node --ev <x>", &[], Code("x", "--eval")),
     ("node --ev=<x>", &[], Code("x", "--eval")),
     ("node --print <x>", &[], Code("x", "--print")),
-    ("node <script>", &[], Code("script", PROGRAM)),
+    ("node <script>", &[], CodeAt("script", Program)),
     ("node -r <module> app.js", &[], Code("module", "-r")),
-    ("node -r ./setup.js <script>", &[], Code("script", PROGRAM)),
-    ("node --no-warnings <script>", &[], Code("script", PROGRAM)),
+    (
+        "node -r ./setup.js <script>",
+        &[],
+        CodeAt("script", Program),
+    ),
+    (
+        "node --no-warnings <script>",
+        &[],
+        CodeAt("script", Program),
+    ),
     (
         "node --experimental-loader <x> app.js",
         &[],
@@ -435,21 +463,21 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "node --unknown-flag app.js <arg>",
         &[],
-        Code("arg", PROGRAM),
+        CodeAt("arg", Program),
     ),
-    ("nodejs <script>", &[], Code("script", PROGRAM)),
-    ("node --<opt>=1 app.js", &[], Code("opt", OPTION_NAME)),
+    ("nodejs <script>", &[], CodeAt("script", Program)),
+    ("node --<opt>=1 app.js", &[], CodeAt("opt", OptionName)),
     ("perl -le <x>", &[], Code("x", "-e")),
     ("perl -e <x>", &[], Code("x", "-e")),
     ("perl -E<x>", &[], Code("x", "-E")),
     ("perl -Mstrict -e <x>", &[], Code("x", "-e")),
     ("perl -M<module> -e 1", &[], Code("module", "-M")),
-    ("perl -Mstrict <script>", &[], Code("script", PROGRAM)),
-    ("perl <script>", &[], Code("script", PROGRAM)),
-    ("perl -pie <x>", &[], Code("x", PROGRAM)),
+    ("perl -Mstrict <script>", &[], CodeAt("script", Program)),
+    ("perl <script>", &[], CodeAt("script", Program)),
+    ("perl -pie <x>", &[], CodeAt("x", Program)),
     ("ruby -e <x>", &[], Code("x", "-e")),
     ("ruby -r<lib> app.rb", &[], Code("lib", "-r")),
-    ("ruby <script>", &[], Code("script", PROGRAM)),
+    ("ruby <script>", &[], CodeAt("script", Program)),
     // A free load path picks where `use`/`require` find their modules.
     ("perl -I <dir> report.pl", &[], Code("dir", "-I")),
     ("perl -I<dir> report.pl", &[], Code("dir", "-I")),
@@ -457,7 +485,7 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("perl -Ilib report.pl <month>", &[], Pass),
     // TypeScript runners through node.
     ("tsx -e <x>", &[], Code("x", "-e")),
-    ("tsx <script>", &[], Code("script", PROGRAM)),
+    ("tsx <script>", &[], CodeAt("script", Program)),
     ("ts-node -p <x>", &[], Code("x", "-p")),
     ("tsx scripts/report.ts <month>", &[], Pass),
     ("php -r <x>", &[], Code("x", "-r")),
@@ -465,25 +493,29 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "php -d memory_limit=1G <script>",
         &[],
-        Code("script", PROGRAM),
+        CodeAt("script", Program),
     ),
     ("lua -e <x>", &[], Code("x", "-e")),
-    ("lua -e x=1 <script>", &[], Code("script", PROGRAM)),
-    ("luajit-2.1 <script>", &[], Code("script", PROGRAM)),
-    ("awk <prog> <file>", &[], Code("prog", PROGRAM)),
-    ("awk -F : <prog> <file>", &[], Code("prog", PROGRAM)),
+    ("lua -e x=1 <script>", &[], CodeAt("script", Program)),
+    ("luajit-2.1 <script>", &[], CodeAt("script", Program)),
+    ("awk <prog> <file>", &[], CodeAt("prog", Program)),
+    ("awk -F : <prog> <file>", &[], CodeAt("prog", Program)),
     ("awk -f <prog> <file>", &[], Code("prog", "-f")),
     ("gawk --source=<x> <file>", &[], Code("x", "--source")),
     ("gawk --so <x> <file>", &[], Code("x", "--source")),
-    ("gawk -i lib.awk <prog> <file>", &[], Code("prog", PROGRAM)),
-    ("mawk -W exec <prog>", &[], Code("prog", PROGRAM)),
-    ("nawk <prog>", &[], Code("prog", PROGRAM)),
-    ("sed <script> <file>", &[], Code("script", PROGRAM)),
-    ("sed -n <range>p <path>", &[], Code("range", PROGRAM)),
+    (
+        "gawk -i lib.awk <prog> <file>",
+        &[],
+        CodeAt("prog", Program),
+    ),
+    ("mawk -W exec <prog>", &[], CodeAt("prog", Program)),
+    ("nawk <prog>", &[], CodeAt("prog", Program)),
+    ("sed <script> <file>", &[], CodeAt("script", Program)),
+    ("sed -n <range>p <path>", &[], CodeAt("range", Program)),
     (
         "sed -n <start>,<end>p <file>",
         &["end"],
-        Code("start", PROGRAM),
+        CodeAt("start", Program),
     ),
     ("sed -e <x> <file>", &[], Code("x", "-e")),
     ("sed -ne <x> <file>", &[], Code("x", "-e")),
@@ -496,28 +528,28 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("sed --e=<x> <file>", &[], Code("x", "--expression")),
     ("sed -f <x> <file>", &[], Code("x", "-f")),
     ("sed <file> -e <x>", &[], Code("x", "-e")),
-    ("sed -i <script> <file>", &[], Code("script", PROGRAM)),
-    ("sed -n 1p <file> -<flag>", &[], Code("flag", OPTION_NAME)),
-    ("deno eval <x>", &[], Code("x", PROGRAM)),
-    ("deno run <script>", &[], Code("script", PROGRAM)),
-    ("deno run -A <script>", &[], Code("script", PROGRAM)),
-    ("deno <script>", &[], Code("script", SUBCOMMAND)),
-    ("deno task <task>", &[], Code("task", OPERAND)),
-    ("deno <sub> x", &[], Code("sub", SUBCOMMAND)),
+    ("sed -i <script> <file>", &[], CodeAt("script", Program)),
+    ("sed -n 1p <file> -<flag>", &[], CodeAt("flag", OptionName)),
+    ("deno eval <x>", &[], CodeAt("x", Program)),
+    ("deno run <script>", &[], CodeAt("script", Program)),
+    ("deno run -A <script>", &[], CodeAt("script", Program)),
+    ("deno <script>", &[], CodeAt("script", Subcommand)),
+    ("deno task <task>", &[], CodeAt("task", Operand)),
+    ("deno <sub> x", &[], CodeAt("sub", Subcommand)),
     ("bun -e <x>", &[], Code("x", "-e")),
     // `bun run <script> <arg>` appends its arguments to the script's shell command line.
-    ("bun run <script>", &[], Code("script", OPERAND)),
-    ("bun run lint <arg>", &[], Code("arg", OPERAND)),
-    ("bun <script>", &[], Code("script", SUBCOMMAND)),
-    ("bun x <pkg>", &[], Code("pkg", PROGRAM)),
-    ("npx <pkg>", &[], Code("pkg", PROGRAM)),
+    ("bun run <script>", &[], CodeAt("script", Operand)),
+    ("bun run lint <arg>", &[], CodeAt("arg", Operand)),
+    ("bun <script>", &[], CodeAt("script", Subcommand)),
+    ("bun x <pkg>", &[], CodeAt("pkg", Program)),
+    ("npx <pkg>", &[], CodeAt("pkg", Program)),
     ("Rscript -e <x>", &[], Code("x", "-e")),
-    ("Rscript <script>", &[], Code("script", PROGRAM)),
+    ("Rscript <script>", &[], CodeAt("script", Program)),
     ("osascript -e <x>", &[], Code("x", "-e")),
-    ("tclsh <script>", &[], Code("script", PROGRAM)),
+    ("tclsh <script>", &[], CodeAt("script", Program)),
     ("expect -c <x>", &[], Code("x", "-c")),
     ("julia -e <x>", &[], Code("x", "-e")),
-    ("java -jar <jar>", &[], Code("jar", PROGRAM)),
+    ("java -jar <jar>", &[], CodeAt("jar", Program)),
     ("java -cp <cp> Main", &[], Code("cp", "-cp")),
     (
         "java -javaagent:<agent> -jar app.jar",
@@ -525,22 +557,22 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
         Code("agent", "-javaagent:"),
     ),
     ("dc -e <x>", &[], Code("x", "-e")),
-    ("m4 <file>", &[], Code("file", OPERAND)),
-    ("sqlite3 db.sqlite <sql>", &[], Code("sql", OPERAND)),
+    ("m4 <file>", &[], CodeAt("file", Operand)),
+    ("sqlite3 db.sqlite <sql>", &[], CodeAt("sql", Operand)),
     ("sqlite3 -cmd <x> db.sqlite", &[], Code("x", "-cmd")),
     ("psql -c <sql>", &[], Code("sql", "-c")),
     ("gdb -batch -ex <x> ./prog", &[], Code("x", "-ex")),
     ("gdb -batch --ex=<x> ./prog", &[], Code("x", "-ex")),
-    ("gdb --args <cmd>", &[], Code("cmd", COMMAND)),
+    ("gdb --args <cmd>", &[], CodeAt("cmd", Command)),
     ("vim -c <x> notes.txt", &[], Code("x", "-c")),
-    ("vim +<x> notes.txt", &[], Code("x", "+command")),
-    ("less +<x> notes.txt", &[], Code("x", "+command")),
+    ("vim +<x> notes.txt", &[], CodeAt("x", PlusCommand)),
+    ("less +<x> notes.txt", &[], CodeAt("x", PlusCommand)),
     // A value may not begin with `-`, but it may begin with `+` (`less +!cmd`).
-    ("less <file>", &[], Code("file", "+command")),
-    ("vim <file>", &[], Code("file", "+command")),
+    ("less <file>", &[], CodeAt("file", PlusCommand)),
+    ("vim <file>", &[], CodeAt("file", PlusCommand)),
     ("less <file>", &["file"], Pass),
     ("man -P <pager> ls", &[], Code("pager", "-P")),
-    ("make <target>", &[], Code("target", OPERAND)),
+    ("make <target>", &[], CodeAt("target", Operand)),
     ("make -f <makefile>", &[], Code("makefile", "-f")),
     ("make --eval=<x> all", &[], Code("x", "--eval")),
     ("cmake -P <script>", &[], Code("script", "-P")),
@@ -550,8 +582,8 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("git -c<cfg> log", &[], Code("cfg", "-c")),
     ("git --config-env=<x> log", &[], Code("x", "--config-env")),
     ("git --exec-path=<dir> log", &[], Code("dir", "--exec-path")),
-    ("git <sub> --oneline", &[], Code("sub", SUBCOMMAND)),
-    ("git --<opt> log", &[], Code("opt", OPTION_NAME)),
+    ("git <sub> --oneline", &[], CodeAt("sub", Subcommand)),
+    ("git --<opt> log", &[], CodeAt("opt", OptionName)),
     ("git rebase -x <cmd> main", &[], Code("cmd", "-x")),
     ("git rebase --exec=<cmd> main", &[], Code("cmd", "--exec")),
     ("git grep -O<pager> foo", &[], Code("pager", "-O")),
@@ -577,19 +609,23 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
         Code("cfg", "--config"),
     ),
     ("git difftool -x <cmd>", &[], Code("cmd", "-x")),
-    ("git bisect run <cmd>", &[], Code("cmd", COMMAND)),
-    ("git bisect run make <target>", &[], Code("target", OPERAND)),
-    ("git submodule foreach <cmd>", &[], Code("cmd", OPERAND)),
+    ("git bisect run <cmd>", &[], CodeAt("cmd", Command)),
+    (
+        "git bisect run make <target>",
+        &[],
+        CodeAt("target", Operand),
+    ),
+    ("git submodule foreach <cmd>", &[], CodeAt("cmd", Operand)),
     (
         "git filter-branch --tree-filter <cmd> HEAD",
         &[],
         Code("cmd", "--tree-filter"),
     ),
-    ("find <path> -exec <cmd> +", &[], Code("cmd", COMMAND)),
+    ("find <path> -exec <cmd> +", &[], CodeAt("cmd", Command)),
     (
         "find <path> -execdir <cmd> +",
         &["cmd"],
-        Code("cmd", COMMAND),
+        CodeAt("cmd", Command),
     ),
     ("find . -exec python3 -c <x> +", &[], Code("x", "-c")),
     (
@@ -605,7 +641,7 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("tar -I <x> -cf a.tar .", &[], Code("x", "-I")),
     ("tar -cI<x> -f a.tar .", &[], Code("x", "-I")),
     ("tar xIf <x> a.tar", &[], Code("x", "-I")),
-    ("tar <ops> a.tar", &[], Code("ops", OPTION_NAME)),
+    ("tar <ops> a.tar", &[], CodeAt("ops", OptionName)),
     (
         "tar --use <x> -cf a.tar .",
         &[],
@@ -645,36 +681,36 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ),
     ("tcpdump -z <x> -w out", &[], Code("x", "-z")),
     // Wrappers: their command is fixed, and checked in turn.
-    ("timeout 5 <cmd>", &[], Code("cmd", COMMAND)),
-    ("timeout 5 <cmd>", &["cmd"], Code("cmd", COMMAND)),
+    ("timeout 5 <cmd>", &[], CodeAt("cmd", Command)),
+    ("timeout 5 <cmd>", &["cmd"], CodeAt("cmd", Command)),
     ("timeout 5 rm -rf x", &[], DeniedCommand("rm")),
     ("timeout -s KILL 5 /bin/rm x", &[], DeniedCommand("/bin/rm")),
     ("timeout -s KILL 5 python3 -c <x>", &[], Code("x", "-c")),
     (
         "timeout --signal=KILL <secs> python3 <script>",
         &[],
-        Code("script", PROGRAM),
+        CodeAt("script", Program),
     ),
     ("nice -n 5 bash -c x", &[], DeniedCommand("bash")),
     ("nice -5 sh", &[], DeniedCommand("sh")),
-    ("stdbuf -oL <cmd>", &[], Code("cmd", COMMAND)),
+    ("stdbuf -oL <cmd>", &[], CodeAt("cmd", Command)),
     (
         "ionice -c 3 nice -n 19 python3 <script>",
         &[],
-        Code("script", PROGRAM),
+        CodeAt("script", Program),
     ),
     ("flock lock -c <x>", &[], Code("x", "-c")),
     ("flock lock sudo x", &[], DeniedCommand("sudo")),
     ("strace -o <x> ls", &[], Code("x", "-o")),
-    ("strace -f <cmd>", &[], Code("cmd", COMMAND)),
-    ("time -o out <cmd>", &[], Code("cmd", COMMAND)),
+    ("strace -f <cmd>", &[], CodeAt("cmd", Command)),
+    ("time -o out <cmd>", &[], CodeAt("cmd", Command)),
     ("find . -exec rm +", &[], DeniedCommand("rm")),
-    ("chronic python3 <script>", &[], Code("script", PROGRAM)),
+    ("chronic python3 <script>", &[], CodeAt("script", Program)),
     ("valgrind --leak-check=full ./prog <arg>", &[], Pass),
     (
         "valgrind --leak-check=full <prog>",
         &[],
-        Code("prog", COMMAND),
+        CodeAt("prog", Command),
     ),
     ("git bisect run curl x", &[], DeniedCommand("curl")),
     // git config writes settings later git commands run.
@@ -682,16 +718,20 @@ const TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     ("git config get <key>", &[], Pass),
     ("git config <key>", &[], Pass),
     ("git config user.name <name>", &["name"], Pass),
-    ("git config user.name <name>", &[], Code("name", OPERAND)),
-    ("git config <key> <value>", &[], Code("value", OPERAND)),
-    ("git config set <key> <value>", &[], Code("value", OPERAND)),
+    ("git config user.name <name>", &[], CodeAt("name", Operand)),
+    ("git config <key> <value>", &[], CodeAt("value", Operand)),
+    (
+        "git config set <key> <value>",
+        &[],
+        CodeAt("value", Operand),
+    ),
     // A subcommand chosen by a slot: every subcommand's options are judged after it.
     ("git <sub> -c <cfg> repo", &["sub"], Code("cfg", "-c")),
     // perl's digit flags end where the digits do.
     ("perl -lane print <file>", &[], Pass),
     ("perl -0777 -ne print <file>", &[], Pass),
-    ("perl -l0 <script>", &[], Code("script", PROGRAM)),
-    ("perl -lan <script>", &[], Code("script", PROGRAM)),
+    ("perl -l0 <script>", &[], CodeAt("script", Program)),
+    ("perl -lan <script>", &[], CodeAt("script", Program)),
 ];
 
 fn verdict(template: &str, constrained: &[&str]) -> Result<(), PolicyError> {
@@ -715,14 +755,13 @@ fn templates_by_table() {
             (Ok(()), Pass) => true,
             (
                 Err(PolicyError::CodeEntry {
-                    slot, option, span, ..
+                    slot, site, span, ..
                 }),
-                Code(want_slot, want_option),
+                Code(..) | CodeAt(..),
             ) => {
                 // The span is the slot's placeholder in the template source.
                 let placeholder = &template[span.clone()];
-                slot == want_slot
-                    && *option == want_option
+                wanted_site(expected) == Some((slot.as_str(), *site))
                     && placeholder[1..placeholder.len() - 1] == **slot
             }
             (Err(PolicyError::DeniedCommand { binary, span, .. }), DeniedCommand(want)) => {
@@ -760,17 +799,17 @@ const PATH_TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "less <file><suffix>",
         &["file"],
-        Code("suffix", PLUS_COMMAND),
+        CodeAt("suffix", PlusCommand),
     ),
-    ("less <file> <more>", &["file"], Code("more", PLUS_COMMAND)),
-    ("less +<x> <file>", &["x", "file"], Code("x", PLUS_COMMAND)),
-    ("vim +<x> notes.txt", &["x"], Code("x", PLUS_COMMAND)),
+    ("less <file> <more>", &["file"], CodeAt("more", PlusCommand)),
+    ("less +<x> <file>", &["x", "file"], CodeAt("x", PlusCommand)),
+    ("vim +<x> notes.txt", &["x"], CodeAt("x", PlusCommand)),
     // But a path is no safer where the file's *content* is the code.
-    ("python3 <script>", &["script"], Code("script", PROGRAM)),
+    ("python3 <script>", &["script"], CodeAt("script", Program)),
     (
         "python3 -u <script> <arg>",
         &["script", "arg"],
-        Code("script", PROGRAM),
+        CodeAt("script", Program),
     ),
     (
         "awk -f <prog> <file>",
@@ -780,7 +819,7 @@ const PATH_TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "sed <script> <file>",
         &["script", "file"],
-        Code("script", PROGRAM),
+        CodeAt("script", Program),
     ),
     ("python3 -c <code>", &["code"], Code("code", "-c")),
     ("vim -S <file>", &["file"], Code("file", "-S")),
@@ -789,8 +828,8 @@ const PATH_TEMPLATES: &[(&str, &[&str], Verdict)] = &[
         &["keys", "file"],
         Code("keys", "-k"),
     ),
-    ("timeout 5 <cmd>", &["cmd"], Code("cmd", COMMAND)),
-    ("perl -c <file>", &["file"], Code("file", PROGRAM)),
+    ("timeout 5 <cmd>", &["cmd"], CodeAt("cmd", Command)),
+    ("perl -c <file>", &["file"], CodeAt("file", Program)),
     ("node --check <file>", &["file"], Pass),
     // A path never holds `:` before its `/`: tar and rsync read it as local.
     ("tar -czf <archive> <dir>", &["archive", "dir"], Pass),
@@ -812,7 +851,7 @@ const PATH_TEMPLATES: &[(&str, &[&str], Verdict)] = &[
     (
         "rsync -a <src> <host>:<dst>",
         &["src", "dst"],
-        Code("host", OPERAND),
+        CodeAt("host", Operand),
     ),
 ];
 
@@ -835,8 +874,8 @@ fn path_slots_by_table() {
         let got = path_verdict(template, paths);
         let ok = match (&got, expected) {
             (Ok(()), Pass) => true,
-            (Err(PolicyError::CodeEntry { slot, option, .. }), Code(want_slot, want_option)) => {
-                slot == want_slot && *option == want_option
+            (Err(PolicyError::CodeEntry { slot, site, .. }), Code(..) | CodeAt(..)) => {
+                wanted_site(expected) == Some((slot.as_str(), *site))
             }
             _ => false,
         };
@@ -1411,7 +1450,7 @@ fn code_entry_sites_name_slot_binary_option_and_span() {
     let site = &sites[0];
     assert_eq!(site.slot, "code");
     assert_eq!(site.binary, "python3");
-    assert_eq!(site.option, "-c");
+    assert_eq!(site.site, Site::ValueOf("-c"));
     assert_eq!(&t.source()[site.span.clone()], "<code>");
     assert_eq!(site.shown, "python3 -c <code>");
     assert!(!site.literal_only);
@@ -1420,8 +1459,8 @@ fn code_entry_sites_name_slot_binary_option_and_span() {
     let sites = code_entry_sites(&t);
     assert_eq!(sites.len(), 1, "{sites:?}");
     assert_eq!(
-        (sites[0].slot.as_str(), sites[0].option),
-        ("range", PROGRAM)
+        (sites[0].slot.as_str(), sites[0].site),
+        ("range", Site::At(Program))
     );
     assert_eq!(&t.source()[sites[0].span.clone()], "{range}");
     assert_eq!(sites[0].shown, "sed {range}p");
@@ -1431,6 +1470,7 @@ fn code_entry_sites_name_slot_binary_option_and_span() {
     assert_eq!(sites.len(), 1, "{sites:?}");
     assert!(sites[0].literal_only);
     assert_eq!(sites[0].binary, "timeout");
+    assert_eq!(sites[0].site, Site::At(Command));
 
     for plain in [
         "wc -l <file>",

@@ -1,7 +1,7 @@
 //! The first stage of `#[command_tool]`: the struct and the attribute's arguments read into a
 //! small syntax tree ([`Input`]), with every problem of shape (not a struct with named
 //! fields, no doc comment, a bad `#[slot(...)]`) reported to the [`Ctxt`]. The checks
-//! ([`crate::check::command_tool`]) and the expansion ([`crate::expand`]) read only this.
+//! ([`crate::check::check`]) and the expansion ([`crate::expand`]) read only this.
 
 use crate::attr::{self, SlotAttrs, ToolArgs};
 use crate::ctxt::Ctxt;

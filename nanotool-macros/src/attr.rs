@@ -304,25 +304,17 @@ pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
                         ),
                     }
                 }
-                "value" => {
-                    cx.error_spanned_by(
-                        &meta.path,
-                        "`value` belongs on an enum variant with #[derive(SlotEnum)], not on a field; \
-                         a field takes `default = ...`, `pattern = \"...\"`, `minimum = N`, `maximum = N`",
-                    );
-                    if meta.input.peek(syn::Token![=]) {
-                        let _: Expr = meta.value()?.parse()?;
-                    }
-                }
-                other => {
-                    cx.error_spanned_by(
-                        &meta.path,
-                        format!("unknown slot setting `{other}`: a field takes {FIELD_KEYS}"),
-                    );
-                    if meta.input.peek(syn::Token![=]) {
-                        let _: Expr = meta.value()?.parse()?;
-                    }
-                }
+                "value" => refuse_setting(
+                    cx,
+                    &meta,
+                    "`value` belongs on an enum variant with #[derive(SlotEnum)], not on a field; \
+                     a field takes `default = ...`, `pattern = \"...\"`, `minimum = N`, `maximum = N`",
+                )?,
+                other => refuse_setting(
+                    cx,
+                    &meta,
+                    format!("unknown slot setting `{other}`: a field takes {FIELD_KEYS}"),
+                )?,
             }
             Ok(())
         });
@@ -349,6 +341,20 @@ pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
     out
 }
 
+/// Reports `message` at a setting's key and reads past its `= value`, if any, so that the
+/// settings after it are still read (and their errors reported too).
+fn refuse_setting(
+    cx: &mut Ctxt,
+    meta: &syn::meta::ParseNestedMeta,
+    message: impl std::fmt::Display,
+) -> syn::Result<()> {
+    cx.error_spanned_by(&meta.path, message);
+    if meta.input.peek(syn::Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    }
+    Ok(())
+}
+
 /// The `#[slot(value = "...")]` of an enum variant.
 pub fn variant_value(cx: &mut Ctxt, attrs: &[Attribute]) -> Option<LitStr> {
     let mut value: Option<LitStr> = None;
@@ -371,13 +377,11 @@ pub fn variant_value(cx: &mut Ctxt, attrs: &[Attribute]) -> Option<LitStr> {
                 }
             } else {
                 let key = path_text(&meta.path);
-                cx.error_spanned_by(
-                    &meta.path,
+                refuse_setting(
+                    cx,
+                    &meta,
                     format!("unknown slot setting `{key}` on an enum variant: a variant takes only `value = \"...\"` (the text the model sends and argv gets)"),
-                );
-                if meta.input.peek(syn::Token![=]) {
-                    let _: Expr = meta.value()?.parse()?;
-                }
+                )?;
             }
             Ok(())
         });

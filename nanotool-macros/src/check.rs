@@ -106,7 +106,7 @@ pub struct Checked {
 
 /// Every check of a read `#[command_tool]`: each field's pattern, the tool name, the template
 /// grammar, template slots against fields, and the policy.
-pub fn command_tool(cx: &mut Ctxt, input: &Input) -> Checked {
+pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
     for f in input.fields.iter().flatten() {
         pattern(cx, &f.attrs);
     }

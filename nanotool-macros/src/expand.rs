@@ -14,14 +14,14 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
 /// Expands `#[command_tool(args)] item`: parse ([`ast::parse`]), check
-/// ([`check::command_tool`]), then generate the impl, or every error beside a stub.
-pub fn command_tool(args: TokenStream, item: TokenStream) -> TokenStream {
+/// ([`check::check`]), then generate the impl, or every error beside a stub.
+pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
     let input = match ast::parse(&mut cx, args, item) {
         Ok(input) => input,
         Err(answer) => return answer,
     };
-    let checked = check::command_tool(&mut cx, &input);
+    let checked = check::check(&mut cx, &input);
     let item = &input.item;
     let (true, Some(args), Some(fields)) = (cx.is_ok(), &input.args, &input.fields) else {
         let errors = cx.into_compile_errors();
@@ -87,7 +87,7 @@ fn fallback(ident: &Ident) -> TokenStream {
             const NAME: &'static str = "";
             const DESCRIPTION: &'static str = "";
             const TEMPLATE: &'static str = "";
-            fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
+            fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 ::core::unreachable!()
             }
             fn to_args(&self) -> #p::Value {
@@ -273,7 +273,7 @@ fn generate(
             const DESCRIPTION: &'static str = #description;
             const TEMPLATE: &'static str = #template;
 
-            fn command_tool() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
+            fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
                 TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #writes, #network))

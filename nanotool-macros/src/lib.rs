@@ -112,7 +112,7 @@ mod slot_enum;
 /// hand-written `Tool` impls (BENCHMARKS.md, `scripts/bench-compile`).
 #[proc_macro_attribute]
 pub fn command_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::command_tool(attr.into(), item.into()).into()
+    expand::expand(attr.into(), item.into()).into()
 }
 
 /// Makes a unit-only enum an `enum` slot type.

@@ -49,7 +49,7 @@
 use crate::error::CODE_INVALID_ARGUMENTS;
 use crate::kernel::Access;
 use crate::policy;
-use crate::slot::{self, SlotKind, SlotSpec};
+use crate::slot;
 use crate::template::is_format_char;
 use crate::tool::{Tool, ToolContext, ToolOutput};
 use serde_json::{Value, json};
@@ -324,9 +324,8 @@ impl ExecTool {
         if matches!(policy::binary_basename(binary), "npm" | "pnpm" | "yarn") {
             package_manager_rules(binary, &argv[1..])?;
         }
-        let path_rule = SlotSpec::new("command", SlotKind::Path, "an argument of the command");
         for token in &argv[1..] {
-            confine_token(token, root, &path_rule)?;
+            confine_token(token, root)?;
         }
         Ok(argv)
     }
@@ -398,7 +397,7 @@ fn not_a_binary(entry: &str) -> Option<&'static str> {
 }
 
 /// Layer 4, confinement: every piece of `token` that could name a file must pass the path
-/// rules of a `path` slot ([`slot::validate`]: relative, no `..` escape, no symbolic link out of
+/// rules of a `path` slot (`slot::path::check`: relative, no `..` escape, no symbolic link out of
 /// `root`, never `/proc`, `/dev` or `/sys`), and may hold no `..` component at all.
 ///
 /// The pieces are the token split on `=`, `,` and `:`; of a short option (`-xf/etc/passwd`),
@@ -410,7 +409,7 @@ fn not_a_binary(entry: &str) -> Option<&'static str> {
 /// lexically (`out/..` is `.`), but the raw token is what runs, and the system resolves a
 /// symbolic link before the `..` after it: with `out -> /etc`, `out/../etc/hostname` is the
 /// host's `/etc/hostname`. A template renders the normalised path, so it needs no such rule.
-fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), ExecRefusal> {
+fn confine_token(token: &str, root: &Path) -> Result<(), ExecRefusal> {
     // git's pathspec magic names paths from the repository's root, which may lie above the
     // working directory: `:(top)`, `:(glob,top)x`, `:/`, `:/x` (also as an option's value).
     if let Some(magic) = token
@@ -461,7 +460,9 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
             } else {
                 format!("in `{token}`: ")
             };
-            if let Err(e) = slot::validate(path_rule, &Value::String(candidate.to_owned()), root) {
+            // The slot path rule. (The characters a slot value may not hold never reach here:
+            // layer 3 refuses them in the whole command.)
+            if let Err(reason) = slot::path::check(candidate, root) {
                 let fix = if attached {
                     "; write an option's value as an argument of its own, and keep arguments \
                      that could name files inside the working directory"
@@ -470,7 +471,7 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
                 };
                 return Err(ExecRefusal::new(
                     ExecLayer::ArgumentRules,
-                    format!("{what}{}{fix}", e.reason),
+                    format!("{what}{reason}{fix}"),
                 ));
             }
             if in_git_internals(candidate, root) {
@@ -485,7 +486,7 @@ fn confine_token(token: &str, root: &Path, path_rule: &SlotSpec) -> Result<(), E
             }
             if candidate.split('/').any(|c| c == "..") {
                 // The slot rule's lexical reading, written from the working directory.
-                let instead = match slot::lexical_path(path_rule, candidate) {
+                let instead = match slot::path::lexical(candidate) {
                     Ok(parts) if parts.is_empty() => " (here `.`)".to_owned(),
                     Ok(parts) => format!(" (here `{}`)", parts.join("/")),
                     Err(_) => String::new(),

@@ -8,6 +8,11 @@
 //! template grammar ([`crate::template`]) and which binaries and code-entry positions are
 //! allowed ([`crate::policy`]).
 //!
+//! Here: the kinds, the spec and its builders, the JSON Schema, [`SlotError`] and
+//! [`validate`]. Beside it: `value` (the type and the author's constraints on one value, and
+//! its text), `author` (what is wrong in a spec itself), `chars` (the characters a value may
+//! hold) and `path` (the path rule).
+//!
 //! ```
 //! use nanotool_runtime::slot::{SlotKind, SlotSpec};
 //! use serde_json::json;
@@ -29,11 +34,16 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
 
+mod author;
 mod chars;
-mod path;
+pub(crate) mod path;
+mod value;
 
+pub(crate) use author::AuthorProblem;
 pub use chars::{check_enum_value, is_forbidden_char};
-pub(crate) use path::{lexical_path, render_components};
+pub(crate) use path::render_components;
+pub(crate) use value::Typed;
+use value::plain;
 
 /// The kind of a slot, and so its JSON Schema type.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,284 +301,9 @@ impl SlotSpec {
         self.regex.as_ref()
     }
 
-    /// Stage "wrong type": checks the JSON type and turns the value into a [`Typed`].
-    pub(crate) fn check_type(&self, value: &Value) -> Result<Typed, SlotError> {
-        let got = || describe_value(value);
-        match &self.kind {
-            SlotKind::String | SlotKind::Path | SlotKind::Enum(_) => match value {
-                Value::String(s) => Ok(Typed::Text(s.clone())),
-                _ => Err(self.error(format!(
-                    "expected a string, got {}; write it as a JSON string in double quotes",
-                    got()
-                ))),
-            },
-            SlotKind::Integer => match value {
-                Value::Number(n) => {
-                    if let Some(i) = n.as_i64() {
-                        Ok(Typed::Int(i128::from(i)))
-                    } else if let Some(u) = n.as_u64() {
-                        Ok(Typed::Int(i128::from(u)))
-                    } else {
-                        let f = n.as_f64().unwrap_or(f64::NAN);
-                        if !f.is_finite() || f.fract() != 0.0 {
-                            Err(self.error(format!(
-                                "expected an integer, got {}; write a whole number such as `{}`",
-                                got(),
-                                if f.is_finite() { f.trunc() } else { 0.0 }
-                            )))
-                        } else if (-9.223_372_036_854_776e18..1.844_674_407_370_955_2e19)
-                            .contains(&f)
-                        {
-                            // Integral and inside the i64/u64 range: `2.0` counts.
-                            Ok(Typed::Int(f as i128))
-                        } else {
-                            Err(self.error(format!(
-                                "{} is too large for an integer argument; write a whole number \
-                                 between -9223372036854775808 and 18446744073709551615",
-                                got()
-                            )))
-                        }
-                    }
-                }
-                _ => Err(self.error(format!(
-                    "expected an integer, got {}; write a JSON number without quotes, such as `2`",
-                    got()
-                ))),
-            },
-            SlotKind::Number => match value {
-                Value::Number(n) => {
-                    if let Some(i) = n.as_i64() {
-                        Ok(Typed::Int(i128::from(i)))
-                    } else if let Some(u) = n.as_u64() {
-                        Ok(Typed::Int(i128::from(u)))
-                    } else {
-                        match n.as_f64() {
-                            Some(f) if f.is_finite() => Ok(Typed::Float(f)),
-                            _ => Err(self.error(format!(
-                                "expected a finite number, got {}; write a JSON number such as `1.5`",
-                                got()
-                            ))),
-                        }
-                    }
-                }
-                _ => Err(self.error(format!(
-                    "expected a number, got {}; write a JSON number without quotes, such as `1.5`",
-                    got()
-                ))),
-            },
-        }
-    }
-
-    /// Stage "out of enum/range/pattern".
-    pub(crate) fn check_constraints(&self, typed: &Typed) -> Result<(), SlotError> {
-        match (&self.kind, typed) {
-            (SlotKind::Enum(values), Typed::Text(s)) => {
-                if values.iter().any(|v| v == s) {
-                    Ok(())
-                } else {
-                    Err(self.error(format!(
-                        "`{}` is not one of the allowed values; write one of {}",
-                        shown(s),
-                        list(values)
-                    )))
-                }
-            }
-            (SlotKind::String, Typed::Text(s)) => match self.regex() {
-                Some(Ok(re)) if !re.is_match(s) => Err(self.error(format!(
-                    "`{}` does not match the pattern `{}` (the whole value must match); write a \
-                     value that matches it from its first character to its last",
-                    shown(s),
-                    self.pattern.as_deref().unwrap_or_default()
-                ))),
-                _ => Ok(()),
-            },
-            (SlotKind::Integer | SlotKind::Number, _) => {
-                let below = match (self.minimum, typed) {
-                    (Some(min), Typed::Int(i)) => int_below(*i, min),
-                    (Some(min), Typed::Float(f)) => *f < min,
-                    _ => false,
-                };
-                let above = match (self.maximum, typed) {
-                    (Some(max), Typed::Int(i)) => int_above(*i, max),
-                    (Some(max), Typed::Float(f)) => *f > max,
-                    _ => false,
-                };
-                if below || above {
-                    let (which, bound) = if below {
-                        ("below the minimum", self.minimum.unwrap_or_default())
-                    } else {
-                        ("above the maximum", self.maximum.unwrap_or_default())
-                    };
-                    Err(self.error(format!(
-                        "{} is {which} {}; write {}",
-                        typed.render(),
-                        plain(bound),
-                        self.range_text()
-                    )))
-                } else {
-                    Ok(())
-                }
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn range_text(&self) -> String {
-        let what = if self.kind == SlotKind::Integer {
-            "an integer"
-        } else {
-            "a number"
-        };
-        match (self.minimum, self.maximum) {
-            (Some(min), Some(max)) => format!("{what} from {} to {}", plain(min), plain(max)),
-            (Some(min), None) => format!("{what} of at least {}", plain(min)),
-            (None, Some(max)) => format!("{what} of at most {}", plain(max)),
-            (None, None) => what.to_owned(),
-        }
-    }
-
     /// An error about this slot.
     pub(crate) fn error(&self, reason: impl Into<String>) -> SlotError {
         SlotError::new(self.name.clone(), reason)
-    }
-
-    /// Checks the author's constraints themselves (what [`crate::CommandSpec::new`] refuses):
-    /// returns the problem, if any, as an [`AuthorProblem`].
-    pub(crate) fn author_problem(&self) -> Option<AuthorProblem> {
-        if self.description.trim().is_empty() {
-            return Some(AuthorProblem::EmptyDescription);
-        }
-        if let SlotKind::Enum(values) = &self.kind {
-            if values.is_empty() {
-                return Some(AuthorProblem::EmptyEnum);
-            }
-            for value in values {
-                if let Err(reason) = check_enum_value(value) {
-                    return Some(AuthorProblem::EnumValue {
-                        value: value.clone(),
-                        reason,
-                    });
-                }
-            }
-        }
-        if self.pattern.is_some() && self.kind != SlotKind::String {
-            return Some(AuthorProblem::PatternNotForKind);
-        }
-        if let Some(Err(message)) = &self.regex {
-            return Some(AuthorProblem::InvalidPattern {
-                pattern: self.pattern.clone().unwrap_or_default(),
-                message: message.clone(),
-            });
-        }
-        if (self.minimum.is_some() || self.maximum.is_some()) && !self.kind.is_numeric() {
-            return Some(AuthorProblem::RangeNotForKind);
-        }
-        for bound in [self.minimum, self.maximum].into_iter().flatten() {
-            if !bound.is_finite() {
-                return Some(AuthorProblem::InvalidRange(format!(
-                    "the bound {bound} is not a finite number; write a finite one"
-                )));
-            }
-        }
-        if let (Some(min), Some(max)) = (self.minimum, self.maximum) {
-            if min > max {
-                return Some(AuthorProblem::InvalidRange(format!(
-                    "the minimum {} is above the maximum {}; swap them",
-                    plain(min),
-                    plain(max)
-                )));
-            }
-        }
-        if self.kind == SlotKind::Integer {
-            if let (Some(min), Some(max)) = (self.minimum, self.maximum) {
-                if min.ceil() > max.floor() {
-                    return Some(AuthorProblem::InvalidRange(format!(
-                        "no integer lies between {} and {}; widen the range",
-                        plain(min),
-                        plain(max)
-                    )));
-                }
-            }
-        }
-        if let Some(default) = &self.default {
-            if let Err(e) = self.check_default(default) {
-                return Some(AuthorProblem::InvalidDefault(e.reason));
-            }
-        }
-        None
-    }
-
-    /// A default must pass every check a call's value passes that does not need the
-    /// working directory (a path default is confined when it is rendered, at call time).
-    fn check_default(&self, default: &Value) -> Result<(), SlotError> {
-        if default.is_null() {
-            return Err(self.error(
-                "a default of `null` means no default; leave it out and mark the slot optional",
-            ));
-        }
-        let typed = self.check_type(default)?;
-        self.check_constraints(&typed)?;
-        let text = typed.render();
-        self.check_chars(&text)?;
-        if self.kind == SlotKind::Path {
-            self.check_path_dash(&text)?;
-            lexical_path(self, &text)?;
-        }
-        Ok(())
-    }
-}
-
-/// A value that passed its type check.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Typed {
-    /// A string (string, enum and path slots).
-    Text(String),
-    /// A whole number, inside the i64/u64 range.
-    Int(i128),
-    /// A finite number that is not whole.
-    Float(f64),
-}
-
-impl Typed {
-    /// The value's text: strings as given, integers in plain decimal, numbers in Rust's
-    /// shortest round-trip form, which never uses exponent notation.
-    pub(crate) fn render(&self) -> String {
-        match self {
-            Typed::Text(s) => s.clone(),
-            Typed::Int(i) => i.to_string(),
-            Typed::Float(f) => plain(*f),
-        }
-    }
-}
-
-/// A number in plain decimal (`-0` shown as `0`, never exponent notation).
-fn plain(f: f64) -> String {
-    if f == 0.0 {
-        "0".to_owned()
-    } else {
-        format!("{f}")
-    }
-}
-
-fn int_below(i: i128, min: f64) -> bool {
-    let min = min.ceil();
-    if min > 1e30 {
-        true
-    } else if min < -1e30 {
-        false
-    } else {
-        i < min as i128
-    }
-}
-
-fn int_above(i: i128, max: f64) -> bool {
-    let max = max.floor();
-    if max > 1e30 {
-        false
-    } else if max < -1e30 {
-        true
-    } else {
-        i > max as i128
     }
 }
 
@@ -598,19 +333,6 @@ fn anchored_pattern(pattern: &str) -> String {
     }
 }
 
-/// What the author got wrong in one slot spec (turned into a [`crate::SpecError`]).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum AuthorProblem {
-    EmptyDescription,
-    EmptyEnum,
-    EnumValue { value: String, reason: String },
-    PatternNotForKind,
-    InvalidPattern { pattern: String, message: String },
-    RangeNotForKind,
-    InvalidRange(String),
-    InvalidDefault(String),
-}
-
 /// A value as shown in an error message: invisible characters escaped, long values cut.
 pub(crate) fn shown(text: &str) -> String {
     let mut out = String::new();
@@ -626,25 +348,6 @@ pub(crate) fn shown(text: &str) -> String {
         }
     }
     out
-}
-
-fn describe_value(value: &Value) -> String {
-    match value {
-        Value::Null => "`null`".into(),
-        Value::Bool(b) => format!("the boolean `{b}`"),
-        Value::Number(n) => format!("`{n}`"),
-        Value::String(s) => format!("the string `\"{}\"`", shown(s)),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
-    }
-}
-
-fn list(values: &[String]) -> String {
-    values
-        .iter()
-        .map(|v| format!("`{}`", shown(v)))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Why a call's arguments were refused (error 614).
@@ -701,13 +404,9 @@ impl std::error::Error for SlotError {}
 /// characters, the path rules and confinement to `root`). The token-level option-injection
 /// rule needs the whole template: [`crate::CommandSpec::render`] applies it.
 pub fn validate(spec: &SlotSpec, value: &Value, root: &Path) -> Result<String, SlotError> {
-    let typed = spec.check_type(value)?;
-    spec.check_constraints(&typed)?;
-    let text = typed.render();
-    spec.check_chars(&text)?;
+    let text = spec.checked_text(value)?;
     if spec.kind == SlotKind::Path {
-        spec.check_path_dash(&text)?;
-        spec.confine_path(&text, root)
+        path::check(&text, root).map_err(|reason| spec.error(reason))
     } else {
         Ok(text)
     }
@@ -716,41 +415,6 @@ pub fn validate(spec: &SlotSpec, value: &Value, root: &Path) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn numbers_render_without_exponent() {
-        assert_eq!(Typed::Float(1e300).render().len(), 301);
-        assert_eq!(Typed::Float(1e-7).render(), "0.0000001");
-        assert_eq!(Typed::Float(-0.0).render(), "0");
-        assert_eq!(Typed::Float(2.5).render(), "2.5");
-    }
-
-    #[test]
-    fn integers_accept_whole_floats_and_refuse_the_rest() {
-        let s = SlotSpec::new("n", SlotKind::Integer, "n");
-        assert_eq!(s.check_type(&json!(2.0)).unwrap(), Typed::Int(2));
-        assert_eq!(
-            s.check_type(&json!(u64::MAX)).unwrap(),
-            Typed::Int(u64::MAX as i128)
-        );
-        assert!(s.check_type(&json!(2.5)).is_err());
-        assert!(s.check_type(&json!(1e20)).is_err());
-        assert!(s.check_type(&json!("2")).is_err());
-    }
-
-    #[test]
-    fn pattern_is_anchored_even_for_a_balanced_alternation() {
-        let s = SlotSpec::new("r", SlotKind::String, "r").with_pattern(r"\d+|x");
-        assert!(s.check_constraints(&Typed::Text("12".into())).is_ok());
-        assert!(s.check_constraints(&Typed::Text("12;w".into())).is_err());
-        assert!(s.check_constraints(&Typed::Text("ax".into())).is_err());
-        let bad = SlotSpec::new("r", SlotKind::String, "r").with_pattern(r"a)|(b");
-        assert!(matches!(
-            bad.author_problem(),
-            Some(AuthorProblem::InvalidPattern { .. })
-        ));
-    }
 
     #[test]
     fn schema_pattern_is_published_anchored() {

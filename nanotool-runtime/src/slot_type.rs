@@ -390,7 +390,7 @@ pub trait CommandStruct: Sized + Send + Sync + 'static {
     const TEMPLATE: &'static str;
 
     /// The tool, built once from the template and the slot specs the field types give.
-    fn command_tool() -> Result<&'static CommandTool, &'static SpecError>;
+    fn built() -> Result<&'static CommandTool, &'static SpecError>;
 
     /// The call's arguments as the model would send them.
     fn to_args(&self) -> Value;
@@ -400,34 +400,34 @@ pub trait CommandStruct: Sized + Send + Sync + 'static {
 
     /// This tool, to register with a `Toolbox` or call through the [`Tool`] trait.
     fn tool() -> CodeTool {
-        CodeTool::new(Self::NAME, Self::DESCRIPTION, Self::command_tool)
+        CodeTool::new(Self::NAME, Self::DESCRIPTION, Self::built)
     }
 
     /// Runs this call through `kernel`: the values go through the same validation and
     /// rendering as a JSON call ([`CommandSpec::render`]), then the kernel runs the argv.
     fn run(&self, kernel: &CommandExecKernel) -> Result<ExecResult, SlotError> {
-        run_of(Self::NAME, Self::command_tool(), &self.to_args(), kernel)
+        run_of(Self::NAME, Self::built(), &self.to_args(), kernel)
     }
 
     /// The argv this call renders to, with paths confined to `root`.
     fn argv(&self, root: &Path) -> Result<Argv, SlotError> {
-        render_of(Self::NAME, Self::command_tool(), &self.to_args(), root)
+        render_of(Self::NAME, Self::built(), &self.to_args(), root)
     }
 
     /// Validates JSON arguments (as the model sends them) with [`CommandSpec::render`], then
     /// builds the typed call.
     fn from_args(args: &Value, root: &Path) -> Result<Self, SlotError> {
-        let spec = validate_of(Self::NAME, Self::command_tool(), args, root)?;
+        let spec = validate_of(Self::NAME, Self::built(), args, root)?;
         Self::from_validated(spec, args)
     }
 
     /// The tool's command spec, built once from the template and the field types.
     fn command_spec() -> Result<&'static CommandSpec, &'static SpecError> {
-        Self::command_tool().map(CommandTool::spec)
+        Self::built().map(CommandTool::spec)
     }
 }
 
-/// How a code-form tool reaches its [`CommandTool`]: the `command_tool` function of its
+/// How a code-form tool reaches its [`CommandTool`]: the `built` function of its
 /// [`CommandStruct`] impl.
 pub type BuildFn = fn() -> Result<&'static CommandTool, &'static SpecError>;
 
@@ -455,7 +455,7 @@ impl CodeTool {
     }
 
     /// The tool's [`CommandTool`], or the error that made its definition invalid.
-    pub fn command_tool(&self) -> Result<&'static CommandTool, &'static SpecError> {
+    pub fn built(&self) -> Result<&'static CommandTool, &'static SpecError> {
         (self.build)()
     }
 }
@@ -476,7 +476,7 @@ impl Tool for CodeTool {
     }
 
     fn input_schema(&self) -> Value {
-        match self.command_tool() {
+        match self.built() {
             Ok(tool) => tool.input_schema(),
             Err(_) => serde_json::json!({
                 "type": "object", "properties": {}, "required": [], "additionalProperties": false
@@ -485,20 +485,20 @@ impl Tool for CodeTool {
     }
 
     fn spec(&self) -> Option<&CommandSpec> {
-        self.command_tool().ok().map(CommandTool::spec)
+        self.built().ok().map(CommandTool::spec)
     }
 
     fn definition_error(&self) -> Option<&SpecError> {
-        self.command_tool().err()
+        self.built().err()
     }
 
     fn access(&self) -> Access {
-        self.command_tool()
+        self.built()
             .map_or(Access::READ_ONLY, |tool| tool.spec().access())
     }
 
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
-        match self.command_tool() {
+        match self.built() {
             Ok(tool) => tool.call(args, ctx),
             Err(err) => ToolOutput::failed(format!("tool `{}` cannot run: {err}", self.name)),
         }

@@ -1,6 +1,8 @@
 //! Policy shared by every form: the deny list and the code-entry table, as data
 //! ([`tables`]), and the checks over them: [`check_template`] for the template forms (macro
-//! and descriptor), [`check_exec_argv`] for ExecTool's free text.
+//! and descriptor), [`check_exec_argv`] for ExecTool's free text. The scanner that reads a
+//! command against the tables is `scan`; the refusals and their messages are `error`
+//! ([`PolicyError`]).
 //!
 //! ```
 //! use nanotool_runtime::policy::{check_template, PolicyError, SlotFreedom};
@@ -124,6 +126,7 @@
 //! slot accepts ([`crate::slot`]); the policy only asks whether a slot is
 //! [`SlotFreedom::Free`].
 
+mod error;
 mod scan;
 pub mod tables;
 
@@ -132,7 +135,9 @@ use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
 use thiserror::Error;
 
-pub use scan::{COMMAND, OPERAND, OPTION_NAME, OPTION_VALUE, PLUS_COMMAND, PROGRAM, SUBCOMMAND};
+pub use error::PolicyError;
+use error::why_of;
+pub use scan::{Place, Site};
 pub use tables::{DENIED_BINARIES, DENIED_EQUIVALENTS, DENY_GROUPS, DenyGroup};
 
 /// How free a slot is: whether it could carry code if it stood where code goes.
@@ -257,166 +262,6 @@ fn host_denial(binary: &str, extra: &[String]) -> bool {
     })
 }
 
-/// A template or an argv the policy refuses. Every message says what is wrong and what to
-/// write instead; [`PolicyError::span`] points into the template source where it can.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum PolicyError {
-    /// The binary is on the deny list (built-in or the host's).
-    #[error("binary `{binary}` is denied: {}", denial_text(binary))]
-    DeniedBinary {
-        /// The binary as written.
-        binary: String,
-        /// The binary in the template source (`None` for free text).
-        span: Option<Range<usize>>,
-    },
-    /// A template has more combinations of enum values and left-out optional slots than are
-    /// checked ([`crate::spec::MAX_VARIANTS`]).
-    #[error(
-        "more than {limit} combinations of enum values and left-out optional slots to check: \
-         split the tool, or give its optional slots defaults"
-    )]
-    TooManyVariants {
-        /// The most combinations checked.
-        limit: usize,
-    },
-    /// A launcher (`timeout`, `nice`, `find -exec`, ...) would run a denied binary.
-    #[error(
-        "`{launcher}` would run `{binary}`, which is denied: {}",
-        denial_text(binary)
-    )]
-    DeniedCommand {
-        /// The launcher as written (the template's binary, or an inner launcher).
-        launcher: String,
-        /// The denied binary as written.
-        binary: String,
-        /// Where `binary` stands in the template source (`None` for an argv).
-        span: Option<Range<usize>>,
-    },
-    /// A slot stands where code goes and is free to carry anything.
-    #[error("{}", code_entry_text(shown, slot, binary, option, why, *path_ok))]
-    CodeEntry {
-        /// The slot's name.
-        slot: String,
-        /// The binary that would run the code (basename as written).
-        binary: String,
-        /// The option (`-c`, `--eval`), or a label such as [`PROGRAM`] or [`COMMAND`], that
-        /// the slot stands in.
-        option: &'static str,
-        /// What the slot would be there, e.g. "the code the interpreter runs".
-        why: &'static str,
-        /// The template text around the slot, e.g. `python3 -c <code>`.
-        shown: Box<str>,
-        /// The slot's byte range in the template source.
-        span: Range<usize>,
-        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`]).
-        path_ok: bool,
-    },
-    /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option
-    /// outright (see [`crate::exec_tool`]).
-    #[error(
-        "`{binary} {option}`: {why}; free-text commands never do this: use a command tool whose template fixes it"
-    )]
-    ExecOption {
-        /// The binary as written.
-        binary: String,
-        /// The option or operand as written.
-        option: String,
-        /// Why it is refused.
-        why: String,
-    },
-    /// Launchers nested too deep to read (`nice nice nice ... CMD`).
-    #[error(
-        "`{launcher}` runs launchers nested more than {} deep: write the command without the extra launchers",
-        scan::MAX_DEPTH
-    )]
-    TooDeep {
-        /// The innermost launcher read.
-        launcher: String,
-        /// Where the command it would run stands in the template source (`None` for an argv).
-        span: Option<Range<usize>>,
-    },
-    /// An empty argv.
-    #[error("empty command: write the binary first, e.g. `git log -n 3`")]
-    EmptyCommand,
-}
-
-/// The same as [`COMMAND`]: the `option` of a [`PolicyError::CodeEntry`] whose slot stands
-/// as the binary of a command a launcher runs (`timeout 5 <cmd>`).
-pub const COMMAND_OPTION: &str = COMMAND;
-
-/// Where a site stands, in words: "the value of `-c`", "the program operand".
-fn place(option: &str) -> String {
-    match option {
-        PROGRAM | OPERAND | SUBCOMMAND | COMMAND | OPTION_NAME | OPTION_VALUE => {
-            format!("the {option}")
-        }
-        PLUS_COMMAND => "a `+command`".to_owned(),
-        _ => format!("the value of `{option}`"),
-    }
-}
-
-/// A table's `why`, said of this binary ("the code the interpreter runs" → "the code python3
-/// runs").
-fn why_of(why: &str, binary: &str) -> String {
-    why.replace("the interpreter", binary)
-}
-
-fn code_entry_text(
-    shown: &str,
-    slot: &str,
-    binary: &str,
-    option: &str,
-    why: &str,
-    path_ok: bool,
-) -> String {
-    let fix = if option == COMMAND_OPTION {
-        "write the command as literal text in the template"
-    } else if path_ok {
-        "if it names a file, make the slot a `path` (rendered `./...`, it never can be this); else fix the text in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
-    } else {
-        "fix the code in the template, or make the slot an integer, number, enum, or a string with a `pattern`"
-    };
-    format!(
-        "`{shown}`: slot `{slot}` is {} of {binary}: {}; {fix}",
-        place(option),
-        why_of(why, binary)
-    )
-}
-
-fn denial_text(binary: &str) -> String {
-    match built_in_denial(binary) {
-        Some(entry) => {
-            let as_entry = if name_forms(binary).iter().any(|f| f == entry) {
-                String::new()
-            } else {
-                format!(" (denied as `{entry}`)")
-            };
-            // Every entry belongs to a group, and every equivalent stands for an entry: a
-            // unit test holds both.
-            let why =
-                tables::deny_group(entry).map_or("it is on the built-in deny list", |g| g.why);
-            format!(
-                "{why}{as_entry}; nanotool never runs it in any form: use a tool that does only what you need"
-            )
-        }
-        None => "the host's deny list forbids it; use another tool".to_owned(),
-    }
-}
-
-impl PolicyError {
-    /// The byte range in the template source to put the caret under, when known.
-    pub fn span(&self) -> Option<Range<usize>> {
-        match self {
-            PolicyError::CodeEntry { span, .. } => Some(span.clone()),
-            PolicyError::DeniedBinary { span, .. } => span.clone(),
-            PolicyError::DeniedCommand { span, .. } | PolicyError::TooDeep { span, .. } => {
-                span.clone()
-            }
-            _ => None,
-        }
-    }
-}
-
 /// A slot standing where code goes: found by [`code_entry_sites`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodeEntrySite {
@@ -425,9 +270,9 @@ pub struct CodeEntrySite {
     /// The binary that would run the code (as written; a launcher's inner binary for
     /// `timeout 5 python3 -c <x>`).
     pub binary: String,
-    /// The option (`-c`, `--eval`, `-exec`), or a label such as [`PROGRAM`] or [`COMMAND`],
-    /// that it stands in.
-    pub option: &'static str,
+    /// Where it stands: the value of an option (`-c`, `--eval`, `-exec`), a program operand,
+    /// the command a launcher runs, ...
+    pub site: Site,
     /// What the slot would be there, e.g. "the code the interpreter runs".
     pub why: &'static str,
     /// The template text around it, e.g. `python3 -c <code>`.
@@ -451,13 +296,13 @@ pub struct CodeEntrySite {
 /// wrote it.
 ///
 /// ```
-/// use nanotool_runtime::policy::code_entry_sites;
+/// use nanotool_runtime::policy::{code_entry_sites, Site};
 /// use nanotool_runtime::template::Template;
 ///
 /// let t = Template::parse("python3 -c <code> <arg>").unwrap();
 /// let sites = code_entry_sites(&t);
 /// assert_eq!(sites.len(), 1);
-/// assert_eq!((sites[0].slot.as_str(), sites[0].option), ("code", "-c"));
+/// assert_eq!((sites[0].slot.as_str(), sites[0].site), ("code", Site::ValueOf("-c")));
 /// assert_eq!(sites[0].span, 11..17);
 /// assert!(code_entry_sites(&Template::parse("wc -l <file>").unwrap()).is_empty());
 /// ```
@@ -479,7 +324,7 @@ pub fn code_entry_sites(template: &Template) -> Vec<CodeEntrySite> {
             sites.push(CodeEntrySite {
                 slot: slot.clone(),
                 binary: hit.binary.clone(),
-                option: hit.option,
+                site: hit.site,
                 why: hit.why,
                 shown: format!("{} {}", hit.binary, hit.written),
                 span: span.clone(),
@@ -607,7 +452,7 @@ pub fn check_template(
                 slot: slot.clone(),
                 shown: format!("{} {}", hit.binary, hit.written).into(),
                 binary: hit.binary,
-                option: hit.option,
+                site: hit.site,
                 why: hit.why,
                 span: span.clone(),
                 path_ok: hit.path_ok && !literal_only,
@@ -638,13 +483,14 @@ pub fn check_exec_argv(argv: &[String]) -> Result<(), PolicyError> {
 }
 
 /// " (`--out=f` reads as `--output`)" when an abbreviation or bundle was resolved.
-fn read_as(written: &str, option: &str) -> String {
+fn read_as(written: &str, site: Site) -> String {
     let first = written.split(' ').next().unwrap_or(written);
     let name = first.split('=').next().unwrap_or(first);
-    if name == option || !option.starts_with('-') {
-        String::new()
-    } else {
-        format!(" (`{first}` reads as `{option}`)")
+    match site {
+        Site::ValueOf(option) if name != option && option.starts_with('-') => {
+            format!(" (`{first}` reads as `{option}`)")
+        }
+        _ => String::new(),
     }
 }
 
@@ -678,19 +524,21 @@ pub fn check_exec_argv_with(argv: &[String], extra_deny: &[String]) -> Result<()
                 });
             }
             HitKind::Code if hit.exec_ok => continue,
-            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.option {
-                PROGRAM | OPERAND | SUBCOMMAND | COMMAND => format!(
-                    "`{}` would be {}",
-                    hit.written,
-                    why_of(hit.why, &hit.binary)
-                ),
-                option => format!(
-                    "`{option}` takes {}{}",
+            HitKind::Code | HitKind::CommandBinary | HitKind::Launch => match hit.site {
+                Site::At(Place::Program | Place::Operand | Place::Subcommand | Place::Command) => {
+                    format!(
+                        "`{}` would be {}",
+                        hit.written,
+                        why_of(hit.why, &hit.binary)
+                    )
+                }
+                site => format!(
+                    "`{site}` takes {}{}",
                     why_of(hit.why, &hit.binary),
-                    read_as(&hit.written, option)
+                    read_as(&hit.written, site)
                 ),
             },
-            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.option)),
+            HitKind::Effect => format!("{}{}", hit.why, read_as(&hit.written, hit.site)),
         };
         return Err(PolicyError::ExecOption {
             binary: hit.binary,

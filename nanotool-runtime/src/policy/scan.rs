@@ -11,22 +11,60 @@ mod options;
 
 use options::*;
 
-/// The `option` of a site that is a program operand (`python3 <script>`, `sed <script> f`).
-pub const PROGRAM: &str = "program operand";
-/// The `option` of a site that is an operand read as code (`make <target>`, `m4 <file>`).
-pub const OPERAND: &str = "operand";
-/// The `option` of a site that chooses the subcommand (`git <sub>`, `deno <x>`).
-pub const SUBCOMMAND: &str = "subcommand";
-/// The `option` of a site that is the binary of a command a launcher runs
-/// (`timeout 5 <cmd>`, `find . -exec <cmd> +`): only literal text may stand there.
-pub const COMMAND: &str = "command";
-/// The `option` of a site that chooses the option itself (`python3 -<flags>`, `git --<x>`).
-pub const OPTION_NAME: &str = "option name";
-/// The `option` of a site after an option a slot chooses, which may be that option's value.
-pub const OPTION_VALUE: &str = "option value";
-/// The `option` of a site in a `+command` (`less +<x>`), or an operand that could begin
-/// with `+` (`less <file>`).
-pub const PLUS_COMMAND: &str = "+command";
+/// Where code goes: the place in a command a [`Hit`] (and so a refusal or a
+/// [`crate::policy::CodeEntrySite`]) is about. Two words, so that a [`crate::PolicyError`]
+/// stays small enough to return by value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// The value of this option, as the code-entry table spells it (`-c`, `--eval`, `-exec`).
+    ValueOf(&'static str),
+    /// Another place in the command: an operand, the command a launcher runs, ...
+    At(Place),
+}
+
+/// A [`Site`] that is not an option's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// A program operand (`python3 <script>`, `sed <script> f`).
+    Program,
+    /// An operand read as code (`make <target>`, `m4 <file>`).
+    Operand,
+    /// The operand that chooses the subcommand (`git <sub>`, `deno <x>`).
+    Subcommand,
+    /// The binary of a command a launcher runs (`timeout 5 <cmd>`, `find . -exec <cmd> +`):
+    /// only literal text may stand there.
+    Command,
+    /// The option itself, chosen by a slot (`python3 -<flags>`, `git --<x>`).
+    OptionName,
+    /// What follows an option a slot chooses, which may be that option's value.
+    OptionValue,
+    /// A `+command` (`less +<x>`), or an operand that could begin with `+` (`less <file>`).
+    PlusCommand,
+}
+
+impl Site {
+    /// The site as messages name it: the option as spelled (`-c`), or a label (`program
+    /// operand`, `operand`, `subcommand`, `command`, `option name`, `option value`,
+    /// `+command`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Site::ValueOf(option) => option,
+            Site::At(Place::Program) => "program operand",
+            Site::At(Place::Operand) => "operand",
+            Site::At(Place::Subcommand) => "subcommand",
+            Site::At(Place::Command) => "command",
+            Site::At(Place::OptionName) => "option name",
+            Site::At(Place::OptionValue) => "option value",
+            Site::At(Place::PlusCommand) => "+command",
+        }
+    }
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
 
 /// One character of a token, or a slot standing there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,8 +183,8 @@ pub(crate) struct Hit {
     pub kind: HitKind,
     /// The binary whose option or operand this is, as written.
     pub binary: String,
-    /// The option (canonical name) or a label such as [`PROGRAM`].
-    pub option: &'static str,
+    /// Where it stands: an option's value (the option's canonical name) or another place.
+    pub site: Site,
     pub why: &'static str,
     /// The slots standing in the code, in order.
     pub slots: Vec<(String, Range<usize>)>,
@@ -233,53 +271,41 @@ impl<'a> Scanner<'a> {
         let Some(first) = words.first() else {
             return;
         };
+        // A hit about the command `launcher` runs: its binary stands in `first`.
+        let command_hit = |kind, why, slots, written: &str| Hit {
+            kind,
+            binary: launcher.to_owned(),
+            site: Site::At(Place::Command),
+            why,
+            slots,
+            written: written.to_owned(),
+            span: first.span.clone(),
+            exec_ok: false,
+            path_ok: false,
+        };
         match first.literal() {
-            None => self.hits.push(Hit {
-                kind: HitKind::CommandBinary,
-                binary: launcher.to_owned(),
-                option: COMMAND,
-                why: "the binary of the command it runs",
-                slots: first.slots.clone(),
-                written: first.text.clone(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
-            Some(binary) if is_denied(binary, self.extra) => self.hits.push(Hit {
-                kind: HitKind::Denied,
-                binary: launcher.to_owned(),
-                option: COMMAND,
-                why: "",
-                slots: Vec::new(),
-                written: binary.to_owned(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
-            Some(binary) if depth >= MAX_DEPTH => self.hits.push(Hit {
-                kind: HitKind::TooDeep,
-                binary: launcher.to_owned(),
-                option: COMMAND,
-                why: "",
-                slots: Vec::new(),
-                written: binary.to_owned(),
-                span: first.span.clone(),
-                exec_ok: false,
-                path_ok: false,
-            }),
+            None => self.hits.push(command_hit(
+                HitKind::CommandBinary,
+                "the binary of the command it runs",
+                first.slots.clone(),
+                &first.text,
+            )),
+            Some(binary) if is_denied(binary, self.extra) => {
+                self.hits
+                    .push(command_hit(HitKind::Denied, "", Vec::new(), binary));
+            }
+            Some(binary) if depth >= MAX_DEPTH => {
+                self.hits
+                    .push(command_hit(HitKind::TooDeep, "", Vec::new(), binary));
+            }
             Some(binary) => {
                 self.command(words, depth + 1);
-                self.hits.push(Hit {
-                    kind: HitKind::Launch,
-                    binary: launcher.to_owned(),
-                    option: COMMAND,
-                    why: "the command it runs, outside ExecTool's allowlist",
-                    slots: Vec::new(),
-                    written: binary.to_owned(),
-                    span: first.span.clone(),
-                    exec_ok: false,
-                    path_ok: false,
-                });
+                self.hits.push(command_hit(
+                    HitKind::Launch,
+                    "the command it runs, outside ExecTool's allowlist",
+                    Vec::new(),
+                    binary,
+                ));
             }
         }
     }
@@ -288,7 +314,7 @@ impl<'a> Scanner<'a> {
         &mut self,
         cx: &Cx,
         kind: HitKind,
-        option: &'static str,
+        site: Site,
         why: &'static str,
         slots: Vec<(String, Range<usize>)>,
         words: &[Word],
@@ -301,7 +327,7 @@ impl<'a> Scanner<'a> {
         self.hits.push(Hit {
             kind,
             binary: cx.binary.clone(),
-            option,
+            site,
             why,
             slots,
             written,
@@ -319,7 +345,7 @@ impl<'a> Scanner<'a> {
     fn remote(
         &mut self,
         cx: &Cx,
-        option: &'static str,
+        site: Site,
         why: &'static str,
         value: (&Word, &[Item]),
         shown: &[Word],
@@ -341,7 +367,7 @@ impl<'a> Scanner<'a> {
         if !colon && slots.is_empty() {
             return;
         }
-        self.push(cx, HitKind::Code, option, why, slots, shown);
+        self.push(cx, HitKind::Code, site, why, slots, shown);
         if let Some(hit) = self.hits.last_mut() {
             hit.path_ok = !colon;
         }
@@ -350,7 +376,7 @@ impl<'a> Scanner<'a> {
     fn push_code_operand(&mut self, cx: &Cx, why: &'static str, word: &Word) {
         self.push_program(cx, why, word);
         if let Some(hit) = self.hits.last_mut() {
-            hit.option = OPERAND;
+            hit.site = Site::At(Place::Operand);
         }
     }
 
@@ -362,7 +388,7 @@ impl<'a> Scanner<'a> {
         self.push(
             cx,
             HitKind::Code,
-            PROGRAM,
+            Site::At(Place::Program),
             why,
             word.slots.clone(),
             std::slice::from_ref(word),
@@ -421,7 +447,7 @@ impl<'a> Scanner<'a> {
                     self.push(
                         cx,
                         HitKind::Code,
-                        OPTION_VALUE,
+                        Site::At(Place::OptionValue),
                         "the value of an option another slot chooses",
                         next.slots.clone(),
                         std::slice::from_ref(next),
@@ -447,7 +473,7 @@ impl<'a> Scanner<'a> {
                 self.push(
                     cx,
                     HitKind::Code,
-                    PLUS_COMMAND,
+                    Site::At(Place::PlusCommand),
                     "an operand that may begin with `+`, which makes it a command the program runs at start",
                     word.slots.clone(),
                     std::slice::from_ref(word),
@@ -459,7 +485,7 @@ impl<'a> Scanner<'a> {
             if let Some(why) = cx.entry.remote_operands {
                 self.remote(
                     cx,
-                    OPERAND,
+                    Site::At(Place::Operand),
                     why,
                     (word, &word.items),
                     std::slice::from_ref(word),
@@ -518,7 +544,7 @@ impl<'a> Scanner<'a> {
                         self.push(
                             cx,
                             HitKind::Code,
-                            SUBCOMMAND,
+                            Site::At(Place::Subcommand),
                             why,
                             word.slots.clone(),
                             std::slice::from_ref(word),

@@ -151,7 +151,7 @@ impl CommandSpec {
             .map(|(spec, text)| {
                 let shown = text.as_ref().map(|text| {
                     if spec.kind() == &SlotKind::Path {
-                        crate::slot::lexical_path(spec, text)
+                        spec.lexical_path(text)
                             .map(|c| crate::slot::render_components(&c))
                             .unwrap_or_else(|_| "./".to_owned())
                     } else {

@@ -82,38 +82,46 @@ pub fn log_value(value: &Value) -> String {
 pub(super) fn push_log_value(value: &Value, out: &mut String) {
     match value {
         Value::String(s) => push_log_str(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                if out.len() > LOG_VALUE_BYTES {
-                    out.push_str(&format!("… ({} more items)", items.len() - i));
-                    break;
-                }
-                push_log_value(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                if out.len() > LOG_VALUE_BYTES {
-                    out.push_str(&format!("… ({} more keys)", map.len() - i));
-                    break;
-                }
-                push_log_str(key, out);
-                out.push(':');
-                push_log_value(item, out);
-            }
-            out.push('}');
-        }
+        Value::Array(items) => push_log_list(out, ('[', ']'), "items", items, push_log_value),
+        Value::Object(map) => push_log_list(out, ('{', '}'), "keys", map, |(key, item), out| {
+            push_log_str(key, out);
+            out.push(':');
+            push_log_value(item, out);
+        }),
         other => out.push_str(&other.to_string()),
     }
+}
+
+/// A list between `brackets`, its elements separated by commas, that stops once `out` is
+/// past [`LOG_VALUE_BYTES`] with a count of what was left out (`… (3 more items)`).
+fn push_log_list<I: IntoIterator>(
+    out: &mut String,
+    brackets: (char, char),
+    noun: &str,
+    items: I,
+    mut push: impl FnMut(I::Item, &mut String),
+) where
+    I::IntoIter: ExactSizeIterator,
+{
+    let items = items.into_iter();
+    let len = items.len();
+    out.push(brackets.0);
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if out.len() > LOG_VALUE_BYTES {
+            let more = if noun.is_empty() {
+                format!("… ({} more)", len - i)
+            } else {
+                format!("… ({} more {noun})", len - i)
+            };
+            out.push_str(&more);
+            break;
+        }
+        push(item, out);
+    }
+    out.push(brackets.1);
 }
 
 pub(super) fn push_log_str(s: &str, out: &mut String) {
@@ -123,17 +131,47 @@ pub(super) fn push_log_str(s: &str, out: &mut String) {
 
 /// An argv as a log shows it: a JSON array of shortened strings, cut after about 2 KiB.
 pub(super) fn log_strings(items: &[String]) -> String {
-    let mut out = String::from("[");
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if out.len() > LOG_VALUE_BYTES {
-            out.push_str(&format!("… ({} more)", items.len() - i));
-            break;
-        }
-        push_log_str(item, &mut out);
-    }
-    out.push(']');
+    let mut out = String::new();
+    push_log_list(&mut out, ('[', ']'), "", items, |item, out| {
+        push_log_str(item, out)
+    });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What a cut list shows and what it counts as left out add up to the whole.
+    fn shown_and_left(text: &str, open: char, tail: &str) -> (usize, usize) {
+        let cut = text.find('…').expect("the list is cut");
+        let shown = text[1..cut].split(',').filter(|s| !s.is_empty()).count();
+        assert!(text.starts_with(open), "{text}");
+        let left = text[cut..]
+            .strip_prefix("… (")
+            .and_then(|rest| rest.strip_suffix(tail))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        (shown, left)
+    }
+
+    #[test]
+    fn long_lists_are_cut_with_a_count_of_what_is_left_out() {
+        let items: Vec<Value> = (0..2000).map(|i| json!(i)).collect();
+        let (shown, left) = shown_and_left(&log_value(&json!(items)), '[', " more items)]");
+        assert_eq!(shown + left, 2000);
+
+        let object: serde_json::Map<String, Value> =
+            (0..2000).map(|i| (format!("k{i}"), json!(i))).collect();
+        let (shown, left) = shown_and_left(&log_value(&json!(object)), '{', " more keys)}");
+        assert_eq!(shown + left, 2000);
+
+        let argv: Vec<String> = (0..2000).map(|i| format!("a{i}")).collect();
+        let (shown, left) = shown_and_left(&log_strings(&argv), '[', " more)]");
+        assert_eq!(shown + left, 2000);
+
+        assert_eq!(log_strings(&["a".into(), "b".into()]), r#"["a","b"]"#);
+        assert_eq!(log_value(&json!({"a": [1, "x"]})), r#"{"a":[1,"x"]}"#);
+    }
 }

@@ -3,7 +3,7 @@
 //! and written whole, one line at a time, through one locked writer. The JSON-RPC error codes
 //! live here.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::io::{self, BufRead, Write};
 
 use super::audit::{LOG_VALUE_BYTES, shorten};
@@ -101,80 +101,65 @@ impl Session {
     }
 
     pub(super) fn handle_line(&self, line: &[u8]) -> Option<Job> {
-        let text = match std::str::from_utf8(line) {
-            Ok(t) => t,
-            Err(e) => {
-                self.send_error(
-                    &Value::Null,
-                    &RpcError::new(
-                        PARSE_ERROR,
-                        format!(
-                            "parse error: the line is not UTF-8 (byte {}); send UTF-8 JSON",
-                            e.valid_up_to()
-                        ),
-                    ),
-                );
-                return None;
+        match parse_line(line) {
+            Ok(Some(object)) => self.handle_object(object),
+            Ok(None) => None,
+            Err(error) => {
+                self.send_error(&Value::Null, &error);
+                None
             }
-        };
-        let text = text.trim();
-        if text.is_empty() {
-            return None;
         }
-        // Through the same reader as descriptor files: a key given twice is refused, so no
-        // part of a frame is read one way and run another.
-        let message: Value = match nanotool_runtime::descriptor::parse_json(text) {
-            Ok(v) => v,
-            Err(e) if e.classify() == serde_json::error::Category::Data => {
-                self.send_error(
-                    &Value::Null,
-                    &RpcError::new(
-                        INVALID_REQUEST,
-                        format!(
-                            "invalid request: {}; give each key once per object",
-                            shorten(&e.to_string(), LOG_VALUE_BYTES)
-                        ),
-                    ),
-                );
-                return None;
-            }
-            Err(e) => {
-                self.send_error(
-                    &Value::Null,
-                    &RpcError::new(
-                        PARSE_ERROR,
-                        format!(
-                            "parse error: {e}; send one JSON-RPC 2.0 object per line, e.g. {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}"
-                        ),
-                    ),
-                );
-                return None;
-            }
-        };
-        let object = match message {
-            Value::Object(o) => o,
-            Value::Array(_) => {
-                self.send_error(
-                    &Value::Null,
-                    &RpcError::new(
-                        INVALID_REQUEST,
-                        "JSON-RPC batches are not part of MCP (2025-11-25, 2026-07-28); send each message on its own line",
-                    ),
-                );
-                return None;
-            }
-            _ => {
-                self.send_error(
-                    &Value::Null,
-                    &RpcError::new(
-                        INVALID_REQUEST,
-                        "invalid request: a message is a JSON object with \"jsonrpc\": \"2.0\" and a \"method\"",
-                    ),
-                );
-                return None;
-            }
-        };
-        self.handle_object(object)
+    }
+}
+
+/// One line as a JSON object: `None` for a blank line, or the error to answer (with a `null`
+/// id: a line that is not an object has none to answer to).
+fn parse_line(line: &[u8]) -> Result<Option<Map<String, Value>>, RpcError> {
+    let text = std::str::from_utf8(line).map_err(|e| {
+        RpcError::new(
+            PARSE_ERROR,
+            format!(
+                "parse error: the line is not UTF-8 (byte {}); send UTF-8 JSON",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    // Through the same reader as descriptor files: a key given twice is refused, so no
+    // part of a frame is read one way and run another.
+    let message: Value = match nanotool_runtime::descriptor::parse_json(text) {
+        Ok(v) => v,
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(RpcError::new(
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: {}; give each key once per object",
+                    shorten(&e.to_string(), LOG_VALUE_BYTES)
+                ),
+            ));
+        }
+        Err(e) => {
+            return Err(RpcError::new(
+                PARSE_ERROR,
+                format!(
+                    "parse error: {e}; send one JSON-RPC 2.0 object per line, e.g. {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}"
+                ),
+            ));
+        }
+    };
+    match message {
+        Value::Object(o) => Ok(Some(o)),
+        Value::Array(_) => Err(RpcError::new(
+            INVALID_REQUEST,
+            "JSON-RPC batches are not part of MCP (2025-11-25, 2026-07-28); send each message on its own line",
+        )),
+        _ => Err(RpcError::new(
+            INVALID_REQUEST,
+            "invalid request: a message is a JSON object with \"jsonrpc\": \"2.0\" and a \"method\"",
+        )),
     }
 }
 

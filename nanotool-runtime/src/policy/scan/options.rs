@@ -13,7 +13,7 @@ impl Scanner<'_> {
             self.push(
                 cx,
                 HitKind::Code,
-                PLUS_COMMAND,
+                Site::At(Place::PlusCommand),
                 "a command the program runs at start",
                 word.slots.clone(),
                 std::slice::from_ref(word),
@@ -54,19 +54,12 @@ impl Scanner<'_> {
             }
             if prefix.starts_with("--") || cx.entry.long_only {
                 if name_has_slot {
-                    self.push(
+                    return self.option_choice(
                         cx,
-                        HitKind::Code,
-                        OPTION_NAME,
                         "the choice of option",
                         word.slots.clone(),
-                        std::slice::from_ref(word),
+                        word,
                     );
-                    return Step {
-                        consumed: 1,
-                        choice: true,
-                        ..Step::default()
-                    };
                 }
                 return Step {
                     consumed: 1,
@@ -84,19 +77,12 @@ impl Scanner<'_> {
         while k < items.len() {
             match items[k] {
                 Item::Slot(_) => {
-                    self.push(
+                    return self.option_choice(
                         cx,
-                        HitKind::Code,
-                        OPTION_NAME,
                         "the choice of option letters",
                         word.slots_in(&items[k..]),
-                        std::slice::from_ref(word),
+                        word,
                     );
-                    return Step {
-                        consumed: 1,
-                        choice: true,
-                        ..Step::default()
-                    };
                 }
                 Item::Ch(c) => match lookup_short(opts, c) {
                     None => {
@@ -147,7 +133,7 @@ impl Scanner<'_> {
             if self
                 .hits
                 .last()
-                .is_some_and(|h| h.option == opt.name && h.slots.is_empty())
+                .is_some_and(|h| h.site == Site::ValueOf(opt.name) && h.slots.is_empty())
             {
                 self.hits.pop();
             }
@@ -163,6 +149,30 @@ impl Scanner<'_> {
         }
     }
 
+    /// A slot chooses the option itself (`-<flags>`, `--<opt>`, `tar <letters>`): a site,
+    /// and what follows may be the value of the option it chooses.
+    fn option_choice(
+        &mut self,
+        cx: &Cx,
+        why: &'static str,
+        slots: Vec<(String, Range<usize>)>,
+        word: &Word,
+    ) -> Step {
+        self.push(
+            cx,
+            HitKind::Code,
+            Site::At(Place::OptionName),
+            why,
+            slots,
+            std::slice::from_ref(word),
+        );
+        Step {
+            consumed: 1,
+            choice: true,
+            ..Step::default()
+        }
+    }
+
     /// Old-style `tar xIf zstd a.tar`: letters whose values follow in order.
     pub(super) fn old_bundle(
         &mut self,
@@ -173,19 +183,12 @@ impl Scanner<'_> {
     ) -> Step {
         let word = &words[i];
         if !word.slots.is_empty() {
-            self.push(
+            return self.option_choice(
                 cx,
-                HitKind::Code,
-                OPTION_NAME,
                 "the choice of option letters (a first argument without a dash is options)",
                 word.slots.clone(),
-                std::slice::from_ref(word),
+                word,
             );
-            return Step {
-                consumed: 1,
-                choice: true,
-                ..Step::default()
-            };
         }
         let mut values = 0;
         let mut code = false;
@@ -227,16 +230,30 @@ impl Scanner<'_> {
                 let slots = value
                     .map(|(w, items)| w.slots_in(items))
                     .unwrap_or_default();
-                self.push(cx, HitKind::Code, opt.name, opt.why, slots, shown);
+                self.push(
+                    cx,
+                    HitKind::Code,
+                    Site::ValueOf(opt.name),
+                    opt.why,
+                    slots,
+                    shown,
+                );
                 opt.role == Role::Code
             }
             Role::Effect => {
-                self.push(cx, HitKind::Effect, opt.name, opt.why, Vec::new(), shown);
+                self.push(
+                    cx,
+                    HitKind::Effect,
+                    Site::ValueOf(opt.name),
+                    opt.why,
+                    Vec::new(),
+                    shown,
+                );
                 false
             }
             Role::Remote => {
                 if let Some(value) = value {
-                    self.remote(cx, opt.name, opt.why, value, shown);
+                    self.remote(cx, Site::ValueOf(opt.name), opt.why, value, shown);
                 }
                 false
             }

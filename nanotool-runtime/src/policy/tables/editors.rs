@@ -289,3 +289,46 @@ pub(super) const LLDB_OPTS: &[Opt] = &[
     val("-f"),
     val("--file"),
 ];
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // VIM
+        Match("vim --remote-send <keys>", "keys", ValueOf("--remote-send")),
+        Match("vim --remote-expr <expr>", "expr", ValueOf("--remote-expr")),
+        // NVIM
+        Match("nvim -l <script>", "script", ValueOf("-l")),
+        Match("nvim --headless -c <cmd>", "cmd", ValueOf("-c")),
+        // NANO
+        Match(
+            "nano --speller <prog> notes.txt",
+            "prog",
+            ValueOf("--speller"),
+        ),
+        // EMACS
+        Match("emacs -eval <code>", "code", ValueOf("-eval")),
+        Match("emacs -batch -load <file>", "file", ValueOf("-load")),
+        // LESS
+        Match(
+            "less --lesskey-content=<text> notes.txt",
+            "text",
+            ValueOf("--lesskey-content"),
+        ),
+        Match("less +<x> notes.txt", "x", At(PlusCommand)),
+        NotMatch("less -- <file>"),
+        NotMatch("less notes.txt"),
+        // MAN
+        Match("man -P <pager> ls", "pager", ValueOf("-P")),
+        NotMatch("man <page>"),
+        // GDB
+        Match("gdb -batch -ex <x> ./prog", "x", ValueOf("-ex")),
+        Match("gdb -batch --ex=<x> ./prog", "x", ValueOf("-ex")),
+        // LLDB
+        Match("lldb -o <cmd> ./a.out", "cmd", ValueOf("-o")),
+    ]
+};

@@ -300,3 +300,27 @@ pub(super) const GIT_OTHER: Sub = Sub {
     options: &[GIT_COMMON_OPTS],
     operands: Operands::Data,
 };
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // GIT
+        Match("git <sub> --oneline", "sub", At(Subcommand)),
+        Match("git -c <cfg> log", "cfg", ValueOf("-c")),
+        Match(
+            "git send-email --to-cmd <cmd> HEAD~1",
+            "cmd",
+            ValueOf("--to-cmd"),
+        ),
+        Match("git instaweb --httpd <cmd>", "cmd", ValueOf("--httpd")),
+        NotMatch("git log -n <count>"),
+        NotMatch("git log --format=<fmt> -n 3"),
+        ExecMatch("git log --no-merges --output"),
+        ExecNotMatch("git log -n 3"),
+    ]
+};

@@ -790,3 +790,111 @@ pub(super) const MYSQL_OPTS: &[Opt] = &[
     val("-S"),
     val("--socket"),
 ];
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // PYTHON
+        Match("python3 -c <code>", "code", ValueOf("-c")),
+        Match("python3 -c<code>", "code", ValueOf("-c")),
+        NotMatch("python3 -c print(1)"),
+        NotMatch("python3 -m json.tool <file>"),
+        ExecMatch("python3 -m json.tool f"),
+        ExecNotMatch("python3 --version"),
+        // NODE
+        Match("node --ch <file>", "file", At(Program)),
+        Match("node --check -r <mod> app.js", "mod", ValueOf("-r")),
+        NotMatch("node --check <file>"),
+        NotMatch("node -c <file>"),
+        ExecMatch("node -e x"),
+        ExecNotMatch("node --version"),
+        // DENO
+        Match("deno eval <x>", "x", At(Program)),
+        Match("deno run <script>", "script", At(Program)),
+        NotMatch("deno fmt <file>"),
+        NotMatch("deno run main.ts <arg>"),
+        ExecMatch("deno eval x"),
+        // BUN
+        Match("bun -e <x>", "x", ValueOf("-e")),
+        Match("bun run <script>", "script", At(Operand)),
+        NotMatch("bun test <path>"),
+        NotMatch("bun test <filter>"),
+        ExecMatch("bun x cowsay"),
+        // PERL
+        Match("perl -c <file>", "file", At(Program)),
+        Match("perl -le <x>", "x", ValueOf("-e")),
+        NotMatch("perl -ne print <file>"),
+        NotMatch("perl -Mstrict -e print <file>"),
+        ExecMatch("perl -le print"),
+        ExecNotMatch("perl -v"),
+        // RUBY
+        Match("ruby -e <x>", "x", ValueOf("-e")),
+        Match("ruby -r<lib> app.rb", "lib", ValueOf("-r")),
+        NotMatch("ruby -c <file>"),
+        ExecMatch("ruby -e x"),
+        ExecNotMatch("ruby -c x.rb"),
+        // PHP
+        Match("php -r <x>", "x", ValueOf("-r")),
+        Match("php -d <ini> app.php", "ini", ValueOf("-d")),
+        NotMatch("php -l <file>"),
+        NotMatch("php --syntax-check <file>"),
+        ExecMatch("php -r x"),
+        ExecNotMatch("php -l x.php"),
+        // LUA
+        Match("lua -e <x>", "x", ValueOf("-e")),
+        Match("lua -e x=1 <script>", "script", At(Program)),
+        ExecMatch("lua -e x"),
+        // AWK
+        Match("awk <prog> <file>", "prog", At(Program)),
+        Match("awk -F : <prog> <file>", "prog", At(Program)),
+        NotMatch("awk -F <sep> -f prog.awk <file>"),
+        NotMatch("awk -v <assign> -f prog.awk <file>"),
+        ExecMatch("awk {print} f"),
+        ExecNotMatch("awk --version"),
+        // SED
+        Match("sed <script> <file>", "script", At(Program)),
+        Match("sed -n <range>p <path>", "range", At(Program)),
+        NotMatch("sed -n 1p <file>"),
+        NotMatch("sed -n -e 1p <file>"),
+        ExecMatch("sed -n 1e/x"),
+        ExecNotMatch("sed -n 1,5p f"),
+        // RSCRIPT
+        Match("Rscript -e <x>", "x", ValueOf("-e")),
+        Match("Rscript <script>", "script", At(Program)),
+        // R
+        Match("R -e <x>", "x", ValueOf("-e")),
+        // TCLSH
+        Match("tclsh <script>", "script", At(Program)),
+        // EXPECT
+        Match("expect -c <x>", "x", ValueOf("-c")),
+        // OSASCRIPT
+        Match("osascript -e <x>", "x", ValueOf("-e")),
+        // JULIA
+        Match("julia -e <x>", "x", ValueOf("-e")),
+        // JAVA
+        Match("java -jar <jar>", "jar", At(Program)),
+        Match("java -cp <cp> Main", "cp", ValueOf("-cp")),
+        NotMatch("java -Xmx1g -ea -Dk=v Main <arg>"),
+        NotMatch("java -Xmx1g -jar app.jar <arg>"),
+        // DC
+        Match("dc -e <x>", "x", ValueOf("-e")),
+        // M4
+        Match("m4 <file>", "file", At(Operand)),
+        // GNUPLOT
+        Match("gnuplot -e <x>", "x", ValueOf("-e")),
+        // SQLITE3
+        Match("sqlite3 -safe <db> <sql>", "sql", At(Operand)),
+        Match("sqlite3 -cmd <cmd> app.db", "cmd", ValueOf("-cmd")),
+        NotMatch("sqlite3 <db> .tables"),
+        // PSQL
+        Match("psql -c <sql>", "sql", ValueOf("-c")),
+        // MYSQL
+        Match("mysql -e <sql>", "sql", ValueOf("-e")),
+        NotMatch("mysql -h <host> -D <db>"),
+    ]
+};

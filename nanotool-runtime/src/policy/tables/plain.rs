@@ -50,3 +50,18 @@ pub(super) const CAT: Entry = Entry {
     ],
     ..BASE
 };
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // CAT
+        NotMatch("cat <file>"),
+        NotMatch("wc -l <file>"),
+        ExecNotMatch("ls -la"),
+    ]
+};

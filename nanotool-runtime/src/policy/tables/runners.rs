@@ -409,3 +409,54 @@ pub(super) const DPKG_OPTS: &[Opt] = &[
     code("--purge", DPKG_SCRIPTS),
     code("--configure", DPKG_SCRIPTS),
 ];
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // NPX
+        Match("npx --no-install <pkg> <path>", "pkg", At(Program)),
+        Match("npx -c <cmd>", "cmd", ValueOf("-c")),
+        NotMatch("npx --no-install eslint <path>"),
+        NotMatch("npx --yes prettier --check <path>"),
+        ExecMatch("npx cowsay"),
+        // NPM
+        Match("npm exec <pkg>", "pkg", At(Program)),
+        Match("npm run <script>", "script", At(Operand)),
+        NotMatch("npm run lint"),
+        NotMatch("npm ls <pkg>"),
+        // YARN
+        Match("yarn <script>", "script", At(Subcommand)),
+        Match("yarn lint <arg>", "arg", At(Operand)),
+        // HYPERFINE
+        Match("hyperfine <cmd>", "cmd", At(Operand)),
+        Match("hyperfine -p <prep> make", "prep", ValueOf("-p")),
+        NotMatch("hyperfine --warmup 3 make"),
+        // WATCHEXEC
+        Match("watchexec -e rs <cmd>", "cmd", At(Operand)),
+        NotMatch("watchexec -e <ext> cargo test"),
+        // CONCURRENTLY
+        Match("concurrently <a> <b>", "a", At(Operand)),
+        // NODEMON
+        Match("nodemon --exec <cmd>", "cmd", ValueOf("--exec")),
+        Match("nodemon <script>", "script", At(Program)),
+        // JUST
+        Match("just <recipe>", "recipe", At(Operand)),
+        Match("just build <arg>", "arg", At(Operand)),
+        // CARGO
+        Match("cargo --config <cfg> build", "cfg", ValueOf("--config")),
+        NotMatch("cargo test <filter>"),
+        // GO
+        Match("go test -exec <cmd> ./...", "cmd", ValueOf("-exec")),
+        NotMatch("go test -run <pattern> ./..."),
+        // APT_GET
+        Match("apt-get -o <opt> update", "opt", ValueOf("-o")),
+        // DPKG
+        Match("dpkg -i <deb>", "deb", ValueOf("-i")),
+        NotMatch("dpkg -l <pkg>"),
+    ]
+};

@@ -172,3 +172,38 @@ pub(super) const SSH_KEYGEN: Entry = Entry {
 };
 
 pub(super) const SSH_KEYGEN_OPTS: &[Opt] = &[load("-D", "a PKCS#11 library ssh-keygen loads")];
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // GCC
+        Match("gcc -wrapper <w> a.c", "w", ValueOf("-wrapper")),
+        ExecMatch("gcc -wrapper x a.c"),
+        ExecNotMatch("gcc -c a.c -o a.o"),
+        // LD
+        Match("ld -plugin <p> a.o", "p", ValueOf("-plugin")),
+        ExecNotMatch("ld -o a a.o"),
+        // NM
+        Match("nm --plugin <p> a.o", "p", ValueOf("--plugin")),
+        ExecNotMatch("nm a.o"),
+        // RUSTC
+        Match("rustc -C<x> a.rs", "x", ValueOf("-C")),
+        ExecMatch("rustc -Z codegen-backend=./x.so a.rs"),
+        ExecNotMatch("rustc --explain E0001"),
+        // OPENSSL
+        Match(
+            "openssl x509 -engine <e> -in c.pem",
+            "e",
+            ValueOf("-engine"),
+        ),
+        ExecNotMatch("openssl dgst -sha256 x"),
+        // SSH_KEYGEN
+        Match("ssh-keygen -D <lib>", "lib", ValueOf("-D")),
+        ExecNotMatch("ssh-keygen -l -f key.pub"),
+    ]
+};

@@ -562,3 +562,81 @@ pub(super) const FD_OPTS: &[Opt] = &[
     val("-c"),
     val("--color"),
 ];
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // GREP
+        Match("grep -<flags> <pattern> .", "flags", At(OptionName)),
+        NotMatch("grep -rn <pattern> <path>"),
+        ExecMatch("grep -R x ."),
+        ExecNotMatch("grep -r x ."),
+        // FIND
+        Match("find -- <dir> -exec <cmd> {{}} +", "cmd", At(Command)),
+        Match("find <path> -exec <cmd> +", "cmd", At(Command)),
+        NotMatch("find <path> -name <pattern>"),
+        NotMatch("find <path> -delete"),
+        ExecMatch("find . -delete"),
+        ExecNotMatch("find . -name x"),
+        // TAR
+        Match("tar -czf <archive> <dir>", "archive", ValueOf("-f")),
+        Match("tar xzf <archive>", "archive", ValueOf("-f")),
+        NotMatch("tar -xf backups/<name>"),
+        NotMatch("tar -xf host:<name>"),
+        ExecMatch("tar --to-command=sh -xf a"),
+        ExecNotMatch("tar -tzf a.tar.gz"),
+        // RSYNC
+        Match("rsync -a <src> <dst>", "src", At(Operand)),
+        Match("rsync -a ./<src> <dst>", "dst", At(Operand)),
+        NotMatch("rsync -a ./<src> backup/"),
+        ExecMatch("rsync -e ssh a b"),
+        ExecNotMatch("rsync -a src dst"),
+        // SORT
+        Match(
+            "sort --compress-program=<x> f",
+            "x",
+            ValueOf("--compress-program"),
+        ),
+        Match("sort --compress <x> f", "x", ValueOf("--compress-program")),
+        NotMatch("sort -o <out> <file>"),
+        NotMatch("sort -k <key> <file>"),
+        ExecMatch("sort -o out f"),
+        ExecNotMatch("sort -n f"),
+        // RG
+        Match("rg --pre <x> pattern", "x", ValueOf("--pre")),
+        Match("rg --pre=<x> pattern", "x", ValueOf("--pre")),
+        NotMatch("rg -n <pattern> <path>"),
+        NotMatch("rg --pre-glob <glob> <pattern>"),
+        ExecMatch("rg --pre cat x"),
+        ExecNotMatch("rg foo src"),
+        // ZIP
+        Match("zip -TT <x> a.zip f", "x", ValueOf("-TT")),
+        Match("zip -TT<x> a.zip f", "x", ValueOf("-TT")),
+        NotMatch("zip -r <archive> <dir>"),
+        ExecMatch("zip -TT x a.zip f"),
+        // TCPDUMP
+        Match("tcpdump -z <x> -w out", "x", ValueOf("-z")),
+        // MAKE
+        Match("make <target>", "target", At(Operand)),
+        Match("make CFLAGS=<flags> all", "flags", At(Operand)),
+        NotMatch("make -C <dir> test"),
+        ExecMatch("make SHELL=/tmp/x test"),
+        ExecNotMatch("make"),
+        // CMAKE
+        Match("cmake -D <var> -S . -B build", "var", ValueOf("-D")),
+        Match(
+            "cmake -DCMAKE_BUILD_TYPE=<type> -S . -B build",
+            "type",
+            ValueOf("-D"),
+        ),
+        // FD
+        Match("fd -e rs -x <cmd>", "cmd", At(Command)),
+        NotMatch("fd -e rs -x wc -l"),
+        NotMatch("fd -e <ext> <pattern> <dir>"),
+    ]
+};

@@ -339,3 +339,76 @@ pub(super) const PERF: Entry = Entry {
     complete: false,
     ..BASE
 };
+
+/// What the entries of this file must and must not match, run through the real policy by
+/// `examples`' test: a template whose free slot stands where code goes (`Match`, with the
+/// site), a template that passes with every slot free (`NotMatch`), and free-text commands
+/// ExecTool refuses (`ExecMatch`) or lets through (`ExecNotMatch`).
+#[cfg(test)]
+pub(super) const EXAMPLES: &[super::examples::Example] = {
+    use super::examples::*;
+    &[
+        // TIMEOUT
+        Match("timeout 5 <cmd>", "cmd", At(Command)),
+        Match("timeout -s KILL 5 python3 -c <x>", "x", ValueOf("-c")),
+        NotMatch("timeout 5 grep -rn <pattern> ."),
+        NotMatch("timeout <secs> make test"),
+        ExecMatch("timeout 5 grep x f"),
+        // NICE
+        NotMatch("nice -n <n> make test"),
+        ExecMatch("nice -n 5 git log"),
+        // IONICE
+        Match(
+            "ionice -c 3 nice -n 19 python3 <script>",
+            "script",
+            At(Program),
+        ),
+        // STDBUF
+        Match("stdbuf -oL <cmd>", "cmd", At(Command)),
+        // TASKSET
+        Match("taskset 1 <cmd>", "cmd", At(Command)),
+        // PRLIMIT
+        Match("prlimit <cmd>", "cmd", At(Command)),
+        // FLOCK
+        Match("flock lock -c <x>", "x", ValueOf("-c")),
+        // TIME
+        Match("time -o out <cmd>", "cmd", At(Command)),
+        // STRACE
+        Match("strace -o <x> ls", "x", ValueOf("-o")),
+        Match("strace -f <cmd>", "cmd", At(Command)),
+        // LTRACE
+        Match("ltrace <cmd>", "cmd", At(Command)),
+        ExecMatch("ltrace -o out ls"),
+        // FAKEROOT
+        Match("fakeroot -l <lib> make", "lib", ValueOf("-l")),
+        // XVFB_RUN
+        Match("xvfb-run -s <args> ./app", "args", ValueOf("-s")),
+        // UNBUFFER
+        Match("chronic python3 <script>", "script", At(Program)),
+        // VALGRIND
+        Match(
+            "valgrind --db-command=<cmd> ./app",
+            "cmd",
+            ValueOf("--db-command"),
+        ),
+        Match("valgrind --leak-check=full <cmd>", "cmd", At(Command)),
+        NotMatch("valgrind --leak-check=full ./prog <arg>"),
+        // SSHPASS
+        Match("sshpass -p x <cmd>", "cmd", At(Command)),
+        // DBUS_RUN_SESSION
+        Match("dbus-run-session -- <cmd>", "cmd", At(Command)),
+        // CHOOM
+        Match("choom -n 5 <cmd>", "cmd", At(Command)),
+        // FIREJAIL
+        Match("firejail --private <cmd>", "cmd", At(Command)),
+        // FAKETIME
+        Match("faketime 2020-01-01 <cmd>", "cmd", At(Command)),
+        // ENTR
+        Match("entr -s <cmd>", "cmd", At(Command)),
+        // SETARCH
+        Match("linux32 <cmd>", "cmd", At(Command)),
+        // PERF
+        Match("perf stat <cmd>", "cmd", At(Command)),
+        NotMatch("perf stat ls <dir>"),
+    ]
+};
