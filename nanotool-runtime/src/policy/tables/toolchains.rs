@@ -42,7 +42,7 @@ pub(super) const CC_OPTS: &[Opt] = &[
     code("-wrapper", CC_WRAPPER),
     load("-fplugin", CC_PLUGIN),
     load("-fpass-plugin", CC_PLUGIN),
-    code_att("-B", CC_PROGRAMS),
+    code("-B", CC_PROGRAMS),
     code("--prefix", CC_PROGRAMS),
     code("-specs", CC_SPECS),
     code("--specs", CC_SPECS),
@@ -100,7 +100,7 @@ pub(super) const RUSTC: Entry = Entry {
 };
 
 pub(super) const RUSTC_OPTS: &[Opt] = &[
-    code_att(
+    code(
         "-C",
         "a code generation setting (`linker=` runs a program, `codegen-backend=` loads a library)",
     ),
@@ -108,7 +108,7 @@ pub(super) const RUSTC_OPTS: &[Opt] = &[
         "--codegen",
         "a code generation setting (`linker=` runs a program, `codegen-backend=` loads a library)",
     ),
-    code_att(
+    code(
         "-Z",
         "an unstable setting (`codegen-backend=` loads a library)",
     ),
@@ -183,6 +183,8 @@ pub(super) const EXAMPLES: &[super::examples::Example] = {
     &[
         // GCC
         Match("gcc -wrapper <w> a.c", "w", ValueOf("-wrapper")),
+        Match("gcc -B <dir> a.c", "dir", ValueOf("-B")),
+        Match("cc -B<dir> a.c", "dir", At(OptionName)),
         ExecMatch("gcc -wrapper x a.c"),
         ExecNotMatch("gcc -c a.c -o a.o"),
         // LD
@@ -193,6 +195,9 @@ pub(super) const EXAMPLES: &[super::examples::Example] = {
         ExecNotMatch("nm a.o"),
         // RUSTC
         Match("rustc -C<x> a.rs", "x", ValueOf("-C")),
+        Match("rustc -C <x> a.rs", "x", ValueOf("-C")),
+        Match("rustc -Z <x> a.rs", "x", ValueOf("-Z")),
+        Match("rustdoc -C <x> a.rs", "x", ValueOf("-C")),
         ExecMatch("rustc -Z codegen-backend=./x.so a.rs"),
         ExecNotMatch("rustc --explain E0001"),
         // OPENSSL
