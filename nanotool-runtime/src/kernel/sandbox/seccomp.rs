@@ -196,12 +196,6 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
     let mut a = Asm::default();
     let mut rets = Rets::default();
 
-    // When a filter is installed, the kernel pre-evaluates it for every syscall number (some
-    // 460 runs of the program) to cache which calls it always allows; that runs until the
-    // first load of an argument. The cache only spares each later call a few instructions of
-    // the compiled filter, while building it is most of the cost of installing the filter,
-    // which every command pays: loading an argument first leaves it empty at once.
-    a.ld(off_arg_low(0));
     // Another architecture's calls (i386 on x86_64, say) and x32's get ENOSYS: the rules are
     // written for the native numbers.
     a.ld(OFF_ARCH);
@@ -519,8 +513,6 @@ mod tests {
             };
             let prog = program(&spec).unwrap();
             assert!(prog.len() > 20 && prog.len() < 200, "{}", prog.len());
-            // An argument is loaded first, so the kernel builds no always-allow cache.
-            assert_eq!((prog[0].code, prog[0].k), (LD_W_ABS, off_arg_low(0)));
         }
         // With Landlock holding, what it covers is left out.
         let full = program(&spec(true, false, false)).unwrap().len();
