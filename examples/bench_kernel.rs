@@ -4,12 +4,14 @@
 //!    unconfined kernel (`--sandbox off`) vs a raw `Command::output()` vs `sh -c true`;
 //! 2. the same while this process holds 512 MiB, then 4 GiB, of touched memory, beside a
 //!    spawn with a no-op `pre_exec` (which drops std to fork/exec);
-//! 3. 1 GiB of output through the kernel (default cap) vs `head | cat > /dev/null`:
-//!    throughput and peak RSS growth;
-//! 4. timeout overshoot and cancel latency.
+//! 3. 1 GiB of output through the confined and the unconfined kernel (default cap),
+//!    interleaved, vs `head | cat > /dev/null`: throughput and peak RSS growth;
+//! 4. two million system calls in one command, confined and unconfined: what the sandbox
+//!    adds to each call;
+//! 5. timeout overshoot and cancel latency.
 //!
 //! `cargo run --release --example bench_kernel` runs everything; an argument (`spawn`,
-//! `flood`, `timeout`, `memory`) runs one section only.
+//! `flood`, `syscalls`, `timeout`, `memory`) runs one section only.
 
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, SandboxMode};
 use std::os::unix::process::CommandExt;
@@ -158,25 +160,19 @@ fn touch(bytes: usize) -> Vec<u8> {
     v
 }
 
-fn flood_section(kernel: &CommandExecKernel, n: usize) {
-    println!(
-        "  ({})",
-        if kernel.sandbox_status().enforced() {
-            "confined kernel"
-        } else {
-            "unconfined kernel"
-        }
-    );
-    println!("1 GiB of output (N={n})");
+fn flood_section(kernel: &CommandExecKernel, plain: &CommandExecKernel, n: usize) {
+    println!("1 GiB of output (N={n}, the confined and the unconfined kernel interleaved)");
     let flood = argv(&["head", "-c", "1073741824", "/dev/zero"]);
     // Peak RSS growth: reset the high-water mark to the current RSS first.
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let hwm_before = status_kib("VmHWM:");
-    let mut k = || {
-        let r = kernel.run(&flood);
+    let drain = |k: &CommandExecKernel| {
+        let r = k.run(&flood);
         assert_eq!((r.exit_code, r.total_bytes), (0, GIB));
         assert!(r.output.len() < 2100);
     };
+    let mut confined = || drain(kernel);
+    let mut unconfined = || drain(plain);
     let mut pipeline = || {
         let out = Command::new("/bin/sh")
             .args(["-c", "head -c 1073741824 /dev/zero | cat > /dev/null"])
@@ -191,27 +187,41 @@ fn flood_section(kernel: &CommandExecKernel, n: usize) {
             .unwrap();
         assert!(out.status.success());
     };
-    let s = side_by_side(n, &mut [&mut k, &mut pipeline, &mut to_null]);
+    let s = side_by_side(
+        n,
+        &mut [&mut confined, &mut unconfined, &mut pipeline, &mut to_null],
+    );
     let hwm_after = status_kib("VmHWM:");
     let gibs = |st: &Stats| GIB as f64 / st.median.as_secs_f64() / GIB as f64;
-    println!(
-        "  kernel (cap 2048)                  median {:>8.3} ms   {:.2} GiB/s   {:.2}x the pipeline's time",
-        ms(s[0].median),
-        gibs(&s[0]),
-        s[0].median.as_secs_f64() / s[1].median.as_secs_f64()
-    );
+    let pipe = s[2].median.as_secs_f64();
+    for (label, st) in [
+        ("confined kernel (cap 2048)  ", &s[0]),
+        ("unconfined kernel (cap 2048)", &s[1]),
+    ] {
+        println!(
+            "  {label}       median {:>8.3} ms   {:.2} GiB/s   {:.2}x the pipeline's time",
+            ms(st.median),
+            gibs(st),
+            st.median.as_secs_f64() / pipe
+        );
+    }
     println!(
         "  sh: head | cat > /dev/null         median {:>8.3} ms   {:.2} GiB/s",
-        ms(s[1].median),
-        gibs(&s[1])
-    );
-    println!(
-        "  sh: head > /dev/null (no pipe)     median {:>8.3} ms   {:.2} GiB/s",
         ms(s[2].median),
         gibs(&s[2])
     );
     println!(
-        "  peak RSS growth over {n} kernel floods: {} KiB (VmHWM {} -> {} KiB{})",
+        "  sh: head > /dev/null (no pipe)     median {:>8.3} ms   {:.2} GiB/s",
+        ms(s[3].median),
+        gibs(&s[3])
+    );
+    println!(
+        "  confined/unconfined               {:.3}x",
+        s[0].median.as_secs_f64() / s[1].median.as_secs_f64()
+    );
+    println!(
+        "  peak RSS growth over {} kernel floods: {} KiB (VmHWM {} -> {} KiB{})",
+        2 * n,
         hwm_after.saturating_sub(hwm_before),
         hwm_before,
         hwm_after,
@@ -220,6 +230,27 @@ fn flood_section(kernel: &CommandExecKernel, n: usize) {
         } else {
             "; clear_refs refused, so an upper bound"
         }
+    );
+}
+
+/// What the sandbox adds to each system call a command makes (the seccomp filter runs on
+/// every one): `dd` copying a million single bytes, two million calls, confined and not.
+fn syscall_section(kernel: &CommandExecKernel, plain: &CommandExecKernel, n: usize) {
+    const CALLS: f64 = 2e6;
+    println!("2,000,000 system calls in one command (dd bs=1 count=1000000, N={n}, interleaved)");
+    let dd = argv(&["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1000000"]);
+    let run = |k: &CommandExecKernel| {
+        let r = k.run(&dd);
+        assert_eq!(r.exit_code, 0, "{}", r.output);
+    };
+    let mut confined = || run(kernel);
+    let mut unconfined = || run(plain);
+    let s = side_by_side(n, &mut [&mut confined, &mut unconfined]);
+    row("confined kernel", &s[0], Some(("unconfined", &s[1])));
+    row("unconfined kernel", &s[1], None);
+    println!(
+        "  the sandbox's cost per system call: {:.0} ns",
+        (s[0].median.as_secs_f64() - s[1].median.as_secs_f64()) * 1e9 / CALLS
     );
 }
 
@@ -302,8 +333,11 @@ fn main() {
         None
     };
     if wants("flood") {
-        flood_section(&kernel, 5);
-        flood_section(&plain, 5);
+        flood_section(&kernel, &plain, 7);
+        println!();
+    }
+    if wants("syscalls") {
+        syscall_section(&kernel, &plain, 9);
         println!();
     }
     if wants("timeout") {
