@@ -368,6 +368,18 @@ struct KernelSigaction {
     mask: u64,
 }
 
+impl KernelSigaction {
+    /// A disposition with no flags and an empty mask: `SIG_DFL`, or a buffer to read into.
+    const fn plain(handler: usize) -> Self {
+        Self {
+            handler,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        }
+    }
+}
+
 /// The cloned child: confines itself, then `execve`s. Raw system calls only.
 extern "C" fn child(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the parent's `ChildArgs`, alive until this child execs or exits.
@@ -393,12 +405,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             if sig == libc::SIGKILL || sig == libc::SIGSTOP {
                 continue;
             }
-            let mut old = KernelSigaction {
-                handler: 0,
-                flags: 0,
-                restorer: 0,
-                mask: 0,
-            };
+            let mut old = KernelSigaction::plain(0);
             if libc::syscall(
                 libc::SYS_rt_sigaction,
                 sig,
@@ -413,12 +420,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             if old.handler == libc::SIG_DFL || (ignored && sig != libc::SIGPIPE) {
                 continue;
             }
-            let default = KernelSigaction {
-                handler: libc::SIG_DFL,
-                flags: 0,
-                restorer: 0,
-                mask: 0,
-            };
+            let default = KernelSigaction::plain(libc::SIG_DFL);
             if libc::syscall(
                 libc::SYS_rt_sigaction,
                 sig,
