@@ -16,7 +16,7 @@ use nanotool::adapters::rmcp::rmcp::model::{
 };
 use nanotool::adapters::rmcp::rmcp::service::RequestContext;
 use nanotool::adapters::rmcp::rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use nanotool::adapters::rmcp::{ToolboxServer, rmcp::transport::stdio, tool_router};
+use nanotool::adapters::rmcp::{ToolboxServer, rmcp::transport::stdio, route_call, tool_router};
 use nanotool::{CommandExecKernel, KernelSettings, Toolbox, builtins};
 use serde_json::json;
 use std::path::PathBuf;
@@ -45,9 +45,8 @@ impl ServerHandler for MyServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.router
-            .call(ToolCallContext::new(self, request, context))
-            .await
+        // As `self.router.call(..)`, with nanotool's suggestions for an unknown name.
+        route_call(&self.router, ToolCallContext::new(self, request, context)).await
     }
 }
 

@@ -98,8 +98,17 @@ async def main(binary, server_mode, cwd, tools, mode):
             await client.call_tool("grpe", {"pattern": "x"})
         except MCPError as e:
             check(e.code == -32602, f"unknown tool code {e.code}")
-            if server_mode == "plain":
-                check("did you mean `grep`" in str(e), f"unknown tool message: {e}")
+            check("tool not found" in str(e), f"unknown tool message: {e}")
+            check("did you mean `grep`" in str(e), f"unknown tool message: {e}")
+        else:
+            raise AssertionError("unknown tool did not raise MCPError")
+        try:
+            # The server's own tool is among the suggestions of a merged router.
+            await client.call_tool("adf", {"a": 1, "b": 2})
+        except MCPError as e:
+            check(e.code == -32602, f"unknown tool code {e.code}")
+            if server_mode == "merged":
+                check("did you mean `add`" in str(e), f"unknown tool message: {e}")
         else:
             raise AssertionError("unknown tool did not raise MCPError")
 

@@ -1,6 +1,6 @@
 //! A [`Toolbox`] served by an [rmcp](::rmcp) server (feature `rmcp`): as routes to merge into
-//! a server's own [`ToolRouter`] ([`tool_router`]), or as a ready [`ServerHandler`]
-//! ([`ToolboxServer`]).
+//! a server's own [`ToolRouter`] ([`tool_router`], called through [`route_call`] so a typo
+//! gets suggestions), or as a ready [`ServerHandler`] ([`ToolboxServer`]).
 //!
 //! A call is what `nanotool serve` answers: a refused call (614) and a failed command are
 //! results with `isError: true` and nanotool's full text, so the model sees what to change;
@@ -32,6 +32,7 @@
 pub use ::rmcp;
 
 use crate::mcp::call_result;
+use crate::toolbox::UnknownTool;
 use crate::{CallError, ToolOutput, Toolbox};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
@@ -43,6 +44,7 @@ use ::rmcp::model::{
 use ::rmcp::service::{MaybeSend, RequestContext};
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
 use nanotool_runtime::export::mcp_definition;
+use nanotool_runtime::hint::closest;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -124,12 +126,61 @@ async fn call(
     };
     match outcome {
         Ok(output) => Ok(result_of(&output)),
-        Err(CallError::UnknownTool(unknown)) => Err(ErrorData::invalid_params(
-            format!("tool not found: {unknown}"),
-            None,
-        )),
+        Err(CallError::UnknownTool(unknown)) => Err(not_found(&unknown)),
         Err(error) => Err(ErrorData::internal_error(error.to_string(), None)),
     }
+}
+
+/// rmcp's own answer to an unknown tool (`-32602`, "tool not found"), with nanotool's
+/// "did you mean".
+fn not_found(unknown: &UnknownTool) -> ErrorData {
+    ErrorData::invalid_params(format!("tool not found: {unknown}"), None)
+}
+
+/// Calls the tool of `context` on `router`, as [`ToolRouter::call`] does, except that a name
+/// the router does not hold (or holds disabled) gets rmcp's `-32602` "tool not found" with
+/// nanotool's suggestions among the router's enabled tools, the server's own and nanotool's
+/// alike: what a model needs to correct a typo. Use it in a server's own
+/// [`ServerHandler::call_tool`] in place of `router.call(context)`.
+///
+/// ```
+/// use nanotool::adapters::rmcp::rmcp::handler::server::router::tool::ToolRouter;
+/// use nanotool::adapters::rmcp::rmcp::handler::server::tool::ToolCallContext;
+/// use nanotool::adapters::rmcp::rmcp::model::{CallToolRequestParams, CallToolResponse};
+/// use nanotool::adapters::rmcp::rmcp::service::RequestContext;
+/// use nanotool::adapters::rmcp::rmcp::{ErrorData, RoleServer, ServerHandler};
+/// use nanotool::adapters::rmcp::route_call;
+///
+/// struct MyServer {
+///     router: ToolRouter<MyServer>,
+/// }
+///
+/// impl ServerHandler for MyServer {
+///     async fn call_tool(
+///         &self,
+///         request: CallToolRequestParams,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<CallToolResponse, ErrorData> {
+///         route_call(&self.router, ToolCallContext::new(self, request, context)).await
+///     }
+/// }
+/// ```
+pub async fn route_call<S: MaybeSend + 'static>(
+    router: &ToolRouter<S>,
+    context: ToolCallContext<'_, S>,
+) -> Result<CallToolResponse, ErrorData> {
+    if !router.has_route(&context.name) {
+        let tools = router.list_all();
+        let suggestions = closest(&context.name, tools.iter().map(|t| t.name.as_ref()))
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        return Err(not_found(&UnknownTool {
+            name: context.name.to_string(),
+            suggestions,
+        }));
+    }
+    router.call(context).await
 }
 
 /// `output` as an rmcp result: the text, `isError`, and `structuredContent`, exactly as
