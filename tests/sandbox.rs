@@ -1318,6 +1318,97 @@ fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() 
 }
 
 #[test]
+fn git_works_in_a_submodule_workspace() {
+    let sub = tempfile::tempdir().unwrap();
+    git(sub.path(), &["init", "-q", "."]);
+    std::fs::write(sub.path().join("a.txt"), "a\n").unwrap();
+    git(sub.path(), &["add", "a.txt"]);
+    commit(sub.path(), "in the submodule");
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "."]);
+    git(
+        repo.path(),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            sub.path().to_str().unwrap(),
+            "sub",
+        ],
+    );
+    // The submodule's .git is a file pointing into the superproject's .git/modules.
+    assert!(repo.path().join("sub/.git").is_file());
+    let k = confined(&repo.path().join("sub"));
+    let r = k.run(&argv(&["git", "log", "--format=%s"]));
+    confined_here(&k, &r);
+    assert_eq!(
+        (r.exit_code, r.output.as_str()),
+        (0, "in the submodule\n"),
+        "{r:?}"
+    );
+}
+
+/// A directory that looks like a git directory (HEAD, objects, refs), with a secret beside.
+fn fake_git_dir(dir: &Path) {
+    std::fs::create_dir_all(dir.join("objects")).unwrap();
+    std::fs::create_dir_all(dir.join("refs")).unwrap();
+    std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+}
+
+#[test]
+fn a_planted_git_file_opens_nothing_outside_the_workspace() {
+    // The workspace's `.git` file is the workspace's to write (a `writes` tool, an unpacked
+    // archive): it must not choose what the next kernel lets commands read.
+    let (out, secret) = outside();
+    fake_git_dir(out.path());
+    let other = tempfile::tempdir().unwrap();
+    git(other.path(), &["init", "-q", "."]);
+    std::fs::write(
+        other.path().join(".git/secret.txt"),
+        "canary-outside-4242\n",
+    )
+    .unwrap();
+    let other_secret = other.path().join(".git/secret.txt");
+    let forged_wt = tempfile::tempdir().unwrap();
+    fake_git_dir(forged_wt.path());
+    std::fs::write(
+        forged_wt.path().join("commondir"),
+        format!("{}\n", out.path().display()),
+    )
+    .unwrap();
+    for (pointer, read) in [
+        // Straight at a directory dressed as a git directory.
+        (out.path().to_path_buf(), &secret),
+        // At another repository's real git directory (not a submodule of an ancestor).
+        (other.path().join(".git"), &other_secret),
+        // At a forged linked worktree whose commondir names the directory.
+        (forged_wt.path().to_path_buf(), &secret),
+    ] {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(
+            ws.path().join(".git"),
+            format!("gitdir: {}\n", pointer.display()),
+        )
+        .unwrap();
+        let cat = argv(&["cat", read.to_str().unwrap()]);
+        let k = confined(ws.path());
+        let r = k.run(&cat);
+        if confined_here(&k, &r) {
+            assert!(
+                !r.output.contains("canary-outside"),
+                "gitdir: {} opened {}: {r:?}",
+                pointer.display(),
+                read.display()
+            );
+        }
+        let r = unconfined(ws.path()).run(&cat);
+        assert!(r.output.contains("canary-outside"), "{}", r.output);
+    }
+}
+
+#[test]
 fn system_information_tools_work_but_no_process_of_proc_is_readable() {
     let ws = tempfile::tempdir().unwrap();
     let k = confined(ws.path());

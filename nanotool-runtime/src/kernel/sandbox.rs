@@ -387,9 +387,12 @@ impl Sandbox {
 
 /// The git directories the workspace's repository keeps outside the workspace, so that git
 /// keeps working in a workspace that is a subfolder of a larger repository (`.git` in an
-/// ancestor) or a linked worktree (a `.git` file pointing elsewhere, and that directory's
-/// `commondir`). Only the repository's own data becomes readable, never the files of its work
-/// tree outside the workspace.
+/// ancestor), a linked worktree or a submodule (a `.git` file pointing elsewhere). Only the
+/// repository's own data becomes readable, never the files of its work tree outside the
+/// workspace.
+///
+/// A `.git` file is the workspace's to write (a `writes` tool, an unpacked archive), so what it
+/// points at is believed only in the two shapes git itself makes ([`pointed_git_dirs`]).
 fn enclosing_git_dirs(workspace: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     let mut dir = Some(workspace);
@@ -402,24 +405,64 @@ fn enclosing_git_dirs(workspace: &Path) -> Vec<PathBuf> {
             break;
         }
         if dot_git.is_file() {
-            // A linked worktree or a submodule: `gitdir: <path>`.
-            let gitdir = std::fs::read_to_string(&dot_git)
-                .ok()
-                .and_then(|text| Some(d.join(text.strip_prefix("gitdir:")?.trim())))
-                .and_then(|p| p.canonicalize().ok());
-            if let Some(gitdir) = gitdir {
-                let common = std::fs::read_to_string(gitdir.join("commondir"))
-                    .ok()
-                    .and_then(|c| gitdir.join(c.trim()).canonicalize().ok());
-                dirs.push(gitdir);
-                dirs.extend(common);
-            }
+            dirs.extend(pointed_git_dirs(d, &dot_git));
             break;
         }
         dir = d.parent();
     }
     dirs.retain(|d| !d.starts_with(workspace));
     dirs
+}
+
+/// What the `.git` file of the work tree `tree` (`gitdir: <path>`) points at, if it has the
+/// shape git gives it: a linked worktree's administrative dir `<common>/worktrees/<id>`,
+/// whose own `gitdir` file points back at this `.git` file, with `<common>` a git directory;
+/// or a submodule's git directory under `<ancestor>/.git/modules/`, the `.git` directory of
+/// a folder that holds `tree`. Anything else (a directory dressed up as a git directory, a
+/// real repository elsewhere, a forged `commondir`) opens nothing.
+fn pointed_git_dirs(tree: &Path, dot_git: &Path) -> Vec<PathBuf> {
+    let Some(gitdir) = std::fs::read_to_string(dot_git)
+        .ok()
+        .and_then(|text| Some(tree.join(text.strip_prefix("gitdir:")?.trim())))
+        .and_then(|p| p.canonicalize().ok())
+        .filter(|p| looks_like_git_dir(p))
+    else {
+        return Vec::new();
+    };
+    let tree = tree.canonicalize().unwrap_or_else(|_| tree.to_path_buf());
+    if gitdir.join("commondir").is_file() {
+        // A linked worktree: <common>/worktrees/<id>, pointing back at this .git file.
+        let common = std::fs::read_to_string(gitdir.join("commondir"))
+            .ok()
+            .and_then(|c| gitdir.join(c.trim()).canonicalize().ok());
+        let back = std::fs::read_to_string(gitdir.join("gitdir"))
+            .ok()
+            .and_then(|b| Path::new(b.trim()).canonicalize().ok());
+        return match common {
+            Some(common)
+                if gitdir.parent() == Some(common.join("worktrees").as_path())
+                    && looks_like_git_dir(&common)
+                    && back.as_deref() == Some(tree.join(".git").as_path()) =>
+            {
+                vec![gitdir, common]
+            }
+            _ => Vec::new(),
+        };
+    }
+    // A submodule: under the `.git/modules/` of a folder that holds the work tree.
+    let absorbed = tree
+        .ancestors()
+        .skip(1)
+        .any(|a| gitdir.starts_with(a.join(".git").join("modules")) && a.join(".git").is_dir());
+    if absorbed { vec![gitdir] } else { Vec::new() }
+}
+
+/// Whether `dir` has what every git directory has: `HEAD`, and `objects` and `refs` (its own,
+/// or, for a linked worktree, its common dir's, named by `commondir`).
+fn looks_like_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file()
+        && (dir.join("commondir").is_file()
+            || (dir.join("objects").is_dir() && dir.join("refs").is_dir()))
 }
 
 /// A private directory, mode 0700, removed with everything in it on drop.
