@@ -264,6 +264,10 @@ fn tcp_connect_and_bind_are_refused_without_network() {
     let bind = python(
         "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint('bound', s.getsockname()[1])",
     );
+    // TCP Fast Open connects from `sendto`, which Landlock's connect rule does not see.
+    let fast_open = python(&format!(
+        "import socket\ns = socket.socket()\ns.sendto(b'hi', socket.MSG_FASTOPEN, ('127.0.0.1', {port}))\nprint('sent')"
+    ));
     let k = confined(ws.path());
     let r = k.run(&connect);
     if confined_here(&k, &r) {
@@ -271,12 +275,20 @@ fn tcp_connect_and_bind_are_refused_without_network() {
         assert!(!accepted(&l), "a confined command connected");
         let r = k.run(&bind);
         assert!(!r.output.contains("bound"), "{}", r.output);
+        let r = k.run(&fast_open);
+        assert!(!r.output.contains("sent"), "{r:?}");
+        assert!(
+            !accepted(&l),
+            "a confined command connected by TCP Fast Open"
+        );
     }
     // Control.
     let u = unconfined(ws.path());
     assert_eq!(u.run(&connect).exit_code, 0);
     assert!(accepted(&l), "control: no connection");
     assert!(u.run(&bind).output.contains("bound"));
+    assert!(u.run(&fast_open).output.contains("sent"), "control");
+    assert!(accepted(&l), "control: no Fast Open connection");
 }
 
 #[test]
@@ -408,7 +420,7 @@ fn signals_ptrace_and_memory_reads_towards_the_agent_are_refused() {
 }
 
 #[test]
-fn new_namespaces_are_refused_by_clone_and_unshare() {
+fn new_namespaces_and_siblings_are_refused_by_clone_and_unshare() {
     let ws = tempfile::tempdir().unwrap();
     // clone(CLONE_NEWUSER | SIGCHLD): a new user namespace holds a fresh set of capabilities.
     let clone_ns = python(&format!(
@@ -438,11 +450,29 @@ fn new_namespaces_are_refused_by_clone_and_unshare() {
     );
     let r = k.run(&unshare);
     assert_eq!(r.output, format!("unshare -1 {}\n", libc::EPERM), "{r:?}");
+    // clone(CLONE_PARENT): a child of the agent's, which the agent would never reap.
+    let clone_parent = python(&format!(
+        "import ctypes, os, time\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         pid = libc.syscall({clone}, {flags}, 0, 0, 0, 0)\n\
+         if pid == 0:\n    os._exit(0)\n\
+         print('clone', 'made' if pid > 0 else 'refused', ctypes.get_errno())",
+        clone = libc::SYS_clone,
+        flags = libc::CLONE_PARENT,
+    ));
+    let r = k.run(&clone_parent);
+    assert_eq!(
+        r.output,
+        format!("clone refused {}\n", libc::EPERM),
+        "{r:?}"
+    );
     // Control: unconfined, the namespace is made.
     let u = unconfined(ws.path());
     let r = u.run(&clone_ns);
     assert!(r.output.starts_with("clone made"), "control: {r:?}");
     assert_eq!(u.run(&unshare).output, "unshare 0 0\n", "control");
+    let r = u.run(&clone_parent);
+    assert!(r.output.starts_with("clone made"), "control: {r:?}");
 }
 
 #[test]

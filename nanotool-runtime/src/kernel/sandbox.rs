@@ -362,14 +362,15 @@ impl Sandbox {
             read: self.read.clone(),
             write: self.write.clone(),
         };
-        let landlock_net = matches!(self.status.landlock_abi, Ok(abi) if abi >= 4);
         // SAFETY: getpid/getpgrp cannot fail.
         let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
         let filter = FilterSpec {
             agent_pid: pid,
             agent_pgid: pgid,
-            // Without Landlock's TCP rules a TCP socket could connect: refuse creating one.
-            tcp: access.network || landlock_net,
+            // A tool without `network` creates no TCP socket at all, even where Landlock's TCP
+            // rules hold: they govern `connect` and `bind`, while some kernels let `sendto`
+            // with MSG_FASTOPEN connect, and `listen` bind an ephemeral port, unseen.
+            tcp: access.network,
             udp: access.network,
             writes: access.writes,
             // Filled in from what Landlock enforces.

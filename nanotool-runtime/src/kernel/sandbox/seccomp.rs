@@ -172,8 +172,10 @@ impl Asm {
     }
 }
 
-/// `clone` flags that make a namespace.
-const CLONE_NAMESPACES: u32 = (libc::CLONE_NEWNS
+/// `clone` flags refused: those that make a namespace, and `CLONE_PARENT` (a child of the
+/// agent's, outside the call's reach to reap).
+const CLONE_REFUSED: u32 = (libc::CLONE_PARENT
+    | libc::CLONE_NEWNS
     | libc::CLONE_NEWCGROUP
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWIPC
@@ -294,7 +296,7 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
         Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
             let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
             a.ld(off_arg_low(0));
-            a.jset(CLONE_NAMESPACES, refuse, allow);
+            a.jset(CLONE_REFUSED, refuse, allow);
         })),
     ));
     // prlimit64: only on oneself (pid 0).
@@ -624,6 +626,8 @@ mod tests {
             assert_eq!(call(p, libc::SYS_clone, [fork, 0, 0]), RET_ALLOW);
             assert_eq!(call(p, libc::SYS_clone, [vfork, 0, 0]), RET_ALLOW);
             assert_eq!(call(p, libc::SYS_clone, [userns, 0, 0]), eperm);
+            let sibling = (libc::CLONE_PARENT | libc::SIGCHLD) as u32;
+            assert_eq!(call(p, libc::SYS_clone, [sibling, 0, 0]), eperm);
             assert_eq!(call(p, libc::SYS_clone3, [0; 3]), enosys);
         }
         let socket = libc::SYS_socket;
