@@ -213,6 +213,68 @@ fn a_writes_tool_writes_creates_and_deletes_inside_the_workspace() {
 }
 
 #[test]
+fn metadata_outside_what_landlock_governs_stays_put() {
+    // Landlock has no right for modes, extended attributes (ACLs are `system.posix_acl_*`)
+    // or timestamps: the filter keeps them. A read-only tool changes none of them; a
+    // `writes` tool sets ordinary modes but never setuid, setgid or world-writable ones, and
+    // no extended attribute.
+    let ws = tempfile::tempdir().unwrap();
+    let file = ws.path().join("f.txt");
+    let reset = || {
+        std::fs::write(&file, "f\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    };
+    let mode = || std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+    let xattr = python(
+        "import os\ntry:\n    os.setxattr('f.txt', 'user.k', b'v')\n    print('xattr set')\nexcept OSError as e:\n    print('xattr refused', e.errno)",
+    );
+    let touch = argv(&["touch", "-d", "2001-01-01", "f.txt"]);
+    let k = confined(ws.path());
+    for (access, name) in [(RO, "read-only"), (WRITES, "writes")] {
+        reset();
+        let r = k.run_as(&xattr, access, None);
+        if confined_here(&k, &r) {
+            assert!(r.output.starts_with("xattr refused"), "{name}: {r:?}");
+        }
+    }
+    reset();
+    let before = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let r = k.run_as(&touch, RO, None);
+    if confined_here(&k, &r) {
+        assert_ne!(r.exit_code, 0, "{r:?}");
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().modified().unwrap(),
+            before
+        );
+    }
+    for bits in ["u+s", "g+s", "o+w", "4755", "0666"] {
+        reset();
+        let r = k.run_as(&argv(&["chmod", bits, "f.txt"]), WRITES, None);
+        if confined_here(&k, &r) {
+            assert_ne!(r.exit_code, 0, "chmod {bits}: {r:?}");
+            assert_eq!(mode(), 0o644, "chmod {bits} went through");
+        }
+    }
+    // What a writes tool legitimately does still works.
+    reset();
+    let r = k.run_as(
+        &sh("chmod +x f.txt && chmod 600 f.txt && chmod 750 f.txt"),
+        WRITES,
+        None,
+    );
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    assert_eq!(mode(), 0o750);
+    let r = k.run_as(&touch, WRITES, None);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    // Control: unconfined, all of it goes through.
+    let u = unconfined(ws.path());
+    reset();
+    assert_eq!(u.run(&xattr).output, "xattr set\n");
+    assert_eq!(u.run(&argv(&["chmod", "u+s,o+w", "f.txt"])).exit_code, 0);
+    assert_eq!(mode(), 0o4646);
+}
+
+#[test]
 fn the_private_tmpdir_is_writable_and_removed_with_the_kernel() {
     let ws = tempfile::tempdir().unwrap();
     let k = confined(ws.path());

@@ -58,6 +58,14 @@ const AUDIT_ARCH: Option<u32> = None;
 
 /// `fchmodat2` (Linux 6.6), the same number on every architecture of the unified table.
 const SYS_FCHMODAT2: libc::c_long = 452;
+/// `setxattrat` and `removexattrat` (Linux 6.13), likewise.
+const SYS_SETXATTRAT: libc::c_long = 463;
+const SYS_REMOVEXATTRAT: libc::c_long = 466;
+
+/// Mode bits no command may set with `chmod`: setuid, setgid, and write for everyone (a
+/// command of a root agent could otherwise make a system file writable by any local user;
+/// Landlock does not govern modes).
+const MODE_REFUSED: u32 = (libc::S_ISUID | libc::S_ISGID | libc::S_IWOTH) as u32;
 
 /// Whether this build can write a filter for the machine it runs on.
 pub(crate) fn supported() -> bool {
@@ -230,17 +238,26 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
         deny(sys);
     }
     if !spec.writes {
+        // Metadata Landlock does not govern: modes, owners and timestamps.
         for sys in [
             libc::SYS_fchmod,
             libc::SYS_fchmodat,
             SYS_FCHMODAT2,
             libc::SYS_fchown,
             libc::SYS_fchownat,
+            libc::SYS_utimensat,
         ] {
             deny(sys);
         }
         #[cfg(target_arch = "x86_64")]
-        for sys in [libc::SYS_chmod, libc::SYS_chown, libc::SYS_lchown] {
+        for sys in [
+            libc::SYS_chmod,
+            libc::SYS_chown,
+            libc::SYS_lchown,
+            libc::SYS_utime,
+            libc::SYS_utimes,
+            libc::SYS_futimesat,
+        ] {
             deny(sys);
         }
     }
@@ -289,6 +306,39 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
                 a.jeq(u32::MAX, refuse, allow);
             })),
         ));
+    }
+    // Extended attributes (ACLs among them: `system.posix_acl_access` rewrites a file's
+    // permissions) are not Landlock's either: no command writes one. "Not supported", as on a
+    // file system without them, so copying tools carry on without.
+    for sys in [
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SYS_SETXATTRAT,
+        SYS_REMOVEXATTRAT,
+    ] {
+        rules.push((sys, Rule::Answer(ret_errno(libc::EOPNOTSUPP))));
+    }
+    if spec.writes {
+        // A `writes` tool sets modes, but no setuid, setgid or world-writable one.
+        let mut chmod = |sys: libc::c_long, mode_arg: u32| {
+            rules.push((
+                sys,
+                Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+                    let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                    a.ld(off_arg_low(mode_arg));
+                    a.jset(MODE_REFUSED, refuse, allow);
+                })),
+            ))
+        };
+        chmod(libc::SYS_fchmod, 1);
+        chmod(libc::SYS_fchmodat, 2);
+        chmod(SYS_FCHMODAT2, 2);
+        #[cfg(target_arch = "x86_64")]
+        chmod(libc::SYS_chmod, 1);
     }
     rules.push((libc::SYS_clone3, Rule::Answer(enosys)));
     rules.push((
@@ -582,6 +632,23 @@ mod tests {
         }
         assert_eq!(call(&bare, libc::SYS_fchmodat, [0; 3]), eperm);
         assert_eq!(call(&writes, libc::SYS_fchmodat, [0; 3]), RET_ALLOW);
+        // A writes tool's modes: ordinary ones go through, setuid, setgid and o+w do not.
+        assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, 0o755]), RET_ALLOW);
+        assert_eq!(call(&writes, libc::SYS_fchmod, [3, 0o600, 0]), RET_ALLOW);
+        for mode in [0o4755, 0o2755, 0o666] {
+            assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, mode]), eperm);
+            assert_eq!(call(&writes, SYS_FCHMODAT2, [0, 0, mode]), eperm);
+            assert_eq!(call(&writes, libc::SYS_fchmod, [3, mode, 0]), eperm);
+        }
+        // No extended attribute is written, whatever the profile; timestamps only by writes.
+        for p in [&bare, &landlocked, &writes] {
+            for nr in [libc::SYS_setxattr, libc::SYS_fremovexattr, SYS_SETXATTRAT] {
+                assert_eq!(call(p, nr, [0; 3]), ret_errno(libc::EOPNOTSUPP));
+            }
+            assert_eq!(call(p, libc::SYS_getxattr, [0; 3]), RET_ALLOW);
+        }
+        assert_eq!(call(&bare, libc::SYS_utimensat, [0; 3]), eperm);
+        assert_eq!(call(&writes, libc::SYS_utimensat, [0; 3]), RET_ALLOW);
         // Every number the tree does not name is allowed, on both sides of every range.
         for nr in [
             libc::SYS_read,
@@ -601,10 +668,11 @@ mod tests {
                 assert_eq!(call(p, nr, [0; 3]), RET_ALLOW, "syscall {nr}");
             }
         }
+        let eopnotsupp = ret_errno(libc::EOPNOTSUPP);
         for nr in 0..600u32 {
             let r = run(&bare, arch, nr, [0; 3]);
             assert!(
-                [RET_ALLOW, eperm, eacces, enosys].contains(&r),
+                [RET_ALLOW, eperm, eacces, enosys, eopnotsupp].contains(&r),
                 "{nr}: {r:#x}"
             );
         }
