@@ -226,7 +226,7 @@ pub(crate) struct Sandbox {
     /// Every path confined commands may read, canonical (computed once).
     readable: Vec<PathBuf>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
-    confinements: [OnceLock<Result<Confinement, String>>; 4],
+    confinements: [OnceLock<Confinement>; 4],
 }
 
 impl fmt::Debug for Sandbox {
@@ -328,8 +328,16 @@ impl Sandbox {
                 "the sandbox is required but cannot confine commands here: {missing}; run on a kernel that has it, or choose --sandbox best-effort"
             ));
         }
+        // A confinement is kept once built; a failure is not, so a passing cause (no thread
+        // or fd to spare for the trial, say) does not leave the kernel unconfined for good.
         let slot = &self.confinements[access.index()];
-        match slot.get_or_init(|| self.confinement(access)) {
+        let built = match slot.get() {
+            Some(confinement) => Ok(confinement),
+            None => self
+                .confinement(access)
+                .map(|confinement| slot.get_or_init(|| confinement)),
+        };
+        match built {
             Ok(confinement) => {
                 let landlock = matches!(
                     confinement.setup.landlock,
