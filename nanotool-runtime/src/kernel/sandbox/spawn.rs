@@ -472,7 +472,29 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             }
         }
         if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
-            fail(Step::CloseFds);
+            if *libc::__errno_location() != libc::ENOSYS {
+                fail(Step::CloseFds);
+            }
+            // Before Linux 5.9: close each fd up to the hard limit on open files (an fd above
+            // it cannot exist unless the limit was lowered after it was opened).
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            if libc::syscall(
+                libc::SYS_prlimit64,
+                0,
+                libc::RLIMIT_NOFILE,
+                std::ptr::null::<libc::rlimit>(),
+                &mut limit as *mut libc::rlimit,
+            ) != 0
+            {
+                fail(Step::CloseFds);
+            }
+            let top = limit.rlim_max.min(1 << 20) as libc::c_long;
+            for fd in 3..top {
+                libc::syscall(libc::SYS_close, fd);
+            }
         }
         // 6. Nothing blocked, then the command.
         let none: u64 = 0;
