@@ -256,6 +256,13 @@ impl Sandbox {
         write: Vec<PathBuf>,
     ) -> std::io::Result<Sandbox> {
         let status = SandboxStatus::probe(mode);
+        if mode != SandboxMode::Off && status.landlock_abi.is_err() {
+            // Nothing keeps /proc from a command without Landlock, and a process of the same
+            // user may read another's `environ` and `mem` there: close the agent's to all but
+            // itself (the `nanotool` binary does so at start anyway).
+            // SAFETY: prctl(PR_SET_DUMPABLE) takes plain integers and touches no memory.
+            unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+        }
         let mut read = read;
         read.extend(enclosing_git_dirs(workspace));
         let tmpdir = if mode == SandboxMode::Off {

@@ -10,15 +10,18 @@
 //! |---|---|---|---|
 //! | `setsid`, `setpgid` | `EPERM` | leaving the call's process group, so the group kill reaches every descendant (the command makes its group before the filter is installed) | never |
 //! | `socket` of any family but IPv4/IPv6, any type but TCP (and UDP for a `network` tool) | `EACCES` | unix sockets by path, abstract sockets, netlink, raw sockets | never |
-//! | `clone` with a namespace flag, `unshare`, `setns`; `clone3` | `EPERM`; `ENOSYS` | new namespaces are attack surface and a fresh set of capabilities (`clone3` hides its flags; C libraries fall back to `clone`) | never |
+//! | `socket` of an internet family for a tool without `network` | `EACCES` | Landlock's TCP rules see `connect` and `bind`, but not every way a kernel lets a TCP socket connect (`sendto` with `MSG_FASTOPEN`) | a `network` tool |
+//! | `clone` with a namespace flag or `CLONE_PARENT`, `unshare`, `setns`; `clone3` | `EPERM`; `ENOSYS` | new namespaces are attack surface and a fresh set of capabilities; a `CLONE_PARENT` child is the agent's, never reaped (`clone3` hides its flags; C libraries fall back to `clone`) | never |
 //! | `io_uring_*` | `EPERM` | its operations (sockets among them) bypass this filter | never |
 //! | `add_key`, `request_key`, `keyctl` | `EPERM` | the session keyring is the agent's | never |
 //! | `open_by_handle_at` | `EPERM` | opens a file by handle, around Landlock's path rules (commands keep `CAP_DAC_READ_SEARCH`) | never |
 //! | `bpf`, `userfaultfd` | `EPERM` | kernel attack surface | never |
 //! | `prlimit64` on another process | `EPERM` | changing the agent's limits | never |
-//! | `chmod`/`chown` family | `EPERM` | Landlock does not cover metadata changes | a `writes` tool |
+//! | `chmod`/`chown`/`utimensat` families | `EPERM` | Landlock does not cover metadata changes | a `writes` tool |
+//! | `chmod` family with setuid, setgid or write-for-everyone | `EPERM` | a root agent's command could open a system file to every local user | never (the rule is a `writes` tool's; others refuse `chmod` whole) |
+//! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) are not Landlock's | never |
 //! | `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages`, `perf_event_open` | `EPERM` | reading or steering the agent | Landlock is enforced: the agent is outside the command's domain, and Landlock refuses these towards it |
-//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open` | `EPERM` | signals towards the agent | Landlock's signal scope (ABI 6) is enforced |
+//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open`, `pidfd_send_signal` | `EPERM` | signals towards the agent (limit: `kill` of another agent thread's id reaches the agent, as the filter cannot know every id) | Landlock's signal scope (ABI 6) is enforced |
 //! | another architecture's calls (x32, i386) | `ENOSYS` | the rules are written for the native numbers | never |
 //!
 //! The administration calls (`mount`, `reboot`, modules, clocks, host names...) are not in
@@ -279,6 +282,8 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
     if !spec.landlock_signals {
         deny(libc::SYS_tkill);
         deny(libc::SYS_pidfd_open);
+        // A pidfd can also come from opening /proc/<pid> where Landlock does not hold.
+        deny(libc::SYS_pidfd_send_signal);
         // Signals whose first argument is a target pid: refused towards the agent.
         for sys in [
             libc::SYS_tgkill,
@@ -620,6 +625,7 @@ mod tests {
             libc::SYS_perf_event_open,
             libc::SYS_tkill,
             libc::SYS_pidfd_open,
+            libc::SYS_pidfd_send_signal,
         ];
         for nr in always {
             assert_eq!(call(&bare, nr, [0; 3]), eperm, "syscall {nr}");

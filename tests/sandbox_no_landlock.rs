@@ -1,0 +1,104 @@
+//! A kernel on a machine without Landlock, in a process of its own: this test blocks Landlock
+//! for the whole test process and, when it starts as root, becomes an ordinary user (a
+//! command of a root agent is already kept from the agent's files by the capability drop).
+//!
+//! Without Landlock nothing keeps `/proc` from a command, and a process of the same user may
+//! read (and, where ptrace is allowed, write) another's `environ` and `mem`: a kernel that
+//! confines makes the agent non-dumpable, which closes those files to everyone but itself.
+
+use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
+use std::path::Path;
+
+/// Makes every later Landlock call of this thread (and of what it starts) fail with ENOSYS,
+/// as on a kernel built without it.
+fn block_landlock() {
+    let nrs = [
+        libc::SYS_landlock_create_ruleset,
+        libc::SYS_landlock_add_rule,
+        libc::SYS_landlock_restrict_self,
+    ];
+    let mut filter = vec![libc::sock_filter {
+        code: 0x20, // ld [nr]
+        jt: 0,
+        jf: 0,
+        k: 0,
+    }];
+    for (i, nr) in nrs.iter().enumerate() {
+        let left = (nrs.len() - i) as u8;
+        filter.push(libc::sock_filter {
+            code: 0x15, // jeq k
+            jt: left,   // to the ENOSYS return
+            jf: 0,
+            k: *nr as u32,
+        });
+    }
+    filter.push(libc::sock_filter {
+        code: 0x06,
+        jt: 0,
+        jf: 0,
+        k: 0x7fff_0000, // allow
+    });
+    filter.push(libc::sock_filter {
+        code: 0x06,
+        jt: 0,
+        jf: 0,
+        k: 0x0005_0000 | libc::ENOSYS as u32,
+    });
+    // The jeq targets above count from the instruction after each jeq: the last jeq jumps 1
+    // (over the allow), the first `len` instructions.
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: a valid program that lives across the call; no_new_privs first, as required.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
+            0,
+            "{}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: mode,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
+    // SAFETY: plain calls on this process's credentials.
+    unsafe {
+        if libc::geteuid() == 0 {
+            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+            assert_eq!(libc::setgid(65534), 0);
+            assert_eq!(libc::setuid(65534), 0);
+        }
+        // A change of user leaves a process non-dumpable: start from what a user's agent is.
+        assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+    }
+    block_landlock();
+    let ws = tempfile::tempdir().unwrap();
+    let peek = vec![
+        "/usr/bin/python3".to_owned(),
+        "-c".to_owned(),
+        "import os\ntry:\n    print(open('/proc/%d/environ' % os.getppid()).read())\nexcept OSError as e:\n    print('refused', e.errno)".to_owned(),
+    ];
+    // Control first: a kernel with the sandbox off leaves the agent as it is, readable.
+    let off = kernel(ws.path(), SandboxMode::Off);
+    let r = off.run(&peek);
+    // `environ` holds the environment this process started with (cargo's, with its PATH).
+    assert!(r.output.contains("PATH="), "control: {r:?}");
+
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    let status = k.sandbox_status().to_string();
+    assert!(status.contains("NOT enforced"), "{status}");
+    let r = k.run(&peek);
+    assert_eq!(r.output, "refused 13\n", "{r:?}");
+}
