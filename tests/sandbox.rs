@@ -1292,67 +1292,6 @@ fn without_landlock(cmd: &mut Command) {
 }
 
 #[test]
-fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
-    // Without Landlock nothing keeps /proc from a command, and a process of the same user
-    // may read (and, with ptrace allowed, write) another's `environ` and `mem`: the agent
-    // makes itself non-dumpable, which closes them to everyone but itself.
-    let p = project();
-    std::fs::write(
-        p.path().join(".work/tools/peek.tool.json"),
-        r#"{"name": "peek", "description": "Read the parent's environment", "command": "python3 peek.py"}"#,
-    )
-    .unwrap();
-    std::fs::write(
-        p.path().join("peek.py"),
-        "import os\ntry:\n    print(open('/proc/%d/environ' % os.getppid()).read())\nexcept OSError as e:\n    print('refused', e.errno)\n",
-    )
-    .unwrap();
-    // As root, the capability drop alone keeps a command from another root process's
-    // files: run the agent as an ordinary user, where only its dumpable flag stands between.
-    let as_user = unsafe { libc::geteuid() } == 0;
-    if as_user {
-        let status = Command::new("chown")
-            .args(["-R", "65534:65534"])
-            .arg(p.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    let run = |args: &[&str]| {
-        let mut cmd = Command::new(nanotool_bin());
-        cmd.args(args)
-            .current_dir(p.path())
-            .env("NANOTOOL_LOG", "off")
-            .env("HOME", p.path())
-            .env("PEEK_CANARY", "canary-environ-5150");
-        if as_user {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: setgroups/setgid/setuid are async-signal-safe.
-            unsafe {
-                cmd.pre_exec(|| {
-                    if libc::setgroups(0, std::ptr::null()) != 0
-                        || libc::setgid(65534) != 0
-                        || libc::setuid(65534) != 0
-                    {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
-        without_landlock(&mut cmd);
-        cmd.output().unwrap()
-    };
-    let out = run(&["call", "peek", "{}"]);
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("refused 13"), "{out:?}");
-    assert!(!stdout.contains("canary-environ"), "{stdout}");
-    // Control: with the sandbox off the agent stays dumpable and the read succeeds.
-    let out = run(&["call", "peek", "{}", "--sandbox", "off"]);
-    assert!(text(&out.stdout).contains("canary-environ-5150"), "{out:?}");
-}
-
-#[test]
 fn required_without_landlock_runs_nothing_and_best_effort_says_what_is_missing() {
     let p = project();
     let run = |args: &[&str]| {
