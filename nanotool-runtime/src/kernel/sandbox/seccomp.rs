@@ -68,7 +68,7 @@ const SYS_REMOVEXATTRAT: libc::c_long = 466;
 /// Mode bits no command may set with `chmod`: setuid, setgid, and write for everyone (a
 /// command of a root agent could otherwise make a system file writable by any local user;
 /// Landlock does not govern modes).
-const MODE_REFUSED: u32 = (libc::S_ISUID | libc::S_ISGID | libc::S_IWOTH) as u32;
+const MODE_REFUSED: libc::mode_t = libc::S_ISUID | libc::S_ISGID | libc::S_IWOTH;
 
 /// Whether this build can write a filter for the machine it runs on.
 pub(crate) fn supported() -> bool {
