@@ -238,7 +238,13 @@ fn flood_section(kernel: &CommandExecKernel, plain: &CommandExecKernel, n: usize
 fn syscall_section(kernel: &CommandExecKernel, plain: &CommandExecKernel, n: usize) {
     const CALLS: f64 = 2e6;
     println!("2,000,000 system calls in one command (dd bs=1 count=1000000, N={n}, interleaved)");
-    let dd = argv(&["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1000000"]);
+    let dd = argv(&[
+        "dd",
+        "if=/dev/zero",
+        "of=/dev/null",
+        "bs=1",
+        "count=1000000",
+    ]);
     let run = |k: &CommandExecKernel| {
         let r = k.run(&dd);
         assert_eq!(r.exit_code, 0, "{}", r.output);
