@@ -26,8 +26,8 @@
 //! caught on nanotool's worker thread and answers an error; the host's runtime never sees it.
 //!
 //! rig 0.44 splits its tool contract (`rig-core`) from the agent runtime that holds the
-//! [`ToolSet`] (`rig-agent`); both are re-exported ([`rig_core`](self::rig_core),
-//! [`rig_agent`](self::rig_agent)) so the versions match.
+//! [`ToolSet`] (`rig-agent`); both are re-exported ([`rig_core`],
+//! [`rig_agent`]) so the versions match.
 //!
 //! ```
 //! use nanotool::adapters::rig::{rig_core::tool::ToolContext, tool_set};
