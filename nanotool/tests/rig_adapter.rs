@@ -12,11 +12,11 @@ use nanotool::adapters::rig::rig_core::tool::{
     DynamicTool, ToolContext as RigContext, ToolErrorKind, ToolOutput as RigOutput, ToolResult,
 };
 use nanotool::adapters::rig::{
-    add_tools, dynamic_tool, dynamic_tools, result_of, tool_set, with_suggestions,
+    add_tools, dynamic_tool, dynamic_tools, error_of, result_of, tool_set, with_suggestions,
 };
 use nanotool::{
-    Access, CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind, SlotSpec, Tool,
-    ToolContext, ToolOutput, Toolbox,
+    Access, CallError, CommandExecKernel, CommandSpec, CommandTool, KernelSettings, SlotKind,
+    SlotSpec, Tool, ToolContext, ToolOutput, Toolbox,
 };
 use serde_json::{Value, json};
 use std::path::Path;
@@ -341,6 +341,48 @@ async fn a_cancelled_command_is_cancelled() {
         output.text.starts_with("exit: 130\ncancelled\n"),
         "{}",
         output.text
+    );
+}
+
+#[test]
+fn the_rows_without_a_command() {
+    // A tool that failed without running a command and without a code.
+    let failed = ToolOutput::failed("the tool cannot run: no config".into());
+    let error = result_of(&failed).unwrap_err();
+    assert_eq!(error.kind(), ToolErrorKind::Other);
+    assert_eq!(error.retryable(), Some(false));
+    assert_eq!(
+        error.model_feedback(),
+        Some("the tool cannot run: no config")
+    );
+    // A code other than 614 is no refusal to retry.
+    let coded = ToolOutput {
+        code: Some(613),
+        ..ToolOutput::failed("error 613: bad descriptor".into())
+    };
+    let error = result_of(&coded).unwrap_err();
+    assert_eq!(error.kind(), ToolErrorKind::Other);
+    assert_eq!(error.retryable(), Some(false));
+    assert_eq!(error.code(), Some("613"));
+    // A call whose worker never ran: nothing ran, so it may be tried again.
+    let error = error_of(&CallError::NotRun { tool: "t".into() });
+    assert_eq!(error.kind(), ToolErrorKind::Other);
+    assert_eq!(error.retryable(), Some(true));
+    assert_eq!(error.code(), Some("not_run"));
+    assert!(
+        error
+            .model_feedback()
+            .unwrap()
+            .starts_with("tool `t` was never run")
+    );
+    // An unknown name met by a DynamicTool's own call: not found, with suggestions.
+    let (_dir, toolbox) = fixture();
+    let unknown = toolbox.position("count_line").unwrap_err();
+    let error = error_of(&CallError::UnknownTool(unknown));
+    assert_eq!(error.kind(), ToolErrorKind::NotFound);
+    assert_eq!(
+        error.model_feedback(),
+        Some("unknown tool `count_line`; did you mean `count_lines`?")
     );
 }
 

@@ -68,7 +68,7 @@ pub use ::rig_agent;
 pub use ::rig_core;
 
 use crate::toolbox::UnknownTool;
-use crate::{CallError, ToolOutput, Toolbox};
+use crate::{CODE_INVALID_ARGUMENTS, CallError, ToolOutput, Toolbox};
 use ::rig_agent::tool::ToolSet;
 use ::rig_core::message::ToolName;
 use ::rig_core::tool::{
@@ -202,14 +202,19 @@ pub fn result_of(output: &ToolOutput) -> Result<RigOutput, ToolExecutionError> {
     }
     let text = output.text.clone();
     let error = match (&output.exec, output.code) {
-        (_, Some(code)) => ToolExecutionError::invalid_args(text)
+        (_, Some(CODE_INVALID_ARGUMENTS)) => ToolExecutionError::invalid_args(text)
             .with_retryable(true)
+            .with_code(CODE_INVALID_ARGUMENTS.to_string()),
+        // No tool answers another code today; should one, it is not a refusal to retry.
+        (_, Some(code)) => ToolExecutionError::other(text)
+            .with_retryable(false)
             .with_code(code.to_string()),
         (Some(exec), _) => {
-            let kind = if exec.cancelled {
-                ToolErrorKind::Cancelled
-            } else if exec.timed_out {
+            // A run ends by one of them at most (the kernel sets one flag).
+            let kind = if exec.timed_out {
                 ToolErrorKind::Timeout
+            } else if exec.cancelled {
+                ToolErrorKind::Cancelled
             } else {
                 ToolErrorKind::Other
             };
