@@ -1,13 +1,20 @@
-//! Runs the examples that show nanotool inside async Rust programs and checks what they print:
-//! an example that stops building or working fails the suite.
+//! Runs the examples that show nanotool inside async Rust programs (rig's, an example of the
+//! `nanotool` package, too) and checks what they print: an example that stops building or
+//! working fails the suite.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Builds `name` (with `features` of this package) in the profile and target folder of this
-/// test, runs it from the workspace root, and returns its stdout; fails the test if the build
-/// fails or the example exits non-zero.
+/// Builds the example `name` of this package (with `features` of it) in the profile and
+/// target folder of this test, runs it from the workspace root, and returns its stdout; fails
+/// the test if the build fails or the example exits non-zero.
 fn run_example(name: &str, features: &[&str]) -> String {
+    run_example_of(None, name, features)
+}
+
+/// [`run_example`] for an example of the workspace's `package` (`Some("nanotool")`), with
+/// `features` of that package.
+fn run_example_of(package: Option<&str>, name: &str, features: &[&str]) -> String {
     let exe = std::env::current_exe().expect("the test's own path");
     let profile_dir = exe
         .parent()
@@ -25,6 +32,9 @@ fn run_example(name: &str, features: &[&str]) -> String {
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(package) = package {
+        build.args(["--package", package]);
+    }
     if !features.is_empty() {
         build.arg("--features").arg(features.join(","));
     }
@@ -55,6 +65,30 @@ fn async_call_example_times_out_and_cancels() {
     );
     assert!(
         out.contains("cancelled: is_error=true\nexit: 130\ncancelled\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn rig_tools_example_calls_through_a_rig_tool_set() {
+    let out = run_example_of(Some("nanotool"), "rig_tools", &["rig"]);
+    assert!(out.contains("tools: echo, count_lines, wait\n"), "{out}");
+    assert!(
+        out.contains("count_lines: success\nexit: 0\noutput: "),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "refused: kind=invalid_args retryable=Some(true) code=Some(\"614\")\nerror 614: argument `file`: `/etc/passwd` is outside the working directory"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("unknown: tool `count_line` not found; did you mean `count_lines`?\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the future was dropped, the command killed"),
         "{out}"
     );
 }

@@ -345,6 +345,19 @@ fn assert_portable(name: &Value, schema: &Value) {
     }
 }
 
+/// The keys of a JSON object, sorted: the order a map keeps depends on serde_json's features
+/// (`preserve_order`, which a dependency may turn on), never on what the tools export.
+fn sorted_keys(object: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = object
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
 #[test]
 fn mcp_entries_have_input_and_for_command_tools_output_schemas() {
     let dir = TempDir::new().unwrap();
@@ -352,7 +365,7 @@ fn mcp_entries_have_input_and_for_command_tools_output_schemas() {
     let entries = toolbox.mcp_tools();
     assert_eq!(entries.len(), toolbox.tools().len());
     for entry in &entries {
-        let keys: Vec<&String> = entry.as_object().unwrap().keys().collect();
+        let keys = sorted_keys(entry);
         assert_portable(&entry["name"], &entry["inputSchema"]);
         assert!(entry["description"].is_string());
         if entry["name"] == "echo" {
@@ -411,10 +424,7 @@ fn openai_function_tools_plain_and_strict() {
     for tool in toolbox.openai_tools(false) {
         assert_eq!(tool["type"], "function");
         let f = &tool["function"];
-        assert_eq!(
-            f.as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["description", "name", "parameters"]
-        );
+        assert_eq!(sorted_keys(f), ["description", "name", "parameters"]);
         assert_portable(&f["name"], &f["parameters"]);
     }
     let plain = toolbox.openai_tools(false);
@@ -434,7 +444,7 @@ fn openai_function_tools_plain_and_strict() {
         assert_portable(&f["name"], params);
         assert!(params.get("anyOf").is_none(), "root is not anyOf");
         // Every property is required; optional ones are nullable through anyOf.
-        let props: Vec<&String> = params["properties"].as_object().unwrap().keys().collect();
+        let props = sorted_keys(&params["properties"]);
         let required: Vec<&str> = params["required"]
             .as_array()
             .unwrap()
@@ -514,10 +524,7 @@ fn anthropic_tools_plain_and_strict() {
     let dir = TempDir::new().unwrap();
     let toolbox = full_toolbox(dir.path());
     for tool in toolbox.anthropic_tools() {
-        assert_eq!(
-            tool.as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["description", "input_schema", "name"]
-        );
+        assert_eq!(sorted_keys(&tool), ["description", "input_schema", "name"]);
         assert_portable(&tool["name"], &tool["input_schema"]);
     }
     for tool in toolbox.anthropic_tools_strict() {
