@@ -5,7 +5,7 @@
 //! runs on a thread of its own ([`Toolbox::call_async`]) or on one the host gives
 //! ([`Toolbox::call_async_with`], e.g. tokio's `spawn_blocking`), and the returned
 //! [`ToolCall`] resolves when it is done. No runtime is needed to build or poll it: the worker
-//! wakes the task's [`Waker`](std::task::Waker) and nothing else.
+//! wakes the task's [`Waker`] and nothing else.
 //!
 //! - **Dropping the future cancels the call**: its [`CancelHandle`] fires, the kernel kills the
 //!   command's process group at once (the same path as a timeout) and the worker thread is

@@ -11,7 +11,7 @@ mod options;
 
 use options::*;
 
-/// Where code goes: the place in a command a [`Hit`] (and so a refusal or a
+/// Where code goes: the place in a command a scanner hit (and so a refusal or a
 /// [`crate::policy::CodeEntrySite`]) is about. Two words, so that a [`crate::PolicyError`]
 /// stays small enough to return by value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,4 +1,4 @@
-//! A [`Toolbox`] served by an [rmcp](::rmcp) server (feature `rmcp`): as routes to merge into
+//! A [`Toolbox`] served by an [rmcp] server (feature `rmcp`): as routes to merge into
 //! a server's own [`ToolRouter`] ([`tool_router`], called through [`route_call`] so a typo
 //! gets suggestions), or as a ready [`ServerHandler`] ([`ToolboxServer`]).
 //!
@@ -12,7 +12,7 @@
 //! runs on tokio's blocking pool through [`Toolbox::call`], so the host's deny list holds. A
 //! tool that panics is an internal error (`-32603`), never a crash of the server.
 //!
-//! The rmcp crate is re-exported as [`rmcp`](self::rmcp) so the versions match.
+//! The rmcp crate is re-exported as [`rmcp`] so the versions match.
 //!
 //! ```no_run
 //! use nanotool::adapters::rmcp::{ToolboxServer, rmcp::ServiceExt};
