@@ -1442,6 +1442,128 @@ fn git_works_in_a_submodule_workspace() {
     );
 }
 
+/// `to` relative to the directory `from` (both absolute).
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for part in &to[common..] {
+        out.push(part);
+    }
+    out
+}
+
+#[test]
+fn git_works_in_a_submodule_of_a_worktree_and_with_relative_worktree_links() {
+    let sub = tempfile::tempdir().unwrap();
+    git(sub.path(), &["init", "-q", "."]);
+    std::fs::write(sub.path().join("a.txt"), "a\n").unwrap();
+    git(sub.path(), &["add", "a.txt"]);
+    commit(sub.path(), "in the submodule");
+    let repo = tempfile::tempdir().unwrap();
+    let file_ok = ["-c", "protocol.file.allow=always"];
+    git(repo.path(), &["init", "-q", "."]);
+    let url = sub.path().to_str().unwrap();
+    git(
+        repo.path(),
+        &[&file_ok[..], &["submodule", "add", "-q", url, "sub"]].concat(),
+    );
+    commit(repo.path(), "with a submodule");
+    // A linked worktree of the superproject, its submodule checked out there: the
+    // submodule's git directory is under .git/worktrees/<id>/modules.
+    let wt_parent = tempfile::tempdir().unwrap();
+    let wt = wt_parent
+        .path()
+        .join("wt")
+        .canonicalize()
+        .unwrap_or(wt_parent.path().join("wt"));
+    git(
+        repo.path(),
+        &["worktree", "add", "-q", wt.to_str().unwrap()],
+    );
+    git(
+        &wt,
+        &[&file_ok[..], &["submodule", "update", "-q", "--init"]].concat(),
+    );
+    let k = confined(&wt.join("sub"));
+    let r = k.run(&argv(&["git", "log", "--format=%s"]));
+    confined_here(&k, &r);
+    assert_eq!(
+        (r.exit_code, r.output.as_str()),
+        (0, "in the submodule\n"),
+        "{r:?}"
+    );
+    // The worktree's back link written relative to its admin dir (git's
+    // worktree.useRelativePaths).
+    let wt = wt.canonicalize().unwrap();
+    let admin = repo
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".git/worktrees/wt");
+    std::fs::write(
+        admin.join("gitdir"),
+        format!("{}\n", relative(&admin, &wt.join(".git")).display()),
+    )
+    .unwrap();
+    let k = confined(&wt);
+    let r = k.run(&argv(&["git", "log", "-1", "--format=%s"]));
+    confined_here(&k, &r);
+    assert_eq!(
+        (r.exit_code, r.output.as_str()),
+        (0, "with a submodule\n"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn a_workspace_symlink_does_not_forge_a_worktrees_link_back() {
+    // An outside repository has a worktree inside the workspace (`ws/wt`). The workspace's
+    // writer turns `ws/wt` into a link to the workspace and points `ws/.git` at that
+    // worktree's admin dir: its link back (`ws/wt/.git`) now resolves to `ws/.git`.
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "."]);
+    std::fs::write(repo.path().join("f.txt"), "f\n").unwrap();
+    git(repo.path(), &["add", "f.txt"]);
+    commit(repo.path(), "outside");
+    std::fs::write(repo.path().join(".git/secret.txt"), "canary-outside-4242\n").unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let ws_path = ws.path().canonicalize().unwrap();
+    let wt = ws_path.join("wt");
+    git(
+        repo.path(),
+        &["worktree", "add", "-q", wt.to_str().unwrap()],
+    );
+    std::fs::remove_dir_all(&wt).unwrap();
+    std::os::unix::fs::symlink(&ws_path, &wt).unwrap();
+    let admin = repo
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".git/worktrees/wt");
+    std::fs::write(
+        ws_path.join(".git"),
+        format!("gitdir: {}\n", admin.display()),
+    )
+    .unwrap();
+    let secret = repo.path().join(".git/secret.txt");
+    let cat = argv(&["cat", secret.to_str().unwrap()]);
+    let k = confined(&ws_path);
+    let r = k.run(&cat);
+    if confined_here(&k, &r) {
+        assert!(!r.output.contains("canary-outside"), "{r:?}");
+    }
+    assert!(
+        unconfined(&ws_path)
+            .run(&cat)
+            .output
+            .contains("canary-outside")
+    );
+}
+
 /// A directory that looks like a git directory (HEAD, objects, refs), with a secret beside.
 fn fake_git_dir(dir: &Path) {
     std::fs::create_dir_all(dir.join("objects")).unwrap();

@@ -432,10 +432,14 @@ fn enclosing_git_dirs(workspace: &Path) -> Vec<PathBuf> {
 
 /// What the `.git` file of the work tree `tree` (`gitdir: <path>`) points at, if it has the
 /// shape git gives it: a linked worktree's administrative dir `<common>/worktrees/<id>`,
-/// whose own `gitdir` file points back at this `.git` file, with `<common>` a git directory;
-/// or a submodule's git directory under `<ancestor>/.git/modules/`, the `.git` directory of
-/// a folder that holds `tree`. Anything else (a directory dressed up as a git directory, a
-/// real repository elsewhere, a forged `commondir`) opens nothing.
+/// whose own `gitdir` file points back at this `.git` file (compared without following the
+/// workspace's symlinks, which its writer controls), with `<common>` a git directory; or a
+/// submodule's git directory under the `modules/` of the git directory of a folder that
+/// holds `tree` (a `.git` directory, or a `.git` file believed by these same rules: a
+/// submodule of a linked worktree). Anything else (a directory dressed up as a git
+/// directory, a real repository elsewhere, a forged `commondir`, a `--separate-git-dir`
+/// repository, which nothing links back) opens nothing; the first element is the git
+/// directory itself.
 fn pointed_git_dirs(tree: &Path, dot_git: &Path) -> Vec<PathBuf> {
     let Some(gitdir) = std::fs::read_to_string(dot_git)
         .ok()
@@ -447,13 +451,14 @@ fn pointed_git_dirs(tree: &Path, dot_git: &Path) -> Vec<PathBuf> {
     };
     let tree = tree.canonicalize().unwrap_or_else(|_| tree.to_path_buf());
     if gitdir.join("commondir").is_file() {
-        // A linked worktree: <common>/worktrees/<id>, pointing back at this .git file.
+        // A linked worktree: <common>/worktrees/<id>, pointing back at this .git file. git
+        // writes the back pointer from real paths, absolute or relative to the admin dir.
         let common = std::fs::read_to_string(gitdir.join("commondir"))
             .ok()
             .and_then(|c| gitdir.join(c.trim()).canonicalize().ok());
         let back = std::fs::read_to_string(gitdir.join("gitdir"))
             .ok()
-            .and_then(|b| Path::new(b.trim()).canonicalize().ok());
+            .map(|b| normalized(&gitdir.join(b.trim())));
         return match common {
             Some(common)
                 if gitdir.parent() == Some(common.join("worktrees").as_path())
@@ -465,12 +470,34 @@ fn pointed_git_dirs(tree: &Path, dot_git: &Path) -> Vec<PathBuf> {
             _ => Vec::new(),
         };
     }
-    // A submodule: under the `.git/modules/` of a folder that holds the work tree.
-    let absorbed = tree
-        .ancestors()
-        .skip(1)
-        .any(|a| gitdir.starts_with(a.join(".git").join("modules")) && a.join(".git").is_dir());
+    // A submodule: under the modules/ of an enclosing folder's git directory.
+    let absorbed = tree.ancestors().skip(1).any(|folder| {
+        let dot_git = folder.join(".git");
+        let enclosing = if dot_git.is_dir() {
+            dot_git.canonicalize().ok()
+        } else if dot_git.is_file() {
+            pointed_git_dirs(folder, &dot_git).into_iter().next()
+        } else {
+            None
+        };
+        enclosing.is_some_and(|g| gitdir.starts_with(g.join("modules")))
+    });
     if absorbed { vec![gitdir] } else { Vec::new() }
+}
+
+/// `path` with `.` and `..` resolved by its text alone, following no symlink.
+fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Whether `dir` has what every git directory has: `HEAD`, and `objects` and `refs` (its own,
