@@ -269,7 +269,13 @@ fn metadata_outside_what_landlock_governs_stays_put() {
     // Control: unconfined, all of it goes through.
     let u = unconfined(ws.path());
     reset();
-    assert_eq!(u.run(&xattr).output, "xattr set\n");
+    // (A file system without user extended attributes refuses them to everyone; then the
+    // control shows that instead, and the confined answer above proves nothing more.)
+    let control = u.run(&xattr).output;
+    assert!(
+        control == "xattr set\n" || control == format!("xattr refused {}\n", libc::EOPNOTSUPP),
+        "{control}"
+    );
     assert_eq!(u.run(&argv(&["chmod", "u+s,o+w", "f.txt"])).exit_code, 0);
     assert_eq!(mode(), 0o4646);
 }
@@ -349,8 +355,15 @@ fn tcp_connect_and_bind_are_refused_without_network() {
     assert_eq!(u.run(&connect).exit_code, 0);
     assert!(accepted(&l), "control: no connection");
     assert!(u.run(&bind).output.contains("bound"));
-    assert!(u.run(&fast_open).output.contains("sent"), "control");
-    assert!(accepted(&l), "control: no Fast Open connection");
+    // Fast Open from a client only where the machine enables it (bit 1 of tcp_fastopen).
+    let client_tfo = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_fastopen")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .is_some_and(|v| v & 1 != 0);
+    if client_tfo {
+        assert!(u.run(&fast_open).output.contains("sent"), "control");
+        assert!(accepted(&l), "control: no Fast Open connection");
+    }
 }
 
 #[test]
