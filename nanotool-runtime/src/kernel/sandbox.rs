@@ -175,9 +175,6 @@ impl SandboxStatus {
             if abi < 3 {
                 partial.push("truncating workspace files is not covered (Landlock ABI 3)");
             }
-            if abi < 4 {
-                partial.push("TCP is refused by seccomp alone (Landlock ABI 4)");
-            }
             if abi < 6 {
                 partial.push("signals to other processes of the user are limited by seccomp alone (Landlock ABI 6)");
             }

@@ -18,7 +18,7 @@
 //! | `bpf`, `userfaultfd` | `EPERM` | kernel attack surface | never |
 //! | `prlimit64` on another process | `EPERM` | changing the agent's limits | never |
 //! | `chmod`/`chown`/`utimensat` families | `EPERM` | Landlock does not cover metadata changes | a `writes` tool |
-//! | `chmod` family with setuid, setgid or write-for-everyone | `EPERM` | a root agent's command could open a system file to every local user | never (the rule is a `writes` tool's; others refuse `chmod` whole) |
+//! | `chmod` family with setuid or write-for-everyone | `EPERM` | a root agent's command could open a system file to every local user | never (the rule is a `writes` tool's; others refuse `chmod` whole) |
 //! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) are not Landlock's | never |
 //! | `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages`, `perf_event_open` | `EPERM` | reading or steering the agent | Landlock is enforced: the agent is outside the command's domain, and Landlock refuses these towards it |
 //! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open`, `pidfd_send_signal` | `EPERM` | signals towards the agent (limit: `kill` of another agent thread's id reaches the agent, as the filter cannot know every id) | Landlock's signal scope (ABI 6) is enforced |
@@ -65,10 +65,11 @@ const SYS_FCHMODAT2: libc::c_long = 452;
 const SYS_SETXATTRAT: libc::c_long = 463;
 const SYS_REMOVEXATTRAT: libc::c_long = 466;
 
-/// Mode bits no command may set with `chmod`: setuid, setgid, and write for everyone (a
-/// command of a root agent could otherwise make a system file writable by any local user;
-/// Landlock does not govern modes).
-const MODE_REFUSED: libc::mode_t = libc::S_ISUID | libc::S_ISGID | libc::S_IWOTH;
+/// Mode bits no command may set with `chmod`: setuid, and write for everyone (a command of
+/// a root agent could otherwise make a system file writable by any local user; Landlock does
+/// not govern modes). Not setgid: `chmod` keeps a directory's setgid bit in every mode it
+/// sets, so refusing it would break any `chmod` in a shared group tree.
+const MODE_REFUSED: libc::mode_t = libc::S_ISUID | libc::S_IWOTH;
 
 /// Whether this build can write a filter for the machine it runs on.
 pub(crate) fn supported() -> bool {
@@ -82,12 +83,13 @@ pub(crate) struct FilterSpec {
     pub agent_pid: libc::pid_t,
     /// The agent's process group at build time.
     pub agent_pgid: libc::pid_t,
-    /// TCP sockets may be created (Landlock then governs connect and bind, or the tool may
-    /// use the network).
+    /// TCP sockets may be created (a `network` tool; Landlock's TCP rules are a second
+    /// layer for the others, never the only one).
     pub tcp: bool,
     /// UDP sockets may be created (a `network` tool).
     pub udp: bool,
-    /// Metadata changes (`chmod`, `chown`) are allowed (a `writes` tool).
+    /// Metadata changes (`chmod` without setuid or world-writable bits, `chown`,
+    /// timestamps) are allowed (a `writes` tool).
     pub writes: bool,
     /// Landlock is enforced, so it refuses ptrace-class access to the agent.
     pub landlock: bool,
@@ -328,7 +330,7 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
         rules.push((sys, Rule::Answer(ret_errno(libc::EOPNOTSUPP))));
     }
     if spec.writes {
-        // A `writes` tool sets modes, but no setuid, setgid or world-writable one.
+        // A `writes` tool sets modes, but no setuid or world-writable one.
         let mut chmod = |sys: libc::c_long, mode_arg: u32| {
             rules.push((
                 sys,
@@ -641,7 +643,8 @@ mod tests {
         // A writes tool's modes: ordinary ones go through, setuid, setgid and o+w do not.
         assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, 0o755]), RET_ALLOW);
         assert_eq!(call(&writes, libc::SYS_fchmod, [3, 0o600, 0]), RET_ALLOW);
-        for mode in [0o4755, 0o2755, 0o666] {
+        assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, 0o2775]), RET_ALLOW);
+        for mode in [0o4755, 0o6755, 0o666, 0o1777] {
             assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, mode]), eperm);
             assert_eq!(call(&writes, SYS_FCHMODAT2, [0, 0, mode]), eperm);
             assert_eq!(call(&writes, libc::SYS_fchmod, [3, mode, 0]), eperm);
