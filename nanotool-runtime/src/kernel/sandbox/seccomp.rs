@@ -21,7 +21,7 @@
 //! | `chmod` family with setuid or write-for-everyone | `EPERM` | a root agent's command could open a system file to every local user | never (the rule is a `writes` tool's; others refuse `chmod` whole) |
 //! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) are not Landlock's | never |
 //! | `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages`, `perf_event_open` | `EPERM` | reading or steering the agent | Landlock is enforced: the agent is outside the command's domain, and Landlock refuses these towards it |
-//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open`, `pidfd_send_signal` | `EPERM` | signals towards the agent (limit: `kill` of another agent thread's id reaches the agent, as the filter cannot know every id) | Landlock's signal scope (ABI 6) is enforced |
+//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open`, `pidfd_send_signal`; `fcntl` `F_SETOWN`, `F_SETOWN_EX`, `F_SETSIG` | `EPERM` | signals towards the agent (limit: `kill` of another agent thread's id reaches the agent, as the filter cannot know every id) | Landlock's signal scope (ABI 6) is enforced |
 //! | another architecture's calls (x32, i386) | `ENOSYS` | the rules are written for the native numbers | never |
 //!
 //! The administration calls (`mount`, `reboot`, modules, clocks, host names...) are not in
@@ -64,6 +64,11 @@ const SYS_FCHMODAT2: libc::c_long = 452;
 /// `setxattrat` and `removexattrat` (Linux 6.13), likewise.
 const SYS_SETXATTRAT: libc::c_long = 463;
 const SYS_REMOVEXATTRAT: libc::c_long = 466;
+
+/// `fcntl` commands (asm-generic/fcntl.h, the same on x86_64 and aarch64): the signal an
+/// fd's I/O raises, and its owner as a `struct f_owner_ex`.
+const F_SETSIG: u32 = 10;
+const F_SETOWN_EX: u32 = 15;
 
 /// Mode bits no command may set with `chmod`: setuid, and write for everyone (a command of
 /// a root agent could otherwise make a system file writable by any local user; Landlock does
@@ -311,6 +316,18 @@ pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
                 a.jeq(agent, refuse, Target::Next);
                 a.jeq(agent_group, refuse, Target::Next);
                 a.jeq(u32::MAX, refuse, allow);
+            })),
+        ));
+        // fcntl: no owner for an fd's I/O signals (F_SETOWN on the output pipe would have the
+        // kernel signal the agent when it reads), nor a chosen signal for them.
+        rules.push((
+            libc::SYS_fcntl,
+            Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                a.ld(off_arg_low(1));
+                a.jeq(libc::F_SETOWN as u32, refuse, Target::Next);
+                a.jeq(F_SETOWN_EX, refuse, Target::Next);
+                a.jeq(F_SETSIG, refuse, allow);
             })),
         ));
     }
@@ -686,6 +703,21 @@ mod tests {
             );
         }
         // Rules on arguments.
+        for cmd in [libc::F_SETOWN as u32, F_SETOWN_EX, F_SETSIG] {
+            assert_eq!(call(&bare, libc::SYS_fcntl, [3, cmd, 1234]), eperm);
+            assert_eq!(
+                call(&landlocked, libc::SYS_fcntl, [3, cmd, 1234]),
+                RET_ALLOW
+            );
+        }
+        for cmd in [
+            libc::F_GETFL,
+            libc::F_SETFL,
+            libc::F_DUPFD_CLOEXEC,
+            libc::F_GETOWN,
+        ] {
+            assert_eq!(call(&bare, libc::SYS_fcntl, [3, cmd as u32, 0]), RET_ALLOW);
+        }
         let kill = libc::SYS_kill;
         assert_eq!(call(&bare, kill, [1234, 9, 0]), eperm);
         assert_eq!(call(&bare, kill, [(-1200i32) as u32, 9, 0]), eperm);
