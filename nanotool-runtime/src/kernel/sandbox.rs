@@ -39,6 +39,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// How strictly commands are confined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -224,7 +225,15 @@ pub(crate) struct Sandbox {
     readable: Vec<PathBuf>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
     confinements: [OnceLock<Confinement>; 4],
+    /// Each profile's last failure to build, and when: tried again once it is
+    /// [`RETRY_AFTER`] old.
+    failures: [Mutex<Option<(Instant, String)>>; 4],
 }
+
+/// How long a profile whose confinement failed to build answers with that failure before
+/// it is tried again: a passing cause (no thread or fd to spare) clears, while a lasting one
+/// (a machine the filter has no rules for) costs a rebuild only this often.
+const RETRY_AFTER: Duration = Duration::from_secs(10);
 
 impl fmt::Debug for Sandbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -276,6 +285,7 @@ impl Sandbox {
             readable: Vec::new(),
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
+            failures: Default::default(),
         };
         sandbox.readable = sandbox
             .readable_roots()
@@ -332,14 +342,30 @@ impl Sandbox {
                 "the sandbox is required but cannot confine commands here: {missing}; run on a kernel that has it, or choose --sandbox best-effort"
             ));
         }
-        // A confinement is kept once built; a failure is not, so a passing cause (no thread
-        // or fd to spare for the trial, say) does not leave the kernel unconfined for good.
+        // A confinement is kept once built; a failure only for RETRY_AFTER, so a passing
+        // cause (no thread or fd to spare for the trial, say) does not leave the kernel
+        // unconfined for good.
         let slot = &self.confinements[access.index()];
         let built = match slot.get() {
             Some(confinement) => Ok(confinement),
-            None => self
-                .confinement(access)
-                .map(|confinement| slot.get_or_init(|| confinement)),
+            None => {
+                let mut failure = self.failures[access.index()]
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                match &*failure {
+                    Some((when, why)) if when.elapsed() < RETRY_AFTER => Err(why.clone()),
+                    _ => match self.confinement(access) {
+                        Ok(confinement) => {
+                            *failure = None;
+                            Ok(slot.get_or_init(|| confinement))
+                        }
+                        Err(why) => {
+                            *failure = Some((Instant::now(), why.clone()));
+                            Err(why)
+                        }
+                    },
+                }
+            }
         };
         match built {
             Ok(confinement) => {
