@@ -9,57 +9,22 @@
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::Path;
 
+#[path = "common/refuse.rs"]
+mod refuse;
+
+use refuse::refuse_syscalls;
+
 /// Makes every later Landlock call of this thread (and of what it starts) fail with ENOSYS,
 /// as on a kernel built without it.
 fn block_landlock() {
-    let nrs = [
-        libc::SYS_landlock_create_ruleset,
-        libc::SYS_landlock_add_rule,
-        libc::SYS_landlock_restrict_self,
-    ];
-    let mut filter = vec![libc::sock_filter {
-        code: 0x20, // ld [nr]
-        jt: 0,
-        jf: 0,
-        k: 0,
-    }];
-    for (i, nr) in nrs.iter().enumerate() {
-        let left = (nrs.len() - i) as u8;
-        filter.push(libc::sock_filter {
-            code: 0x15, // jeq k
-            jt: left,   // to the ENOSYS return
-            jf: 0,
-            k: *nr as u32,
-        });
-    }
-    filter.push(libc::sock_filter {
-        code: 0x06,
-        jt: 0,
-        jf: 0,
-        k: 0x7fff_0000, // allow
-    });
-    filter.push(libc::sock_filter {
-        code: 0x06,
-        jt: 0,
-        jf: 0,
-        k: 0x0005_0000 | libc::ENOSYS as u32,
-    });
-    // The jeq targets above count from the instruction after each jeq: the last jeq jumps 1
-    // (over the allow), the first `len` instructions.
-    let prog = libc::sock_fprog {
-        len: filter.len() as u16,
-        filter: filter.as_mut_ptr(),
-    };
-    // SAFETY: a valid program that lives across the call; no_new_privs first, as required.
-    unsafe {
-        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-        assert_eq!(
-            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
-            0,
-            "{}",
-            std::io::Error::last_os_error()
-        );
-    }
+    refuse_syscalls(
+        &[
+            libc::SYS_landlock_create_ruleset,
+            libc::SYS_landlock_add_rule,
+            libc::SYS_landlock_restrict_self,
+        ],
+        libc::ENOSYS,
+    );
 }
 
 fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {

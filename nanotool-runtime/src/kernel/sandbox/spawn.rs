@@ -472,11 +472,10 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             }
         }
         if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
-            if *libc::__errno_location() != libc::ENOSYS {
-                fail(Step::CloseFds);
-            }
-            // Before Linux 5.9: close each fd up to the hard limit on open files (an fd above
-            // it cannot exist unless the limit was lowered after it was opened).
+            // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
+            // (EPERM): close each fd up to the limit on open files (an fd above it cannot
+            // exist unless the limit was lowered after it was opened), at most the first
+            // 65,536, which bounds the cost where the limit is a million.
             let mut limit = libc::rlimit {
                 rlim_cur: 0,
                 rlim_max: 0,
@@ -491,7 +490,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             {
                 fail(Step::CloseFds);
             }
-            let top = limit.rlim_max.min(1 << 20) as libc::c_long;
+            let top = limit.rlim_cur.min(1 << 16) as libc::c_long;
             for fd in 3..top {
                 libc::syscall(libc::SYS_close, fd);
             }
