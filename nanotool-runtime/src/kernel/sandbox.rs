@@ -49,6 +49,11 @@ pub enum SandboxMode {
     Required,
     /// Confine as far as the running kernel allows, and say what is and is not enforced
     /// ([`CommandExecKernel::sandbox_status`](crate::CommandExecKernel::sandbox_status)).
+    ///
+    /// On a kernel without Landlock, building a kernel in this mode (or in `Required`) makes
+    /// the whole host process non-dumpable (`PR_SET_DUMPABLE` 0), since nothing else keeps
+    /// a command of the same user from its `/proc/<pid>/environ` and `mem`: no core dumps,
+    /// and no debugger or profiler attaches without privileges, from then on.
     #[default]
     BestEffort,
     /// No confinement: commands act with every right of the agent's user.
