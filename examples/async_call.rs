@@ -45,11 +45,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A hung call under a timeout: when the timeout fires, the future is dropped, and dropping
     // it kills `sleep` and anything it started.
     let started = Instant::now();
-    let call = toolbox.call_async("wait", json!({"seconds": 60}));
+    let call = toolbox.call_async("wait", json!({"seconds": 587}));
     match tokio::time::timeout(Duration::from_millis(300), call).await {
-        Ok(out) => return Err(format!("the 60 s wait returned: {out:?}").into()),
+        Ok(out) => return Err(format!("the 587 s wait returned: {out:?}").into()),
         Err(_) => println!(
-            "wait 60 s: timed out after {} ms; the future was dropped, the command killed\n",
+            "wait 587 s: timed out after {} ms; the future was dropped, the command killed\n",
             started.elapsed().as_millis()
         ),
     }

@@ -63,6 +63,18 @@ fn async_call_example_times_out_and_cancels() {
         out.contains("the future was dropped, the command killed"),
         "{out}"
     );
+    // And it was: no `sleep 587` is left behind (one the drop had missed would outlive the
+    // example, orphaned).
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| cmdline.as_slice() == b"sleep\0587\0")
+        .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the timed-out command still runs: {left:?}"
+    );
     assert!(
         out.contains("cancelled: is_error=true\nexit: 130\ncancelled\n"),
         "{out}"
@@ -90,5 +102,17 @@ fn rig_tools_example_calls_through_a_rig_tool_set() {
     assert!(
         out.contains("the future was dropped, the command killed"),
         "{out}"
+    );
+    // And it was: no `sleep 587` is left behind (one the drop had missed would outlive the
+    // example, orphaned).
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .filter(|cmdline| cmdline.as_slice() == b"sleep\0587\0")
+        .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the timed-out command still runs: {left:?}"
     );
 }
