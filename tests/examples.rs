@@ -63,18 +63,8 @@ fn async_call_example_times_out_and_cancels() {
         out.contains("the future was dropped, the command killed"),
         "{out}"
     );
-    // And it was: no `sleep 587` is left behind (one the drop had missed would outlive the
-    // example, orphaned).
-    let left: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
-        .filter(|cmdline| cmdline.as_slice() == b"sleep\0587\0")
-        .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "the timed-out command still runs: {left:?}"
-    );
+    // And it was (one the drop had missed would outlive the example, orphaned).
+    assert_gone(&["sleep", "587"]);
     assert!(
         out.contains("cancelled: is_error=true\nexit: 130\ncancelled\n"),
         "{out}"
@@ -103,16 +93,19 @@ fn rig_tools_example_calls_through_a_rig_tool_set() {
         out.contains("the future was dropped, the command killed"),
         "{out}"
     );
-    // And it was: no `sleep 587` is left behind (one the drop had missed would outlive the
-    // example, orphaned).
-    let left: Vec<String> = std::fs::read_dir("/proc")
+    assert_gone(&["sleep", "593"]);
+}
+
+/// Fails if a process runs with exactly the command line `argv`.
+fn assert_gone(argv: &[&str]) {
+    let wanted: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\x00"].concat())
+        .collect();
+    let left = std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
-        .filter(|cmdline| cmdline.as_slice() == b"sleep\0587\0")
-        .map(|cmdline| String::from_utf8_lossy(&cmdline).into_owned())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "the timed-out command still runs: {left:?}"
-    );
+        .filter(|cmdline| *cmdline == wanted)
+        .count();
+    assert_eq!(left, 0, "the timed-out command {argv:?} still runs");
 }

@@ -83,11 +83,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A timeout around rig's future: dropping it kills `sleep`.
     let started = Instant::now();
-    let call = tools.execute("wait", r#"{"seconds": 60}"#, &mut context);
+    let call = tools.execute("wait", r#"{"seconds": 593}"#, &mut context);
     match tokio::time::timeout(Duration::from_millis(300), call).await {
-        Ok(result) => return Err(format!("the 60 s wait returned: {result:?}").into()),
+        Ok(result) => return Err(format!("the 593 s wait returned: {result:?}").into()),
         Err(_) => println!(
-            "\nwait 60 s: timed out after {} ms; the future was dropped, the command killed",
+            "\nwait 593 s: timed out after {} ms; the future was dropped, the command killed",
             started.elapsed().as_millis()
         ),
     }
