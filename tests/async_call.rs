@@ -19,6 +19,10 @@ use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 /// A death or a result that has not come after this long is a hang.
+#[path = "common/group.rs"]
+mod group;
+use group::{assert_group_dies, group_members, wait_for_pids};
+
 const WATCHDOG: Duration = Duration::from_secs(20);
 
 /// A tool whose command starts a group member in the background, writes the leader's and the
@@ -152,57 +156,6 @@ fn block_on<F: Future + Unpin>(mut future: F) -> (F::Output, usize) {
         }
         assert!(Instant::now() < until, "the future never resolved");
         std::thread::park_timeout(Duration::from_millis(200));
-    }
-}
-
-// --- the process group ---
-
-/// (state, pgrp) of a process, from /proc/<pid>/stat.
-fn proc_stat(pid: i32) -> Option<(char, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split(' ');
-    let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, pgrp))
-}
-
-/// Live (neither zombie nor dead) processes in group `pgid`.
-fn group_members(pgid: i32) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| matches!(proc_stat(pid), Some((s, g)) if g == pgid && s != 'Z' && s != 'X'))
-        .collect()
-}
-
-/// Waits for the `pids` file the `hang` tool writes: (leader = pgid, member).
-fn wait_for_pids(dir: &Path) -> (i32, i32) {
-    let file = dir.join("pids");
-    let until = Instant::now() + WATCHDOG;
-    while !file.exists() {
-        assert!(Instant::now() < until, "the command never started");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let text = std::fs::read_to_string(file).unwrap();
-    let mut pids = text.split_whitespace().map(|p| p.parse().unwrap());
-    (pids.next().unwrap(), pids.next().unwrap())
-}
-
-/// Waits (hang detector) until no live process is left in group `pgid`.
-fn assert_group_dies(pgid: i32) {
-    let until = Instant::now() + WATCHDOG;
-    loop {
-        let members = group_members(pgid);
-        if members.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "process group {pgid} still has live members {members:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

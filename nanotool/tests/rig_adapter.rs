@@ -21,9 +21,13 @@ use nanotool::{
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A death or a result that has not come after this long is a hang.
+#[path = "../../tests/common/group.rs"]
+mod group;
+use group::{assert_group_dies, proc_stat, wait_for_pids};
+
 const WATCHDOG: Duration = Duration::from_secs(20);
 
 /// A tool that runs `argv` in the kernel, as a command that writes in its folder.
@@ -455,61 +459,4 @@ async fn dropping_rigs_future_kills_the_process_group() {
     // The background member is dead too (a zombie at most: `kill(-pgid, 0)` still finds a
     // zombie until whoever adopted it reaps it, so it is not the test).
     assert!(proc_stat(member).is_none_or(|(s, _)| s == 'Z' || s == 'X'));
-}
-
-// --- the process group ---
-
-/// (state, pgrp) of a process, from /proc/<pid>/stat.
-fn proc_stat(pid: i32) -> Option<(char, i32)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let mut fields = rest.split(' ');
-    let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, pgrp))
-}
-
-/// Live (neither zombie nor dead) processes in group `pgid`.
-fn group_members(pgid: i32) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| matches!(proc_stat(pid), Some((s, g)) if g == pgid && s != 'Z' && s != 'X'))
-        .collect()
-}
-
-/// Waits for the `pids` file the `hang` tool writes: (leader = pgid, member).
-fn wait_for_pids(dir: &Path) -> (i32, i32) {
-    let file = dir.join("pids");
-    let until = Instant::now() + WATCHDOG;
-    loop {
-        // The file may exist before its line is written: wait for both numbers.
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let pids: Vec<i32> = text
-            .split_whitespace()
-            .filter_map(|p| p.parse().ok())
-            .collect();
-        if let [pgid, member] = pids[..] {
-            return (pgid, member);
-        }
-        assert!(Instant::now() < until, "the command never started");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Waits (hang detector) until no live process is left in group `pgid`.
-fn assert_group_dies(pgid: i32) {
-    let until = Instant::now() + WATCHDOG;
-    loop {
-        let members = group_members(pgid);
-        if members.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < until,
-            "process group {pgid} still has live members {members:?}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
