@@ -1422,8 +1422,12 @@ fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() 
     assert_eq!((r.exit_code, r.output.as_str()), (0, "pkg\n"), "{r:?}");
 }
 
-#[test]
-fn git_works_in_a_submodule_workspace() {
+/// `git -c protocol.file.allow=always`: a submodule from a local path.
+const FILE_OK: [&str; 2] = ["-c", "protocol.file.allow=always"];
+
+/// A repository (its one commit "in the submodule") and a superproject that adds it at
+/// `sub`, committed ("with a submodule"): (submodule source, superproject).
+fn repo_with_submodule() -> (tempfile::TempDir, tempfile::TempDir) {
     let sub = tempfile::tempdir().unwrap();
     git(sub.path(), &["init", "-q", "."]);
     std::fs::write(sub.path().join("a.txt"), "a\n").unwrap();
@@ -1431,18 +1435,18 @@ fn git_works_in_a_submodule_workspace() {
     commit(sub.path(), "in the submodule");
     let repo = tempfile::tempdir().unwrap();
     git(repo.path(), &["init", "-q", "."]);
+    let url = sub.path().to_str().unwrap();
     git(
         repo.path(),
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            sub.path().to_str().unwrap(),
-            "sub",
-        ],
+        &[&FILE_OK[..], &["submodule", "add", "-q", url, "sub"]].concat(),
     );
+    commit(repo.path(), "with a submodule");
+    (sub, repo)
+}
+
+#[test]
+fn git_works_in_a_submodule_workspace() {
+    let (_sub, repo) = repo_with_submodule();
     // The submodule's .git is a file pointing into the superproject's .git/modules.
     assert!(repo.path().join("sub/.git").is_file());
     let k = confined(&repo.path().join("sub"));
@@ -1471,20 +1475,7 @@ fn relative(from: &Path, to: &Path) -> PathBuf {
 
 #[test]
 fn git_works_in_a_submodule_of_a_worktree_and_with_relative_worktree_links() {
-    let sub = tempfile::tempdir().unwrap();
-    git(sub.path(), &["init", "-q", "."]);
-    std::fs::write(sub.path().join("a.txt"), "a\n").unwrap();
-    git(sub.path(), &["add", "a.txt"]);
-    commit(sub.path(), "in the submodule");
-    let repo = tempfile::tempdir().unwrap();
-    let file_ok = ["-c", "protocol.file.allow=always"];
-    git(repo.path(), &["init", "-q", "."]);
-    let url = sub.path().to_str().unwrap();
-    git(
-        repo.path(),
-        &[&file_ok[..], &["submodule", "add", "-q", url, "sub"]].concat(),
-    );
-    commit(repo.path(), "with a submodule");
+    let (_sub, repo) = repo_with_submodule();
     // A linked worktree of the superproject, its submodule checked out there: the
     // submodule's git directory is under .git/worktrees/<id>/modules.
     let wt_parent = tempfile::tempdir().unwrap();
@@ -1499,7 +1490,7 @@ fn git_works_in_a_submodule_of_a_worktree_and_with_relative_worktree_links() {
     );
     git(
         &wt,
-        &[&file_ok[..], &["submodule", "update", "-q", "--init"]].concat(),
+        &[&FILE_OK[..], &["submodule", "update", "-q", "--init"]].concat(),
     );
     let k = confined(&wt.join("sub"));
     let r = k.run(&argv(&["git", "log", "--format=%s"]));
