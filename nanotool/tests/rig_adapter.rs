@@ -266,13 +266,21 @@ async fn a_failed_command_is_an_error_with_its_exit_code_and_output() {
     let (_dir, toolbox) = fixture();
     let set = tool_set(Arc::clone(&toolbox));
     let result = execute(&set, "fails", json!({})).await;
+    assert_command_error(&result, 3, "output: oops", ToolErrorKind::Other);
+}
+
+/// `result` is rig's not-retryable error of kind `kind` for a command that ended with
+/// `exit`, its model-visible text nanotool's (starting `exit: <exit>`, holding `words`),
+/// its code the exit code.
+fn assert_command_error(result: &ToolResult, exit: i32, words: &str, kind: ToolErrorKind) {
     assert!(result.is_error(), "{result:?}");
-    assert!(text(&result).starts_with("exit: 3\n"), "{}", text(&result));
-    assert!(text(&result).contains("output: oops"), "{}", text(&result));
+    let text = text(result);
+    assert!(text.starts_with(&format!("exit: {exit}\n")), "{text}");
+    assert!(text.contains(words), "{text}");
     let error = result.error().unwrap();
-    assert_eq!(error.kind(), ToolErrorKind::Other);
+    assert_eq!(error.kind(), kind);
     assert_eq!(error.retryable(), Some(false));
-    assert_eq!(error.code(), Some("3"));
+    assert_eq!(error.code(), Some(exit.to_string().as_str()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,21 +288,7 @@ async fn a_command_that_could_not_start_is_not_retryable() {
     let (_dir, toolbox) = fixture();
     let set = tool_set(Arc::clone(&toolbox));
     let result = execute(&set, "missing", json!({})).await;
-    assert!(result.is_error(), "{result:?}");
-    assert!(
-        text(&result).starts_with("exit: 127\n"),
-        "{}",
-        text(&result)
-    );
-    assert!(
-        text(&result).contains("could not start"),
-        "{}",
-        text(&result)
-    );
-    let error = result.error().unwrap();
-    assert_eq!(error.kind(), ToolErrorKind::Other);
-    assert_eq!(error.retryable(), Some(false));
-    assert_eq!(error.code(), Some("127"));
+    assert_command_error(&result, 127, "could not start", ToolErrorKind::Other);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -305,20 +299,7 @@ async fn a_timed_out_command_is_a_timeout() {
     let result = tokio::time::timeout(WATCHDOG, execute(&set, "hang", json!({})))
         .await
         .expect("the kernel's timeout ends the call");
-    assert!(
-        text(&result).starts_with("exit: 124\n"),
-        "{}",
-        text(&result)
-    );
-    assert!(
-        text(&result).contains("timed out after"),
-        "{}",
-        text(&result)
-    );
-    let error = result.error().unwrap();
-    assert_eq!(error.kind(), ToolErrorKind::Timeout);
-    assert_eq!(error.retryable(), Some(false));
-    assert_eq!(error.code(), Some("124"));
+    assert_command_error(&result, 124, "timed out after", ToolErrorKind::Timeout);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
