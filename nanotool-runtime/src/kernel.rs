@@ -33,7 +33,7 @@ mod wait;
 pub use cancel::CancelHandle;
 pub use result::{ExecResult, UnreadableBinary};
 
-pub use sandbox::{Access, SandboxMode, SandboxStatus};
+pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
 use std::io;
@@ -97,6 +97,11 @@ pub struct KernelSettings {
     pub sandbox_read: Vec<PathBuf>,
     /// Extra paths every confined command may read and write. Each must exist.
     pub sandbox_write: Vec<PathBuf>,
+    /// Confine as Landlock ABI `n` would at most (0: as a Linux without Landlock), whatever
+    /// the running Linux supports: how the tests play older kernels on a newer one. It can
+    /// only lower what is enforced, never raise it; the status says what then holds.
+    #[doc(hidden)]
+    pub landlock_abi_limit: Option<u32>,
 }
 
 impl Default for KernelSettings {
@@ -109,6 +114,7 @@ impl Default for KernelSettings {
             sandbox: SandboxMode::default(),
             sandbox_read: Vec::new(),
             sandbox_write: Vec::new(),
+            landlock_abi_limit: None,
         }
     }
 }
@@ -238,8 +244,14 @@ impl CommandExecKernel {
         };
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
-        let sandbox =
-            Sandbox::new(settings.sandbox, &cwd, read, write).map_err(KernelError::Sandbox)?;
+        let sandbox = Sandbox::new(
+            settings.sandbox,
+            &cwd,
+            read,
+            write,
+            settings.landlock_abi_limit,
+        )
+        .map_err(KernelError::Sandbox)?;
         let mut confined_env = env.clone();
         if let Some(tmp) = sandbox.tmpdir() {
             confined_env.retain(|(k, _)| k != "TMPDIR");

@@ -40,8 +40,8 @@ pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::{ExecLayer, ExecTool};
 pub use kernel::{
-    Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
-    SandboxStatus, UnreadableBinary,
+    Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, Promise,
+    SandboxMode, SandboxStatus, UnreadableBinary,
 };
 pub use policy::PolicyError;
 pub use slot::{SlotError, SlotKind, SlotSpec};

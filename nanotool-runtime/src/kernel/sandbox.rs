@@ -130,24 +130,51 @@ impl Access {
 pub struct SandboxStatus {
     /// The mode asked for.
     pub mode: SandboxMode,
-    /// The running kernel's Landlock ABI, or why there is none.
+    /// The Landlock ABI commands are confined at (the running Linux's, or lower where the
+    /// settings ask to play an older one), or why there is none.
     pub landlock_abi: Result<u32, String>,
     /// Whether this build has seccomp rules for this machine's architecture.
     pub seccomp: bool,
+    /// Whether each command runs in a PID namespace of its own, where it can name no process
+    /// outside its call.
+    pub pid_namespace: bool,
+}
+
+/// One thing the sandbox keeps a command from doing, and whether that holds on this machine
+/// ([`SandboxStatus::promises`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Promise {
+    /// What a command is kept from, in words: "signals to the agent".
+    pub what: &'static str,
+    /// Whether it holds here.
+    pub holds: bool,
+    /// What it needs, named when it does not hold: "Landlock ABI 6 (Linux 6.12) or a PID
+    /// namespace".
+    pub needs: &'static str,
+    /// A command that breaks it can harm the agent itself (kill it, slow it for good): the
+    /// `required` mode refuses to run where such a promise does not hold.
+    pub agent_safety: bool,
 }
 
 impl SandboxStatus {
-    fn probe(mode: SandboxMode) -> Self {
+    fn probe(mode: SandboxMode, abi_limit: Option<u32>) -> Self {
+        let running = rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
+            if abi == 0 {
+                Err("this kernel reports no Landlock ABI".to_owned())
+            } else {
+                Ok(abi)
+            }
+        });
+        let landlock_abi = match (running, abi_limit) {
+            (Ok(_), Some(0)) => Err("Landlock is switched off by the settings (ABI 0)".to_owned()),
+            (Ok(abi), Some(limit)) => Ok(abi.min(limit)),
+            (other, _) => other,
+        };
         SandboxStatus {
             mode,
-            landlock_abi: rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
-                if abi == 0 {
-                    Err("this kernel reports no Landlock ABI".to_owned())
-                } else {
-                    Ok(abi)
-                }
-            }),
+            landlock_abi,
             seccomp: seccomp::supported(),
+            pid_namespace: false,
         }
     }
 
@@ -174,37 +201,152 @@ impl SandboxStatus {
         (!missing.is_empty()).then(|| missing.join("; "))
     }
 
-    /// Parts that hold only partly on this kernel (an older Landlock ABI).
-    pub fn partial(&self) -> Vec<&'static str> {
-        let mut partial = Vec::new();
-        if let Ok(abi) = self.landlock_abi {
-            if abi < 3 {
-                partial.push("truncating workspace files is not covered (Landlock ABI 3)");
-            }
-            if abi < 6 {
-                partial.push("signals to other processes of the user are limited by seccomp alone (Landlock ABI 6)");
-            }
+    /// Every promise of the sandbox and whether it holds here: what the running Linux's
+    /// Landlock ABI, the seccomp filter and the namespaces make true. With the sandbox off,
+    /// none holds.
+    pub fn promises(&self) -> Vec<Promise> {
+        let on = self.mode != SandboxMode::Off;
+        let abi = match (&self.landlock_abi, on) {
+            (Ok(abi), true) => *abi,
+            _ => 0,
+        };
+        let filter = on && self.seccomp;
+        let pidns = on && self.pid_namespace;
+        let promise = |what, holds, needs, agent_safety| Promise {
+            what,
+            holds,
+            needs,
+            agent_safety,
+        };
+        vec![
+            promise(
+                "reading files outside the workspace and the added paths",
+                abi >= 1,
+                "Landlock (Linux 5.13)",
+                false,
+            ),
+            promise(
+                "writing, creating or deleting files outside what the tool may write",
+                abi >= 1,
+                "Landlock (Linux 5.13)",
+                false,
+            ),
+            promise(
+                "truncating files it may only read",
+                abi >= 3 || (abi >= 1 && filter),
+                "Landlock ABI 3, or Landlock and the seccomp filter",
+                false,
+            ),
+            promise(
+                "the network, for a tool that does not declare it; unix and abstract sockets",
+                filter,
+                "the seccomp filter",
+                false,
+            ),
+            promise(
+                "signals to the agent and other processes outside the call",
+                filter && (abi >= 6 || pidns),
+                "Landlock ABI 6 (Linux 6.12) or a PID namespace",
+                true,
+            ),
+            promise(
+                "the agent's scheduling, priority, CPU affinity and limits",
+                filter,
+                "the seccomp filter",
+                true,
+            ),
+            promise(
+                "ptrace, memory and file descriptors of the agent",
+                filter || abi >= 1,
+                "Landlock or the seccomp filter",
+                true,
+            ),
+            promise(
+                "SysV IPC, message queues, inotify, fanotify, io_uring, keyrings",
+                filter,
+                "the seccomp filter",
+                false,
+            ),
+            promise(
+                "modes, owners, timestamps, extended attributes and inode flags",
+                filter,
+                "the seccomp filter",
+                false,
+            ),
+            promise(
+                "leaving the call's process group",
+                filter,
+                "the seccomp filter",
+                false,
+            ),
+        ]
+    }
+
+    /// The promises that do not hold here (none when the sandbox is off: nothing is promised).
+    pub fn not_holding(&self) -> Vec<Promise> {
+        if self.mode == SandboxMode::Off {
+            return Vec::new();
         }
-        partial
+        self.promises().into_iter().filter(|p| !p.holds).collect()
+    }
+
+    /// Why the `required` mode cannot run commands here, if it cannot: confinement is
+    /// missing, or a promise about the agent's own safety does not hold.
+    pub fn refusal(&self) -> Option<String> {
+        if self.mode == SandboxMode::Off {
+            return None;
+        }
+        if let Some(missing) = self.missing() {
+            return Some(missing);
+        }
+        let unsafe_here: Vec<String> = self
+            .not_holding()
+            .into_iter()
+            .filter(|p| p.agent_safety)
+            .map(|p| format!("{} (needs {})", p.what, p.needs))
+            .collect();
+        (!unsafe_here.is_empty())
+            .then(|| format!("not confined on this Linux: {}", unsafe_here.join("; ")))
+    }
+
+    /// Parts that hold only partly on this kernel, in words (what [`Self::not_holding`]
+    /// lists).
+    pub fn partial(&self) -> Vec<String> {
+        self.not_holding()
+            .into_iter()
+            .map(|p| format!("{} (needs {})", p.what, p.needs))
+            .collect()
     }
 }
 
 impl fmt::Display for SandboxStatus {
-    /// One line: `sandbox: landlock ABI 7 + seccomp, enforced`, or what is not enforced.
+    /// One line: `sandbox: landlock ABI 7 + seccomp, enforced`, or what is not enforced, and
+    /// every promise that does not hold on this Linux.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.mode, self.missing()) {
             (SandboxMode::Off, _) => write!(
                 f,
                 "sandbox: off (commands run with every right of the agent's user)"
             ),
-            (_, None) => {
+            (mode, None) => {
                 let abi = self.landlock_abi.as_ref().copied().unwrap_or(0);
-                write!(f, "sandbox: landlock ABI {abi} + seccomp, enforced")?;
-                let partial = self.partial();
-                if !partial.is_empty() {
-                    write!(f, " (partly: {})", partial.join("; "))?;
+                write!(f, "sandbox: landlock ABI {abi} + seccomp")?;
+                if self.pid_namespace {
+                    write!(f, " + PID namespace")?;
                 }
-                Ok(())
+                match (mode, self.refusal()) {
+                    (SandboxMode::Required, Some(why)) => {
+                        write!(f, ", required but refused, every call will fail: {why}")
+                    }
+                    _ => {
+                        write!(f, ", enforced")?;
+                        let partial = self.partial();
+                        if !partial.is_empty() {
+                            write!(f, "; not confined on this Linux: {}", partial.join("; "))?;
+                        }
+                        Ok(())
+                    }
+                }
             }
             (SandboxMode::Required, Some(missing)) => write!(
                 f,
@@ -265,8 +407,9 @@ impl Sandbox {
         workspace: &Path,
         read: Vec<PathBuf>,
         write: Vec<PathBuf>,
+        abi_limit: Option<u32>,
     ) -> std::io::Result<Sandbox> {
-        let status = SandboxStatus::probe(mode);
+        let status = SandboxStatus::probe(mode, abi_limit);
         if mode != SandboxMode::Off && status.landlock_abi.is_err() {
             // Nothing keeps /proc from a command without Landlock, and a process of the same
             // user may read another's `environ` and `mem` there: close the agent's to all but
@@ -341,10 +484,10 @@ impl Sandbox {
             return Route::Direct;
         }
         if self.status.mode == SandboxMode::Required
-            && let Some(missing) = self.status.missing()
+            && let Some(missing) = self.status.refusal()
         {
             return Route::Refuse(format!(
-                "the sandbox is required but cannot confine commands here: {missing}; run on a kernel that has it, or choose --sandbox best-effort"
+                "the sandbox is required but cannot confine commands here: {missing}; run on a Linux that has it, or choose --sandbox best-effort"
             ));
         }
         // A confinement is kept once built; a failure only for RETRY_AFTER, so a passing
@@ -404,6 +547,7 @@ impl Sandbox {
             tmpdir: self.tmpdir().map(Path::to_path_buf),
             read: self.read.clone(),
             write: self.write.clone(),
+            abi: self.status.landlock_abi.as_ref().copied().unwrap_or(0),
         };
         // SAFETY: getpid/getpgrp cannot fail.
         let (pid, pgid) = unsafe { (libc::getpid(), libc::getpgrp()) };
@@ -417,10 +561,12 @@ impl Sandbox {
             udp: access.network,
             writes: access.writes,
             // Filled in from what Landlock enforces.
-            landlock: false,
-            landlock_signals: false,
+            landlock_abi: 0,
+            pid_namespace: false,
+            // SAFETY: geteuid cannot fail.
+            root: unsafe { libc::geteuid() } == 0,
         };
-        let abi = self.status.landlock_abi.as_ref().copied().unwrap_or(0);
+        let abi = profile.abi;
         let confinement = Confinement::new(&profile, filter, abi).map_err(|e| e.to_string())?;
         if let Err(e) = &confinement.setup.seccomp {
             return Err(e.clone());

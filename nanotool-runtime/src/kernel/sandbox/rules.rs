@@ -9,7 +9,7 @@ use landlock::{
 use std::path::{Path, PathBuf};
 
 /// The newest ABI these rules are written for; older kernels get what they support.
-const ABI_TARGET: ABI = ABI::V9;
+pub(crate) const ABI_TARGET: u32 = 9;
 
 /// System directories every command may read and execute.
 pub(crate) const SYSTEM_DIRS: &[&str] = &[
@@ -83,6 +83,9 @@ pub(crate) struct Profile {
     pub read: Vec<PathBuf>,
     /// Host-added read-write paths (canonical).
     pub write: Vec<PathBuf>,
+    /// The Landlock ABI to write the ruleset for: [`ABI_TARGET`], or lower to play an older
+    /// Linux (what an ABI does not know is not handled, as that Linux would not handle it).
+    pub abi: u32,
 }
 
 /// How far the ruleset took.
@@ -163,18 +166,26 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     }
 
     let fail = |what: &str, e: &dyn std::fmt::Display| format!("landlock: {what}: {e}");
+    let abi = ABI::from(i32::try_from(profile.abi.min(ABI_TARGET)).unwrap_or(0));
+    if abi == ABI::Unsupported {
+        return Err("landlock: switched off for this kernel (ABI 0)".to_owned());
+    }
+    let handled = AccessFs::from_all(abi);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(ABI_TARGET))
+        .handle_access(handled)
         .map_err(|e| fail("handled filesystem access", &e))?;
-    if !profile.network {
+    if !profile.network && profile.abi >= 4 {
         ruleset = ruleset
-            .handle_access(AccessNet::from_all(ABI_TARGET))
+            .handle_access(AccessNet::from_all(abi))
             .map_err(|e| fail("handled network access", &e))?;
     }
+    if profile.abi >= 6 {
+        ruleset = ruleset
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
+            .map_err(|e| fail("scopes", &e))?;
+    }
     let mut created = ruleset
-        .scope(Scope::AbstractUnixSocket | Scope::Signal)
-        .map_err(|e| fail("scopes", &e))?
         .create()
         .map_err(|e| fail("create the ruleset", &e))?;
     for (path, access) in rules {
@@ -183,11 +194,11 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
             // Gone since the check (or unreadable to us): nothing to allow.
             Err(_) => continue,
         };
-        // A rule on a file may carry file rights only.
+        // A rule carries only rights the ruleset handles, and on a file, file rights only.
         let access = if path.is_dir() {
-            access
+            access & handled
         } else {
-            access & AccessFs::from_file(ABI_TARGET)
+            access & AccessFs::from_file(abi)
         };
         created = created
             .add_rule(PathBeneath::new(fd, access))

@@ -1,37 +1,42 @@
-//! The commands' seccomp filter: a small BPF program built from a rule table, installed by each
-//! command on itself before its `execve` (see `spawn`), inherited by everything it starts.
+//! The commands' seccomp filter: an allowlist, built from a rule table once per profile and
+//! installed by each command on itself before its `execve` (see `spawn`), inherited by
+//! everything it starts.
 //!
-//! The filter holds only what no other layer covers, because its size is paid on every
-//! command: the kernel checks, compiles and pre-evaluates a filter when it is installed, and
-//! that cost grows with each instruction. The rules are laid out as a binary search over the
-//! syscall numbers (adjacent numbers with the same answer merged into one range).
+//! Every system call not named here gets `ENOSYS`, as on a kernel that lacks it, so programs
+//! take the fallback they already have for older kernels (`clone3` → `clone`, `openat2` →
+//! `openat`, inotify → polling). A call whose fallback would be wrong gets `EPERM` (leaving
+//! the call's process group, a namespace, signalling the agent), `EACCES` (a socket family)
+//! or `EOPNOTSUPP` (writing an extended attribute, as on a file system without them).
 //!
-//! | syscalls | answer | why | left out when |
-//! |---|---|---|---|
-//! | `setsid`, `setpgid` | `EPERM` | leaving the call's process group, so the group kill reaches every descendant (the command makes its group before the filter is installed) | never |
-//! | `socket` of any family but IPv4/IPv6, any type but TCP (and UDP for a `network` tool) | `EACCES` | unix sockets by path, abstract sockets, netlink, raw sockets | never |
-//! | `socket` of an internet family for a tool without `network` | `EACCES` | Landlock's TCP rules see `connect` and `bind`, but not every way a kernel lets a TCP socket connect (`sendto` with `MSG_FASTOPEN`) | a `network` tool |
-//! | `clone` with a namespace flag or `CLONE_PARENT`, `unshare`, `setns`; `clone3` | `EPERM`; `ENOSYS` | new namespaces are attack surface and a fresh set of capabilities; a `CLONE_PARENT` child is the agent's, never reaped (`clone3` hides its flags; C libraries fall back to `clone`) | never |
-//! | `io_uring_*` | `EPERM` | its operations (sockets among them) bypass this filter | never |
-//! | `add_key`, `request_key`, `keyctl` | `EPERM` | the session keyring is the agent's | never |
-//! | `open_by_handle_at` | `EPERM` | opens a file by handle, around Landlock's path rules (commands keep `CAP_DAC_READ_SEARCH`) | never |
-//! | `bpf`, `userfaultfd` | `EPERM` | kernel attack surface | never |
-//! | `prlimit64` on another process | `EPERM` | changing the agent's limits | never |
-//! | `chmod`/`chown`/`utimensat` families | `EPERM` | Landlock does not cover metadata changes | a `writes` tool |
-//! | `chmod` family with setuid or write-for-everyone | `EPERM` | a root agent's command could open a system file to every local user | never (the rule is a `writes` tool's; others refuse `chmod` whole) |
-//! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) are not Landlock's | never |
-//! | `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages`, `perf_event_open` | `EPERM` | reading or steering the agent | Landlock is enforced: the agent is outside the command's domain, and Landlock refuses these towards it |
-//! | `kill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo` aimed at the agent; `kill(-1)`, `kill` of the agent's group; `tkill`, `pidfd_open`, `pidfd_send_signal`; `fcntl` `F_SETOWN`, `F_SETOWN_EX`, `F_SETSIG` | `EPERM` | signals towards the agent (limit: `kill` of another agent thread's id reaches the agent, as the filter cannot know every id) | Landlock's signal scope (ABI 6) is enforced |
-//! | another architecture's calls (x32, i386) | `ENOSYS` | the rules are written for the native numbers | never |
+//! The list started from the calls Docker's default profile allows (the proven baseline of
+//! what ordinary programs need), less what only a container's private namespaces make safe
+//! there and what this sandbox refuses; docs/DECISIONS.md names each call added or removed
+//! and why. The numbers come from per-architecture tables (`tables`: x86_64 and aarch64);
+//! another architecture's calls (i386 or x32 on x86_64) get `ENOSYS`.
 //!
-//! The administration calls (`mount`, `reboot`, modules, clocks, host names...) are not in
-//! the filter: a command holds no capability they need (see `spawn`), and Landlock refuses
-//! mounts to any process it confines.
+//! | calls | answer | why |
+//! |---|---|---|
+//! | the allowlist (files through Landlock, memory, time, signals to oneself, sockets, ...) | allowed | what programs need |
+//! | everything else: SysV IPC and POSIX message queues, inotify and fanotify, io_uring, keyrings, `bpf`, `userfaultfd`, `perf_event_open`, `open_by_handle_at`, mounts, modules, clocks, `file_setattr`, calls newer than the list | `ENOSYS` | objects that outlive the call or are shared with processes outside it, watching paths Landlock cannot hide, kernel attack surface |
+//! | `setsid`, `setpgid` | `EPERM` | leaving the call's process group, so the group kill reaches every descendant |
+//! | `unshare`, `setns`, `clone` with a namespace flag or `CLONE_PARENT`; `clone3` | `EPERM`; `ENOSYS` | new namespaces are attack surface; a `CLONE_PARENT` child is the agent's (`clone3` hides its flags in memory; C libraries fall back to `clone`) |
+//! | `socket` of any family but IPv4/IPv6, any type but TCP (and UDP), or any at all without `network` | `EACCES` | unix sockets by path, abstract sockets, netlink, raw sockets; Landlock's TCP rules do not see every way to connect |
+//! | `kill`, `tkill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo`, `pidfd_open`, `pidfd_send_signal`; `fcntl` `F_SETOWN`/`F_SETOWN_EX`/`F_SETSIG`, `ioctl` `FIOSETOWN`/`SIOCSPGRP` | allowed where Landlock's signal scope (ABI 6) or a PID namespace confines them; otherwise the agent's pid, its group and `-1` are refused, `tkill` and the pidfd calls whole | signals towards the agent |
+//! | `setpriority`, `sched_setparam`, `sched_setscheduler`, `sched_setattr`, `sched_setaffinity`, `ioprio_set`, `prlimit64` | only on the caller itself (pid 0) or its own group, never a whole user's processes, unless a PID namespace confines them | scheduling or limits of the agent (Landlock does not govern these) |
+//! | `ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd`, `process_madvise`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages` | allowed where Landlock or a PID namespace confines them (Landlock refuses ptrace-class access outside the domain); `EPERM` otherwise | reading or steering the agent |
+//! | `ioctl` `TIOCSTI`, `TIOCLINUX`, `FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`, `FS_IOC_SETVERSION` | `EPERM` | typing into a terminal; inode flags (Landlock does not govern them; a root agent's command could mark `/etc/passwd`) |
+//! | `chmod`/`chown`/`utime` families | `EPERM` for a read-only tool; a `writes` tool's `chmod` never sets setuid or write-for-everyone (nor setgid, for a root agent) | metadata Landlock does not govern |
+//! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) |
+//! | below Landlock ABI 3: `truncate`, `open`/`openat` with `O_TRUNC` and read-only access; `openat2` | `EPERM`; `ENOSYS` | Landlock governs truncation from ABI 3 only; `openat2` hides its flags in memory |
+//! | `personality` other than Linux, `PER_LINUX32`, `UNAME26` or a query | `EPERM` | as Docker's profile |
+
+mod tables;
 
 use std::io;
 
 // Classic BPF opcodes (linux/filter.h).
 const LD_W_ABS: u16 = 0x20;
+const JA: u16 = 0x05;
 const JEQ_K: u16 = 0x15;
 const JGE_K: u16 = 0x35;
 const AND_K: u16 = 0x54;
@@ -42,8 +47,9 @@ const RET_K: u16 = 0x06;
 const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
 const fn off_arg_low(i: u32) -> u32 {
-    // Little-endian: the low word of args[i] comes first. A syscall taking an `int` reads only
-    // that word, so comparing it alone cannot be dodged by setting the high bits.
+    // Little-endian: the low word of args[i] comes first. Every argument the rules read is
+    // an `int` or `unsigned int` to the kernel, which reads only that word, so comparing it
+    // alone cannot be dodged by setting the high bits.
     16 + 8 * i
 }
 
@@ -52,39 +58,127 @@ const fn ret_errno(errno: i32) -> u32 {
     0x0005_0000 | (errno as u32 & 0xffff)
 }
 
+const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
+// Each build uses its own architecture's; the unit tests build both programs.
+#[cfg_attr(not(any(test, target_arch = "aarch64")), allow(dead_code))]
+const AUDIT_ARCH_AARCH64: u32 = 0xC000_00B7;
+
+/// This machine's architecture: its audit number and its table of system call numbers.
 #[cfg(target_arch = "x86_64")]
-const AUDIT_ARCH: Option<u32> = Some(0xC000_003E);
+const NATIVE: Option<(u32, &[(&str, u32)])> = Some((AUDIT_ARCH_X86_64, tables::X86_64));
 #[cfg(target_arch = "aarch64")]
-const AUDIT_ARCH: Option<u32> = Some(0xC000_00B7);
+const NATIVE: Option<(u32, &[(&str, u32)])> = Some((AUDIT_ARCH_AARCH64, tables::AARCH64));
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const AUDIT_ARCH: Option<u32> = None;
+const NATIVE: Option<(u32, &[(&str, u32)])> = None;
 
-/// `fchmodat2` (Linux 6.6), the same number on every architecture of the unified table.
-const SYS_FCHMODAT2: libc::c_long = 452;
-/// `setxattrat` and `removexattrat` (Linux 6.13), likewise.
-const SYS_SETXATTRAT: libc::c_long = 463;
-const SYS_REMOVEXATTRAT: libc::c_long = 466;
-
-/// `fcntl` commands (asm-generic/fcntl.h, the same on x86_64 and aarch64): the signal an
-/// fd's I/O raises, and its owner as a `struct f_owner_ex`.
+/// `fcntl` commands (asm-generic/fcntl.h, the same on x86_64 and aarch64): an fd's owner
+/// (who gets its I/O signals), as a pid or a `struct f_owner_ex`, and the signal it raises.
+const F_SETOWN: u32 = 8;
 const F_SETSIG: u32 = 10;
 const F_SETOWN_EX: u32 = 15;
 
+/// `ioctl` requests that set who an fd's I/O signals go to.
+const IOCTL_OWNER: [u32; 2] = [
+    0x8901, // FIOSETOWN
+    0x8902, // SIOCSPGRP
+];
+/// `ioctl` requests no command makes: typing into a terminal, and inode flags (the 64-bit
+/// and 32-bit encodings).
+const IOCTL_REFUSED: [u32; 7] = [
+    0x5412,     // TIOCSTI
+    0x541C,     // TIOCLINUX
+    0x4008_6602, // FS_IOC_SETFLAGS
+    0x4004_6602, // FS_IOC32_SETFLAGS
+    0x401C_5820, // FS_IOC_FSSETXATTR
+    0x4008_7602, // FS_IOC_SETVERSION
+    0x4004_7602, // FS_IOC32_SETVERSION
+];
+
+/// `setpriority` and `ioprio_set` targets that name every process of a user.
+const PRIO_USER: u32 = 2;
+const IOPRIO_WHO_USER: u32 = 3;
+
+/// `personality` values a command may set (Docker's profile): Linux, `PER_LINUX32`,
+/// `UNAME26`, both, and the query `0xffffffff`.
+const PERSONALITIES: [u32; 5] = [0, 0x8, 0x20000, 0x20008, 0xffff_ffff];
+
 /// Mode bits no command may set with `chmod`: setuid, and write for everyone (a command of
 /// a root agent could otherwise make a system file writable by any local user; Landlock does
-/// not govern modes). Not setgid: `chmod` keeps a directory's setgid bit in every mode it
-/// sets, so refusing it would break any `chmod` in a shared group tree.
-const MODE_REFUSED: libc::mode_t = libc::S_ISUID | libc::S_IWOTH;
+/// not govern modes). Setgid is refused for a root agent only (see [`FilterSpec::root`]).
+const MODE_REFUSED: u32 = (libc::S_ISUID | libc::S_IWOTH) as u32;
+
+/// `clone` flags refused: those that make a namespace, and `CLONE_PARENT` (a child of the
+/// agent's, outside the call's reach to reap).
+const CLONE_REFUSED: u32 = (libc::CLONE_PARENT
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
+
+/// Calls every command may make, whatever its profile: the allowlist proper. Calls an
+/// architecture does not have (`open` on aarch64) are skipped there. Calls with a rule on
+/// their arguments or a profile-dependent answer are in [`program`], not here.
+const ALLOWED: &[&str] = &[
+    // Files and directories (Landlock decides which paths).
+    "read", "write", "open", "openat", "creat", "close", "close_range", "stat", "fstat",
+    "lstat", "newfstatat", "statx", "statfs", "fstatfs", "lseek", "pread64", "pwrite64",
+    "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2", "access", "faccessat",
+    "faccessat2", "dup", "dup2", "dup3", "pipe", "pipe2", "flock", "fsync", "fdatasync",
+    "sync", "syncfs", "sync_file_range", "ftruncate", "fallocate", "fadvise64", "readahead",
+    "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename", "renameat", "renameat2",
+    "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink", "unlinkat", "symlink",
+    "symlinkat", "readlink", "readlinkat", "mknod", "mknodat", "umask", "getxattr",
+    "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr", "getxattrat",
+    "listxattrat", "name_to_handle_at", "copy_file_range", "sendfile", "splice", "tee",
+    "vmsplice", "execve", "execveat", "memfd_create", "memfd_secret",
+    // Waiting and events.
+    "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl",
+    "epoll_wait", "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "signalfd",
+    "signalfd4", "timerfd_create", "timerfd_settime", "timerfd_gettime", "io_setup",
+    "io_destroy", "io_getevents", "io_pgetevents", "io_submit", "io_cancel", "futex",
+    "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", "set_robust_list",
+    // Memory.
+    "brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore", "madvise", "mlock",
+    "mlock2", "munlock", "mlockall", "munlockall", "remap_file_pages", "pkey_mprotect",
+    "pkey_alloc", "pkey_free", "mbind", "set_mempolicy", "get_mempolicy", "membarrier",
+    "mseal", "map_shadow_stack",
+    // Processes and threads of one's own.
+    "fork", "vfork", "wait4", "waitid", "exit", "exit_group", "set_tid_address", "rseq",
+    "arch_prctl", "set_thread_area", "get_thread_area", "modify_ldt", "prctl", "seccomp",
+    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "capget",
+    "capset", "getpid", "getppid", "gettid", "getpgid", "getpgrp", "getsid", "getuid",
+    "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups", "setuid",
+    "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
+    "setgroups", "getrlimit", "setrlimit", "getrusage", "getpriority", "sched_yield",
+    "sched_getparam", "sched_getscheduler", "sched_getattr", "sched_getaffinity",
+    "sched_get_priority_max", "sched_get_priority_min", "sched_rr_get_interval",
+    "ioprio_get", "getcpu", "uname", "sysinfo", "times", "getrandom", "restart_syscall",
+    "uretprobe", "uprobe",
+    // Signals to oneself, and their handling.
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
+    "rt_sigsuspend", "sigaltstack", "pause",
+    // Time.
+    "nanosleep", "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time",
+    "alarm", "getitimer", "setitimer", "timer_create", "timer_settime", "timer_gettime",
+    "timer_getoverrun", "timer_delete",
+    // Sockets (which ones may be created is `socket`'s rule).
+    "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "recvfrom",
+    "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "shutdown", "getsockname", "getpeername",
+    "setsockopt", "getsockopt",
+];
 
 /// Whether this build can write a filter for the machine it runs on.
 pub(crate) fn supported() -> bool {
-    AUDIT_ARCH.is_some()
+    NATIVE.is_some()
 }
 
 /// What the filter allows beyond the common rules.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FilterSpec {
-    /// The agent's pid (signals towards it are refused).
+    /// The agent's pid (signals towards it are refused where nothing else confines them).
     pub agent_pid: libc::pid_t,
     /// The agent's process group at build time.
     pub agent_pgid: libc::pid_t,
@@ -96,30 +190,359 @@ pub(crate) struct FilterSpec {
     /// Metadata changes (`chmod` without setuid or world-writable bits, `chown`,
     /// timestamps) are allowed (a `writes` tool).
     pub writes: bool,
-    /// Landlock is enforced, so it refuses ptrace-class access to the agent.
-    pub landlock: bool,
-    /// Landlock's signal scope (ABI 6) is enforced.
-    pub landlock_signals: bool,
+    /// The Landlock ABI the command's ruleset is enforced at (0: Landlock enforces nothing).
+    /// From 1, Landlock refuses ptrace-class access outside the command's domain; from 3 it
+    /// governs truncation; from 6 it scopes signals to the domain.
+    pub landlock_abi: u32,
+    /// The command runs in a PID namespace of its own, where no outside process can be named
+    /// by pid (the pid-naming rules are lifted).
+    pub pid_namespace: bool,
+    /// The agent runs as root, so a `writes` command keeps `CAP_FOWNER` and `chmod` reaches
+    /// root-owned files anywhere (Landlock does not govern modes): setgid is refused too,
+    /// as a setgid-root interpreter makes a group-writable file a way to root.
+    pub root: bool,
 }
 
+impl FilterSpec {
+    /// Landlock refuses ptrace-class access to processes outside the command's domain.
+    fn landlock(&self) -> bool {
+        self.landlock_abi >= 1
+    }
+
+    /// Signals cannot reach outside the command's domain or namespace.
+    fn signals_confined(&self) -> bool {
+        self.landlock_abi >= 6 || self.pid_namespace
+    }
+}
+
+/// The filter program for `spec`.
+pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
+    let Some((arch, table)) = NATIVE else {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "no seccomp rules for this architecture",
+        ));
+    };
+    program_for(spec, arch, table)
+}
+
+/// The filter program for `spec` on the architecture `arch` whose numbers are `table`.
+fn program_for(
+    spec: &FilterSpec,
+    arch: u32,
+    table: &[(&str, u32)],
+) -> io::Result<Vec<libc::sock_filter>> {
+    let eperm = ret_errno(libc::EPERM);
+    let eacces = ret_errno(libc::EACCES);
+    let enosys = ret_errno(libc::ENOSYS);
+    let mut a = Asm::default();
+    let mut rets = Rets::default();
+
+    // Another architecture's calls (i386 on x86_64, say) and x32's get ENOSYS: the rules are
+    // written for the native numbers.
+    a.ld(OFF_ARCH);
+    let foreign = rets.label(&mut a, enosys);
+    a.jeq(arch, Target::Next, foreign);
+    a.ld(OFF_NR);
+    if arch == AUDIT_ARCH_X86_64 {
+        // x32 calls: the same numbers with bit 30 set.
+        a.jge(0x4000_0000, foreign, Target::Next);
+    }
+
+    let mut rules = Rules::new(table);
+    for name in ALLOWED {
+        rules.answer(name, RET_ALLOW);
+    }
+    for name in ["setsid", "setpgid", "unshare", "setns"] {
+        rules.answer(name, eperm);
+    }
+    rules.answer("clone3", enosys);
+    rules.body("clone", move |a, rets| {
+        let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+        a.ld(off_arg_low(0));
+        a.jset(CLONE_REFUSED, refuse, allow);
+    });
+    rules.body("personality", move |a, rets| {
+        let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+        a.ld(off_arg_low(0));
+        one_of(a, &PERSONALITIES, allow, refuse);
+    });
+
+    // Sockets: IPv4/IPv6 only, TCP and UDP only for a `network` tool.
+    let (tcp, udp) = (spec.tcp, spec.udp);
+    rules.body("socket", move |a, rets| socket_rule(a, rets, tcp, udp, eacces));
+
+    // Metadata Landlock does not govern: modes, owners and timestamps for a `writes` tool
+    // only, extended attributes for none.
+    let chmods = [("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2), ("chmod", 1)];
+    let others = ["fchown", "fchownat", "chown", "lchown"];
+    let times = ["utimensat", "utime", "utimes", "futimesat"];
+    if spec.writes {
+        let refused = if spec.root {
+            MODE_REFUSED | libc::S_ISGID as u32
+        } else {
+            MODE_REFUSED
+        };
+        for (name, mode_arg) in chmods {
+            rules.body(name, move |a, rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                a.ld(off_arg_low(mode_arg));
+                a.jset(refused, refuse, allow);
+            });
+        }
+        for name in others.iter().chain(&times) {
+            rules.answer(name, RET_ALLOW);
+        }
+    } else {
+        for name in chmods.iter().map(|(n, _)| n).chain(&others).chain(&times) {
+            rules.answer(name, eperm);
+        }
+    }
+    for name in [
+        "setxattr",
+        "lsetxattr",
+        "fsetxattr",
+        "removexattr",
+        "lremovexattr",
+        "fremovexattr",
+        "setxattrat",
+        "removexattrat",
+    ] {
+        rules.answer(name, ret_errno(libc::EOPNOTSUPP));
+    }
+
+    // ioctl: no owner for an fd's I/O signals where signals are not otherwise confined, no
+    // typing into a terminal, no inode flags.
+    let owner_refused = !spec.signals_confined();
+    rules.body("ioctl", move |a, rets| {
+        let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+        a.ld(off_arg_low(1));
+        let mut refused: Vec<u32> = IOCTL_REFUSED.to_vec();
+        if owner_refused {
+            refused.extend(IOCTL_OWNER);
+        }
+        one_of(a, &refused, refuse, allow);
+    });
+
+    // Signals and the calls that name another process.
+    if spec.signals_confined() {
+        for name in [
+            "kill",
+            "tkill",
+            "tgkill",
+            "rt_sigqueueinfo",
+            "rt_tgsigqueueinfo",
+            "pidfd_open",
+            "pidfd_send_signal",
+            "fcntl",
+        ] {
+            rules.answer(name, RET_ALLOW);
+        }
+    } else {
+        let agent = spec.agent_pid as u32;
+        let agent_group = spec.agent_pgid.wrapping_neg() as u32;
+        for name in ["tkill", "pidfd_open", "pidfd_send_signal"] {
+            rules.answer(name, eperm);
+        }
+        // A target pid first: never the agent.
+        for name in ["tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"] {
+            rules.body(name, move |a, rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                a.ld(off_arg_low(0));
+                a.jeq(agent, refuse, allow);
+            });
+        }
+        // kill: not the agent, not the agent's group, not every process (-1).
+        rules.body("kill", move |a, rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(0));
+            one_of(a, &[agent, agent_group, u32::MAX], refuse, allow);
+        });
+        // fcntl: no owner for an fd's I/O signals (F_SETOWN on the output pipe would have the
+        // kernel signal the agent as it reads), nor a chosen signal for them.
+        rules.body("fcntl", move |a, rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(1));
+            one_of(a, &[F_SETOWN, F_SETOWN_EX, F_SETSIG], refuse, allow);
+        });
+    }
+    // Scheduling, priorities and limits (Landlock governs none of them): oneself only, or
+    // anyone in the command's own PID namespace; never every process of a user.
+    let anyone = spec.pid_namespace;
+    for name in [
+        "sched_setparam",
+        "sched_setscheduler",
+        "sched_setattr",
+        "sched_setaffinity",
+        "prlimit64",
+    ] {
+        if anyone {
+            rules.answer(name, RET_ALLOW);
+        } else {
+            rules.body(name, move |a, rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                a.ld(off_arg_low(0));
+                a.jeq(0, allow, refuse);
+            });
+        }
+    }
+    for (name, user) in [("setpriority", PRIO_USER), ("ioprio_set", IOPRIO_WHO_USER)] {
+        rules.body(name, move |a, rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(0));
+            if anyone {
+                a.jeq(user, refuse, allow);
+            } else {
+                a.jeq(user, refuse, Target::Next);
+                a.ld(off_arg_low(1));
+                a.jeq(0, allow, refuse);
+            }
+        });
+    }
+    // ptrace-class access: Landlock refuses it outside the domain from ABI 1.
+    let traced = if spec.landlock() || spec.pid_namespace {
+        RET_ALLOW
+    } else {
+        eperm
+    };
+    for name in [
+        "ptrace",
+        "process_vm_readv",
+        "process_vm_writev",
+        "pidfd_getfd",
+        "process_madvise",
+        "kcmp",
+        "get_robust_list",
+        "move_pages",
+        "migrate_pages",
+    ] {
+        rules.answer(name, traced);
+    }
+
+    // Truncation, before Landlock governs it (ABI 3): `truncate` by path, and opening for
+    // reading with O_TRUNC (which empties a file its owner could write); `openat2` hides its
+    // flags in memory, so it is "not implemented" and C libraries fall back to `openat`.
+    if spec.landlock_abi < 3 {
+        rules.answer("truncate", eperm);
+        rules.answer("openat2", enosys);
+        for (name, flags_arg) in [("open", 1), ("openat", 2)] {
+            rules.body(name, move |a, rets| {
+                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+                let truncating = a.label();
+                a.ld(off_arg_low(flags_arg));
+                a.jset(libc::O_TRUNC as u32, Target::Label(truncating), allow);
+                a.place(truncating);
+                a.and(libc::O_ACCMODE as u32);
+                a.jeq(libc::O_RDONLY as u32, refuse, allow);
+            });
+        }
+    } else {
+        rules.answer("truncate", RET_ALLOW);
+        rules.answer("openat2", RET_ALLOW);
+    }
+
+    search(&mut a, &mut rets, &rules.segments(enosys));
+    rets.place(&mut a);
+    a.finish()
+}
+
+/// Jumps to `yes` when the accumulator is one of `values`, to `no` otherwise.
+fn one_of(a: &mut Asm, values: &[u32], yes: Target, no: Target) {
+    for (i, v) in values.iter().enumerate() {
+        let otherwise = if i + 1 == values.len() {
+            no
+        } else {
+            Target::Next
+        };
+        a.jeq(*v, yes, otherwise);
+    }
+}
+
+/// The rules by system call number, for one architecture. A later rule for a number
+/// replaces an earlier one; a name the architecture does not have is skipped.
+struct Rules<'t> {
+    table: &'t [(&'t str, u32)],
+    by_nr: std::collections::BTreeMap<u32, Rule>,
+}
+
+impl<'t> Rules<'t> {
+    fn new(table: &'t [(&'t str, u32)]) -> Self {
+        Rules {
+            table,
+            by_nr: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn nr(&self, name: &str) -> Option<u32> {
+        self.table.iter().find(|(n, _)| *n == name).map(|(_, nr)| *nr)
+    }
+
+    fn answer(&mut self, name: &str, answer: u32) {
+        if let Some(nr) = self.nr(name) {
+            self.by_nr.insert(nr, Rule::Answer(answer));
+        }
+    }
+
+    fn body(&mut self, name: &str, emit: impl Fn(&mut Asm, &mut Rets) + 'static) {
+        if let Some(nr) = self.nr(name) {
+            self.by_nr.insert(nr, Rule::Body(Box::new(emit)));
+        }
+    }
+
+    /// The whole number line as segments `(first number, rule)`, each running to the next
+    /// segment's start: numbers named by no rule get `unnamed`, and adjacent numbers with the
+    /// same fixed answer share one segment.
+    fn segments(self, unnamed: u32) -> Vec<(u32, Rule)> {
+        let mut out: Vec<(u32, Rule)> = Vec::with_capacity(2 * self.by_nr.len() + 1);
+        let mut next = 0u32;
+        let push = |out: &mut Vec<(u32, Rule)>, nr: u32, rule: Rule| {
+            let same = matches!(
+                (out.last(), &rule),
+                (Some((_, Rule::Answer(last))), Rule::Answer(answer)) if last == answer
+            );
+            if !same {
+                out.push((nr, rule));
+            }
+        };
+        for (nr, rule) in self.by_nr {
+            if nr > next {
+                push(&mut out, next, Rule::Answer(unnamed));
+            }
+            push(&mut out, nr, rule);
+            next = nr + 1;
+        }
+        push(&mut out, next, Rule::Answer(unnamed));
+        out
+    }
+}
+
+
 /// A jump target in the program being assembled.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Target {
     Next,
     Label(usize),
 }
 
+#[derive(Clone, Copy)]
+enum Cond {
+    Eq,
+    Ge,
+    Set,
+}
+
 enum Insn {
     Ld(u32),
     And(u32),
-    Jeq(u32, Target, Target),
-    Jge(u32, Target, Target),
-    Jset(u32, Target, Target),
+    Jump(Cond, u32, Target, Target),
+    Ja(usize),
     Ret(u32),
     Label(usize),
 }
 
-/// A tiny assembler: instructions with symbolic jump targets, resolved at the end.
+/// A tiny assembler: instructions with symbolic jump targets, resolved at the end. A
+/// conditional jump reaches at most 255 instructions ahead; a farther target goes through an
+/// unconditional jump placed right after it (`finish`).
 #[derive(Default)]
 struct Asm {
     insns: Vec<Insn>,
@@ -138,13 +561,13 @@ impl Asm {
         self.insns.push(Insn::And(mask));
     }
     fn jeq(&mut self, k: u32, t: Target, f: Target) {
-        self.insns.push(Insn::Jeq(k, t, f));
+        self.insns.push(Insn::Jump(Cond::Eq, k, t, f));
     }
     fn jge(&mut self, k: u32, t: Target, f: Target) {
-        self.insns.push(Insn::Jge(k, t, f));
+        self.insns.push(Insn::Jump(Cond::Ge, k, t, f));
     }
     fn jset(&mut self, k: u32, t: Target, f: Target) {
-        self.insns.push(Insn::Jset(k, t, f));
+        self.insns.push(Insn::Jump(Cond::Set, k, t, f));
     }
     fn ret(&mut self, k: u32) {
         self.insns.push(Insn::Ret(k));
@@ -153,8 +576,8 @@ impl Asm {
         self.insns.push(Insn::Label(label));
     }
 
-    fn finish(self) -> io::Result<Vec<libc::sock_filter>> {
-        // Positions of labels in the final program.
+    /// Positions of the labels in the final program.
+    fn positions(&self) -> Vec<usize> {
         let mut at = vec![usize::MAX; self.labels];
         let mut pc = 0;
         for insn in &self.insns {
@@ -163,15 +586,90 @@ impl Asm {
                 _ => pc += 1,
             }
         }
-        let mut out = Vec::with_capacity(pc);
+        at
+    }
+
+    fn finish(mut self) -> io::Result<Vec<libc::sock_filter>> {
+        // Every `Next` of a conditional jump becomes a label, so instructions can be placed
+        // after the jump without moving its fall-through.
+        let insns = std::mem::take(&mut self.insns);
+        for insn in insns {
+            match insn {
+                Insn::Jump(c, k, t, f) if t == Target::Next || f == Target::Next => {
+                    let next = self.label();
+                    let fix = |x: Target| match x {
+                        Target::Next => Target::Label(next),
+                        other => other,
+                    };
+                    self.insns.push(Insn::Jump(c, k, fix(t), fix(f)));
+                    self.insns.push(Insn::Label(next));
+                }
+                other => self.insns.push(other),
+            }
+        }
+        // Relax: a conditional jump too far for its 8-bit offset goes through a `ja` right
+        // after it. Each pass fixes one jump (inserting moves the others), until none is far.
+        loop {
+            let at = self.positions();
+            let mut pc = 0;
+            let mut far = None;
+            for (i, insn) in self.insns.iter().enumerate() {
+                match insn {
+                    Insn::Label(_) => continue,
+                    Insn::Jump(_, _, t, f) => {
+                        let too_far = |x: &Target| match x {
+                            Target::Label(l) => at[*l].saturating_sub(pc + 1) > usize::from(u8::MAX),
+                            Target::Next => false,
+                        };
+                        if too_far(t) || too_far(f) {
+                            far = Some((i, too_far(t), too_far(f)));
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                pc += 1;
+            }
+            let Some((i, t_far, f_far)) = far else { break };
+            let Insn::Jump(c, k, t, f) = self.insns[i] else {
+                unreachable!("only jumps are relaxed")
+            };
+            let mut inserted = Vec::new();
+            let mut via = |x: Target, is_far: bool, this: &mut Asm| -> Target {
+                match x {
+                    Target::Label(l) if is_far => {
+                        let tramp = this.label();
+                        inserted.push(Insn::Label(tramp));
+                        inserted.push(Insn::Ja(l));
+                        Target::Label(tramp)
+                    }
+                    other => other,
+                }
+            };
+            let t = via(t, t_far, &mut self);
+            let f = via(f, f_far, &mut self);
+            // The jump's own fall-through label comes right after the trampolines' `ja`s,
+            // which nothing falls into: the jump always jumps.
+            self.insns[i] = Insn::Jump(c, k, t, f);
+            let after = i + 1;
+            for (n, insn) in inserted.into_iter().enumerate() {
+                self.insns.insert(after + n, insn);
+            }
+        }
+        let at = self.positions();
+        let mut out = Vec::with_capacity(self.insns.len());
         for insn in &self.insns {
             let here = out.len();
-            let jump = |t: &Target| -> io::Result<u8> {
-                let dest = match t {
-                    Target::Next => here + 1,
-                    Target::Label(l) => at[*l],
-                };
-                u8::try_from(dest - here - 1).map_err(|_| {
+            let offset = |t: &Target| -> io::Result<usize> {
+                match t {
+                    Target::Next => Ok(0),
+                    Target::Label(l) => at[*l].checked_sub(here + 1).ok_or_else(|| {
+                        io::Error::new(io::ErrorKind::InvalidInput, "seccomp jump backwards")
+                    }),
+                }
+            };
+            let short = |t: &Target| -> io::Result<u8> {
+                u8::try_from(offset(t)?).map_err(|_| {
                     io::Error::new(io::ErrorKind::InvalidInput, "seccomp jump too long")
                 })
             };
@@ -180,220 +678,25 @@ impl Asm {
                 Insn::Label(_) => {}
                 Insn::Ld(off) => out.push(f(LD_W_ABS, 0, 0, *off)),
                 Insn::And(m) => out.push(f(AND_K, 0, 0, *m)),
-                Insn::Jeq(k, t, e) => out.push(f(JEQ_K, jump(t)?, jump(e)?, *k)),
-                Insn::Jge(k, t, e) => out.push(f(JGE_K, jump(t)?, jump(e)?, *k)),
-                Insn::Jset(k, t, e) => out.push(f(JSET_K, jump(t)?, jump(e)?, *k)),
+                Insn::Jump(c, k, t, e) => {
+                    let code = match c {
+                        Cond::Eq => JEQ_K,
+                        Cond::Ge => JGE_K,
+                        Cond::Set => JSET_K,
+                    };
+                    out.push(f(code, short(t)?, short(e)?, *k));
+                }
+                Insn::Ja(l) => {
+                    let k = u32::try_from(offset(&Target::Label(*l))?).map_err(|_| {
+                        io::Error::new(io::ErrorKind::InvalidInput, "seccomp program too long")
+                    })?;
+                    out.push(f(JA, 0, 0, k));
+                }
                 Insn::Ret(k) => out.push(f(RET_K, 0, 0, *k)),
             }
         }
         Ok(out)
     }
-}
-
-/// `clone` flags refused: those that make a namespace, and `CLONE_PARENT` (a child of the
-/// agent's, outside the call's reach to reap).
-const CLONE_REFUSED: u32 = (libc::CLONE_PARENT
-    | libc::CLONE_NEWNS
-    | libc::CLONE_NEWCGROUP
-    | libc::CLONE_NEWUTS
-    | libc::CLONE_NEWIPC
-    | libc::CLONE_NEWUSER
-    | libc::CLONE_NEWPID
-    | libc::CLONE_NEWNET) as u32;
-
-/// The filter program for `spec`.
-pub(crate) fn program(spec: &FilterSpec) -> io::Result<Vec<libc::sock_filter>> {
-    let Some(arch) = AUDIT_ARCH else {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "no seccomp rules for this architecture",
-        ));
-    };
-    let eperm = ret_errno(libc::EPERM);
-    let eacces = ret_errno(libc::EACCES);
-    let enosys = ret_errno(libc::ENOSYS);
-    let agent = spec.agent_pid as u32;
-    let mut a = Asm::default();
-    let mut rets = Rets::default();
-
-    // Another architecture's calls (i386 on x86_64, say) and x32's get ENOSYS: the rules are
-    // written for the native numbers.
-    a.ld(OFF_ARCH);
-    let foreign = rets.label(&mut a, enosys);
-    a.jeq(arch, Target::Next, foreign);
-    a.ld(OFF_NR);
-    #[cfg(target_arch = "x86_64")]
-    {
-        // x32 calls: the same numbers with bit 30 set.
-        a.jge(0x4000_0000, foreign, Target::Next);
-    }
-
-    let mut rules: Vec<(libc::c_long, Rule)> = Vec::new();
-    let mut deny = |sys: libc::c_long| rules.push((sys, Rule::Answer(eperm)));
-    for sys in [
-        libc::SYS_setsid,
-        libc::SYS_setpgid,
-        libc::SYS_unshare,
-        libc::SYS_setns,
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-        libc::SYS_add_key,
-        libc::SYS_request_key,
-        libc::SYS_keyctl,
-        libc::SYS_open_by_handle_at,
-        libc::SYS_bpf,
-        libc::SYS_userfaultfd,
-    ] {
-        deny(sys);
-    }
-    if !spec.writes {
-        // Metadata Landlock does not govern: modes, owners and timestamps.
-        for sys in [
-            libc::SYS_fchmod,
-            libc::SYS_fchmodat,
-            SYS_FCHMODAT2,
-            libc::SYS_fchown,
-            libc::SYS_fchownat,
-            libc::SYS_utimensat,
-        ] {
-            deny(sys);
-        }
-        #[cfg(target_arch = "x86_64")]
-        for sys in [
-            libc::SYS_chmod,
-            libc::SYS_chown,
-            libc::SYS_lchown,
-            libc::SYS_utime,
-            libc::SYS_utimes,
-            libc::SYS_futimesat,
-        ] {
-            deny(sys);
-        }
-    }
-    if !spec.landlock {
-        for sys in [
-            libc::SYS_ptrace,
-            libc::SYS_process_vm_readv,
-            libc::SYS_process_vm_writev,
-            libc::SYS_pidfd_getfd,
-            libc::SYS_kcmp,
-            libc::SYS_get_robust_list,
-            libc::SYS_move_pages,
-            libc::SYS_migrate_pages,
-            libc::SYS_perf_event_open,
-        ] {
-            deny(sys);
-        }
-    }
-    if !spec.landlock_signals {
-        deny(libc::SYS_tkill);
-        deny(libc::SYS_pidfd_open);
-        // A pidfd can also come from opening /proc/<pid> where Landlock does not hold.
-        deny(libc::SYS_pidfd_send_signal);
-        // Signals whose first argument is a target pid: refused towards the agent.
-        for sys in [
-            libc::SYS_tgkill,
-            libc::SYS_rt_sigqueueinfo,
-            libc::SYS_rt_tgsigqueueinfo,
-        ] {
-            rules.push((
-                sys,
-                Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-                    let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-                    a.ld(off_arg_low(0));
-                    a.jeq(agent, refuse, allow);
-                })),
-            ));
-        }
-        // kill: not the agent, not the agent's group, not every process (-1).
-        let agent_group = (-spec.agent_pgid) as u32;
-        rules.push((
-            libc::SYS_kill,
-            Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-                a.ld(off_arg_low(0));
-                a.jeq(agent, refuse, Target::Next);
-                a.jeq(agent_group, refuse, Target::Next);
-                a.jeq(u32::MAX, refuse, allow);
-            })),
-        ));
-        // fcntl: no owner for an fd's I/O signals (F_SETOWN on the output pipe would have the
-        // kernel signal the agent when it reads), nor a chosen signal for them.
-        rules.push((
-            libc::SYS_fcntl,
-            Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-                a.ld(off_arg_low(1));
-                a.jeq(libc::F_SETOWN as u32, refuse, Target::Next);
-                a.jeq(F_SETOWN_EX, refuse, Target::Next);
-                a.jeq(F_SETSIG, refuse, allow);
-            })),
-        ));
-    }
-    // Extended attributes (ACLs among them: `system.posix_acl_access` rewrites a file's
-    // permissions) are not Landlock's either: no command writes one. "Not supported", as on a
-    // file system without them, so copying tools carry on without.
-    for sys in [
-        libc::SYS_setxattr,
-        libc::SYS_lsetxattr,
-        libc::SYS_fsetxattr,
-        libc::SYS_removexattr,
-        libc::SYS_lremovexattr,
-        libc::SYS_fremovexattr,
-        SYS_SETXATTRAT,
-        SYS_REMOVEXATTRAT,
-    ] {
-        rules.push((sys, Rule::Answer(ret_errno(libc::EOPNOTSUPP))));
-    }
-    if spec.writes {
-        // A `writes` tool sets modes, but no setuid or world-writable one.
-        let mut chmod = |sys: libc::c_long, mode_arg: u32| {
-            rules.push((
-                sys,
-                Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-                    let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-                    a.ld(off_arg_low(mode_arg));
-                    a.jset(MODE_REFUSED, refuse, allow);
-                })),
-            ))
-        };
-        chmod(libc::SYS_fchmod, 1);
-        chmod(libc::SYS_fchmodat, 2);
-        chmod(SYS_FCHMODAT2, 2);
-        #[cfg(target_arch = "x86_64")]
-        chmod(libc::SYS_chmod, 1);
-    }
-    rules.push((libc::SYS_clone3, Rule::Answer(enosys)));
-    rules.push((
-        libc::SYS_clone,
-        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-            a.ld(off_arg_low(0));
-            a.jset(CLONE_REFUSED, refuse, allow);
-        })),
-    ));
-    // prlimit64: only on oneself (pid 0).
-    rules.push((
-        libc::SYS_prlimit64,
-        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-            a.ld(off_arg_low(0));
-            a.jeq(0, allow, refuse);
-        })),
-    ));
-    // socket(domain, type, protocol).
-    let (tcp, udp) = (spec.tcp, spec.udp);
-    rules.push((
-        libc::SYS_socket,
-        Rule::Body(Box::new(move |a: &mut Asm, rets: &mut Rets| {
-            socket_rule(a, rets, tcp, udp, eacces)
-        })),
-    ));
-
-    search(&mut a, &mut rets, &segments(rules));
-    rets.place(&mut a);
-    a.finish()
 }
 
 /// Instructions that end a body: a label per answer, each placed once at the end of the
@@ -431,31 +734,6 @@ enum Rule {
 
 /// Instructions emitted for one rule.
 type Emit = dyn Fn(&mut Asm, &mut Rets);
-
-/// The whole number line as segments `(first number, rule)`, each running to the next
-/// segment's start: numbers named by no rule are allowed, and adjacent numbers with the same
-/// fixed answer share one segment.
-fn segments(mut rules: Vec<(libc::c_long, Rule)>) -> Vec<(u32, Rule)> {
-    rules.sort_by_key(|(nr, _)| *nr);
-    let mut out: Vec<(u32, Rule)> = Vec::with_capacity(2 * rules.len() + 1);
-    let mut next = 0u32;
-    for (nr, rule) in rules {
-        let nr = nr as u32;
-        if nr > next {
-            out.push((next, Rule::Answer(RET_ALLOW)));
-        }
-        let same = matches!(
-            (out.last(), &rule),
-            (Some((_, Rule::Answer(last))), Rule::Answer(answer)) if last == answer
-        );
-        if !same {
-            out.push((nr, rule));
-        }
-        next = nr + 1;
-    }
-    out.push((next, Rule::Answer(RET_ALLOW)));
-    out
-}
 
 /// A binary search over `segments` (the syscall number in the accumulator).
 fn search(a: &mut Asm, rets: &mut Rets, segments: &[(u32, Rule)]) {
@@ -540,230 +818,6 @@ pub(crate) fn install(prog: &[libc::sock_filter]) -> io::Result<()> {
     Ok(())
 }
 
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Runs `prog` as the kernel would on one call (classic BPF, the subset we emit).
-    fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 3]) -> u32 {
-        let word = |off: u32| match off {
-            OFF_NR => nr,
-            OFF_ARCH => arch,
-            o => args[((o - 16) / 8) as usize],
-        };
-        let (mut pc, mut acc) = (0usize, 0u32);
-        loop {
-            let i = prog[pc];
-            pc += 1;
-            match i.code {
-                LD_W_ABS => acc = word(i.k),
-                AND_K => acc &= i.k,
-                JEQ_K => pc += usize::from(if acc == i.k { i.jt } else { i.jf }),
-                JGE_K => pc += usize::from(if acc >= i.k { i.jt } else { i.jf }),
-                JSET_K => pc += usize::from(if acc & i.k != 0 { i.jt } else { i.jf }),
-                RET_K => return i.k,
-                other => panic!("unexpected opcode {other:#x}"),
-            }
-        }
-    }
-
-    fn spec(tcp: bool, udp: bool, writes: bool) -> FilterSpec {
-        FilterSpec {
-            agent_pid: 1234,
-            agent_pgid: 1200,
-            tcp,
-            udp,
-            writes,
-            landlock: false,
-            landlock_signals: false,
-        }
-    }
-
-    #[test]
-    fn every_profile_assembles_small() {
-        for bits in 0..32u8 {
-            let spec = FilterSpec {
-                landlock: bits & 8 != 0,
-                landlock_signals: bits & 16 != 0,
-                ..spec(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0)
-            };
-            let prog = program(&spec).unwrap();
-            assert!(prog.len() > 20 && prog.len() < 200, "{}", prog.len());
-        }
-        // With Landlock holding, what it covers is left out.
-        let full = program(&spec(true, false, false)).unwrap().len();
-        let lean = program(&FilterSpec {
-            landlock: true,
-            landlock_signals: true,
-            ..spec(true, false, false)
-        })
-        .unwrap()
-        .len();
-        assert!(lean < full, "{lean} >= {full}");
-    }
-
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    #[test]
-    fn the_search_tree_gives_each_number_its_rule() {
-        let arch = AUDIT_ARCH.unwrap();
-        let eperm = ret_errno(libc::EPERM);
-        let eacces = ret_errno(libc::EACCES);
-        let enosys = ret_errno(libc::ENOSYS);
-        let bare = program(&spec(true, false, false)).unwrap();
-        let landlocked = program(&FilterSpec {
-            landlock: true,
-            landlock_signals: true,
-            ..spec(true, false, false)
-        })
-        .unwrap();
-        let writes = program(&spec(true, false, true)).unwrap();
-        let call = |p: &[libc::sock_filter], nr: libc::c_long, args: [u32; 3]| {
-            run(p, arch, nr as u32, args)
-        };
-        let always = [
-            libc::SYS_setsid,
-            libc::SYS_setpgid,
-            libc::SYS_unshare,
-            libc::SYS_setns,
-            libc::SYS_io_uring_setup,
-            libc::SYS_io_uring_enter,
-            libc::SYS_io_uring_register,
-            libc::SYS_keyctl,
-            libc::SYS_add_key,
-            libc::SYS_request_key,
-            libc::SYS_open_by_handle_at,
-            libc::SYS_bpf,
-            libc::SYS_userfaultfd,
-        ];
-        let without_landlock = [
-            libc::SYS_ptrace,
-            libc::SYS_process_vm_readv,
-            libc::SYS_process_vm_writev,
-            libc::SYS_pidfd_getfd,
-            libc::SYS_kcmp,
-            libc::SYS_perf_event_open,
-            libc::SYS_tkill,
-            libc::SYS_pidfd_open,
-            libc::SYS_pidfd_send_signal,
-        ];
-        for nr in always {
-            assert_eq!(call(&bare, nr, [0; 3]), eperm, "syscall {nr}");
-            assert_eq!(call(&landlocked, nr, [0; 3]), eperm, "syscall {nr}");
-            assert_eq!(call(&writes, nr, [0; 3]), eperm, "syscall {nr}");
-        }
-        for nr in without_landlock {
-            assert_eq!(call(&bare, nr, [0; 3]), eperm, "syscall {nr}");
-            assert_eq!(call(&landlocked, nr, [0; 3]), RET_ALLOW, "syscall {nr}");
-        }
-        assert_eq!(call(&bare, libc::SYS_fchmodat, [0; 3]), eperm);
-        assert_eq!(call(&writes, libc::SYS_fchmodat, [0; 3]), RET_ALLOW);
-        // A writes tool's modes: ordinary ones go through, setuid, setgid and o+w do not.
-        assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, 0o755]), RET_ALLOW);
-        assert_eq!(call(&writes, libc::SYS_fchmod, [3, 0o600, 0]), RET_ALLOW);
-        assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, 0o2775]), RET_ALLOW);
-        for mode in [0o4755, 0o6755, 0o666, 0o1777] {
-            assert_eq!(call(&writes, libc::SYS_fchmodat, [0, 0, mode]), eperm);
-            assert_eq!(call(&writes, SYS_FCHMODAT2, [0, 0, mode]), eperm);
-            assert_eq!(call(&writes, libc::SYS_fchmod, [3, mode, 0]), eperm);
-        }
-        // No extended attribute is written, whatever the profile; timestamps only by writes.
-        for p in [&bare, &landlocked, &writes] {
-            for nr in [libc::SYS_setxattr, libc::SYS_fremovexattr, SYS_SETXATTRAT] {
-                assert_eq!(call(p, nr, [0; 3]), ret_errno(libc::EOPNOTSUPP));
-            }
-            assert_eq!(call(p, libc::SYS_getxattr, [0; 3]), RET_ALLOW);
-        }
-        assert_eq!(call(&bare, libc::SYS_utimensat, [0; 3]), eperm);
-        assert_eq!(call(&writes, libc::SYS_utimensat, [0; 3]), RET_ALLOW);
-        // Every number the tree does not name is allowed, on both sides of every range.
-        for nr in [
-            libc::SYS_read,
-            libc::SYS_write,
-            libc::SYS_openat,
-            libc::SYS_execve,
-            libc::SYS_execveat,
-            libc::SYS_wait4,
-            libc::SYS_getpgid,
-            libc::SYS_getppid,
-            libc::SYS_getpgrp,
-            libc::SYS_close_range,
-            libc::SYS_landlock_restrict_self,
-            libc::SYS_mount,
-        ] {
-            for p in [&bare, &landlocked, &writes] {
-                assert_eq!(call(p, nr, [0; 3]), RET_ALLOW, "syscall {nr}");
-            }
-        }
-        let eopnotsupp = ret_errno(libc::EOPNOTSUPP);
-        for nr in 0..600u32 {
-            let r = run(&bare, arch, nr, [0; 3]);
-            assert!(
-                [RET_ALLOW, eperm, eacces, enosys, eopnotsupp].contains(&r),
-                "{nr}: {r:#x}"
-            );
-        }
-        // Rules on arguments.
-        for cmd in [libc::F_SETOWN as u32, F_SETOWN_EX, F_SETSIG] {
-            assert_eq!(call(&bare, libc::SYS_fcntl, [3, cmd, 1234]), eperm);
-            assert_eq!(
-                call(&landlocked, libc::SYS_fcntl, [3, cmd, 1234]),
-                RET_ALLOW
-            );
-        }
-        for cmd in [
-            libc::F_GETFL,
-            libc::F_SETFL,
-            libc::F_DUPFD_CLOEXEC,
-            libc::F_GETOWN,
-        ] {
-            assert_eq!(call(&bare, libc::SYS_fcntl, [3, cmd as u32, 0]), RET_ALLOW);
-        }
-        let kill = libc::SYS_kill;
-        assert_eq!(call(&bare, kill, [1234, 9, 0]), eperm);
-        assert_eq!(call(&bare, kill, [(-1200i32) as u32, 9, 0]), eperm);
-        assert_eq!(call(&bare, kill, [u32::MAX, 9, 0]), eperm);
-        assert_eq!(call(&bare, kill, [4321, 9, 0]), RET_ALLOW);
-        assert_eq!(call(&landlocked, kill, [1234, 9, 0]), RET_ALLOW);
-        assert_eq!(call(&bare, libc::SYS_tgkill, [1234, 1235, 9]), eperm);
-        assert_eq!(call(&bare, libc::SYS_tgkill, [99, 99, 9]), RET_ALLOW);
-        for p in [&bare, &landlocked] {
-            assert_eq!(call(p, libc::SYS_prlimit64, [0, 7, 0]), RET_ALLOW);
-            assert_eq!(call(p, libc::SYS_prlimit64, [1234, 7, 0]), eperm);
-            let fork = libc::SIGCHLD as u32;
-            let vfork = (libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD) as u32;
-            let userns = (libc::CLONE_NEWUSER | libc::SIGCHLD) as u32;
-            assert_eq!(call(p, libc::SYS_clone, [fork, 0, 0]), RET_ALLOW);
-            assert_eq!(call(p, libc::SYS_clone, [vfork, 0, 0]), RET_ALLOW);
-            assert_eq!(call(p, libc::SYS_clone, [userns, 0, 0]), eperm);
-            let sibling = (libc::CLONE_PARENT | libc::SIGCHLD) as u32;
-            assert_eq!(call(p, libc::SYS_clone, [sibling, 0, 0]), eperm);
-            assert_eq!(call(p, libc::SYS_clone3, [0; 3]), enosys);
-        }
-        let socket = libc::SYS_socket;
-        let tcp = [libc::AF_INET as u32, libc::SOCK_STREAM as u32, 0];
-        let tcp6 = [libc::AF_INET6 as u32, libc::SOCK_STREAM as u32, 6];
-        let sctp = [libc::AF_INET as u32, libc::SOCK_STREAM as u32, 132];
-        let udp = [libc::AF_INET6 as u32, libc::SOCK_DGRAM as u32, 0];
-        let raw = [libc::AF_INET as u32, libc::SOCK_RAW as u32, 0];
-        let unix = [libc::AF_UNIX as u32, libc::SOCK_STREAM as u32, 0];
-        assert_eq!(call(&bare, socket, tcp), RET_ALLOW);
-        assert_eq!(call(&bare, socket, tcp6), RET_ALLOW);
-        assert_eq!(call(&bare, socket, sctp), eacces);
-        assert_eq!(call(&bare, socket, udp), eacces);
-        assert_eq!(call(&bare, socket, raw), eacces);
-        assert_eq!(call(&bare, socket, unix), eacces);
-        let offline = program(&spec(false, false, false)).unwrap();
-        assert_eq!(call(&offline, socket, tcp), eacces);
-        let network = program(&spec(true, true, false)).unwrap();
-        assert_eq!(call(&network, socket, udp), RET_ALLOW);
-        assert_eq!(call(&network, socket, tcp), RET_ALLOW);
-        assert_eq!(call(&network, socket, unix), eacces);
-        // Another architecture's numbers, and x32's.
-        assert_eq!(
-            run(&bare, 0x4000_0003, libc::SYS_read as u32, [0; 3]),
-            enosys
-        );
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(run(&bare, arch, 0x4000_0000, [0; 3]), enosys);
-    }
-}
+mod tests;

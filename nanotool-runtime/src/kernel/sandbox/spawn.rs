@@ -140,8 +140,7 @@ impl Confinement {
                 });
                 let enforced = matches!(landlock, Some(Ok(Enforced::Fully | Enforced::Partially)));
                 let spec = FilterSpec {
-                    landlock: enforced,
-                    landlock_signals: enforced && abi >= 6,
+                    landlock_abi: if enforced { abi } else { 0 },
                     ..spec
                 };
                 let filter = seccomp::program(&spec);
