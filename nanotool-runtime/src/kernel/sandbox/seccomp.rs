@@ -85,8 +85,8 @@ const IOCTL_OWNER: [u32; 2] = [
 /// `ioctl` requests no command makes: typing into a terminal, and inode flags (the 64-bit
 /// and 32-bit encodings).
 const IOCTL_REFUSED: [u32; 7] = [
-    0x5412,     // TIOCSTI
-    0x541C,     // TIOCLINUX
+    0x5412,      // TIOCSTI
+    0x541C,      // TIOCLINUX
     0x4008_6602, // FS_IOC_SETFLAGS
     0x4004_6602, // FS_IOC32_SETFLAGS
     0x401C_5820, // FS_IOC_FSSETXATTR
@@ -123,51 +123,246 @@ const CLONE_REFUSED: u32 = (libc::CLONE_PARENT
 /// their arguments or a profile-dependent answer are in [`program`], not here.
 const ALLOWED: &[&str] = &[
     // Files and directories (Landlock decides which paths).
-    "read", "write", "open", "openat", "creat", "close", "close_range", "stat", "fstat",
-    "lstat", "newfstatat", "statx", "statfs", "fstatfs", "lseek", "pread64", "pwrite64",
-    "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2", "access", "faccessat",
-    "faccessat2", "dup", "dup2", "dup3", "pipe", "pipe2", "flock", "fsync", "fdatasync",
-    "sync", "syncfs", "sync_file_range", "ftruncate", "fallocate", "fadvise64", "readahead",
-    "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename", "renameat", "renameat2",
-    "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink", "unlinkat", "symlink",
-    "symlinkat", "readlink", "readlinkat", "mknod", "mknodat", "umask", "getxattr",
-    "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr", "getxattrat",
-    "listxattrat", "name_to_handle_at", "copy_file_range", "sendfile", "splice", "tee",
-    "vmsplice", "execve", "execveat", "memfd_create", "memfd_secret",
+    "read",
+    "write",
+    "open",
+    "openat",
+    "creat",
+    "close",
+    "close_range",
+    "stat",
+    "fstat",
+    "lstat",
+    "newfstatat",
+    "statx",
+    "statfs",
+    "fstatfs",
+    "lseek",
+    "pread64",
+    "pwrite64",
+    "readv",
+    "writev",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "dup",
+    "dup2",
+    "dup3",
+    "pipe",
+    "pipe2",
+    "flock",
+    "fsync",
+    "fdatasync",
+    "sync",
+    "syncfs",
+    "sync_file_range",
+    "ftruncate",
+    "fallocate",
+    "fadvise64",
+    "readahead",
+    "getdents",
+    "getdents64",
+    "getcwd",
+    "chdir",
+    "fchdir",
+    "rename",
+    "renameat",
+    "renameat2",
+    "mkdir",
+    "mkdirat",
+    "rmdir",
+    "link",
+    "linkat",
+    "unlink",
+    "unlinkat",
+    "symlink",
+    "symlinkat",
+    "readlink",
+    "readlinkat",
+    "mknod",
+    "mknodat",
+    "umask",
+    "getxattr",
+    "lgetxattr",
+    "fgetxattr",
+    "listxattr",
+    "llistxattr",
+    "flistxattr",
+    "getxattrat",
+    "listxattrat",
+    "name_to_handle_at",
+    "copy_file_range",
+    "sendfile",
+    "splice",
+    "tee",
+    "vmsplice",
+    "execve",
+    "execveat",
+    "memfd_create",
+    "memfd_secret",
     // Waiting and events.
-    "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl",
-    "epoll_wait", "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "signalfd",
-    "signalfd4", "timerfd_create", "timerfd_settime", "timerfd_gettime", "io_setup",
-    "io_destroy", "io_getevents", "io_pgetevents", "io_submit", "io_cancel", "futex",
-    "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", "set_robust_list",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_create",
+    "epoll_create1",
+    "epoll_ctl",
+    "epoll_wait",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "eventfd",
+    "eventfd2",
+    "signalfd",
+    "signalfd4",
+    "timerfd_create",
+    "timerfd_settime",
+    "timerfd_gettime",
+    "io_setup",
+    "io_destroy",
+    "io_getevents",
+    "io_pgetevents",
+    "io_submit",
+    "io_cancel",
+    "futex",
+    "futex_waitv",
+    "futex_wake",
+    "futex_wait",
+    "futex_requeue",
+    "set_robust_list",
     // Memory.
-    "brk", "mmap", "munmap", "mprotect", "mremap", "msync", "mincore", "madvise", "mlock",
-    "mlock2", "munlock", "mlockall", "munlockall", "remap_file_pages", "pkey_mprotect",
-    "pkey_alloc", "pkey_free", "mbind", "set_mempolicy", "get_mempolicy", "membarrier",
-    "mseal", "map_shadow_stack",
+    "brk",
+    "mmap",
+    "munmap",
+    "mprotect",
+    "mremap",
+    "msync",
+    "mincore",
+    "madvise",
+    "mlock",
+    "mlock2",
+    "munlock",
+    "mlockall",
+    "munlockall",
+    "remap_file_pages",
+    "pkey_mprotect",
+    "pkey_alloc",
+    "pkey_free",
+    "mbind",
+    "set_mempolicy",
+    "get_mempolicy",
+    "membarrier",
+    "mseal",
+    "map_shadow_stack",
     // Processes and threads of one's own.
-    "fork", "vfork", "wait4", "waitid", "exit", "exit_group", "set_tid_address", "rseq",
-    "arch_prctl", "set_thread_area", "get_thread_area", "modify_ldt", "prctl", "seccomp",
-    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "capget",
-    "capset", "getpid", "getppid", "gettid", "getpgid", "getpgrp", "getsid", "getuid",
-    "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups", "setuid",
-    "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid",
-    "setgroups", "getrlimit", "setrlimit", "getrusage", "getpriority", "sched_yield",
-    "sched_getparam", "sched_getscheduler", "sched_getattr", "sched_getaffinity",
-    "sched_get_priority_max", "sched_get_priority_min", "sched_rr_get_interval",
-    "ioprio_get", "getcpu", "uname", "sysinfo", "times", "getrandom", "restart_syscall",
-    "uretprobe", "uprobe",
+    "fork",
+    "vfork",
+    "wait4",
+    "waitid",
+    "exit",
+    "exit_group",
+    "set_tid_address",
+    "rseq",
+    "arch_prctl",
+    "set_thread_area",
+    "get_thread_area",
+    "modify_ldt",
+    "prctl",
+    "seccomp",
+    "landlock_create_ruleset",
+    "landlock_add_rule",
+    "landlock_restrict_self",
+    "capget",
+    "capset",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getpgid",
+    "getpgrp",
+    "getsid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getresuid",
+    "getresgid",
+    "getgroups",
+    "setuid",
+    "setgid",
+    "setreuid",
+    "setregid",
+    "setresuid",
+    "setresgid",
+    "setfsuid",
+    "setfsgid",
+    "setgroups",
+    "getrlimit",
+    "setrlimit",
+    "getrusage",
+    "getpriority",
+    "sched_yield",
+    "sched_getparam",
+    "sched_getscheduler",
+    "sched_getattr",
+    "sched_getaffinity",
+    "sched_get_priority_max",
+    "sched_get_priority_min",
+    "sched_rr_get_interval",
+    "ioprio_get",
+    "getcpu",
+    "uname",
+    "sysinfo",
+    "times",
+    "getrandom",
+    "restart_syscall",
+    "uretprobe",
+    "uprobe",
     // Signals to oneself, and their handling.
-    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait",
-    "rt_sigsuspend", "sigaltstack", "pause",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "rt_sigpending",
+    "rt_sigtimedwait",
+    "rt_sigsuspend",
+    "sigaltstack",
+    "pause",
     // Time.
-    "nanosleep", "clock_nanosleep", "clock_gettime", "clock_getres", "gettimeofday", "time",
-    "alarm", "getitimer", "setitimer", "timer_create", "timer_settime", "timer_gettime",
-    "timer_getoverrun", "timer_delete",
+    "nanosleep",
+    "clock_nanosleep",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "alarm",
+    "getitimer",
+    "setitimer",
+    "timer_create",
+    "timer_settime",
+    "timer_gettime",
+    "timer_getoverrun",
+    "timer_delete",
     // Sockets (which ones may be created is `socket`'s rule).
-    "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendto", "recvfrom",
-    "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "shutdown", "getsockname", "getpeername",
-    "setsockopt", "getsockopt",
+    "socketpair",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "sendto",
+    "recvfrom",
+    "sendmsg",
+    "recvmsg",
+    "sendmmsg",
+    "recvmmsg",
+    "shutdown",
+    "getsockname",
+    "getpeername",
+    "setsockopt",
+    "getsockopt",
 ];
 
 /// Whether this build can write a filter for the machine it runs on.
@@ -270,11 +465,18 @@ fn program_for(
 
     // Sockets: IPv4/IPv6 only, TCP and UDP only for a `network` tool.
     let (tcp, udp) = (spec.tcp, spec.udp);
-    rules.body("socket", move |a, rets| socket_rule(a, rets, tcp, udp, eacces));
+    rules.body("socket", move |a, rets| {
+        socket_rule(a, rets, tcp, udp, eacces)
+    });
 
     // Metadata Landlock does not govern: modes, owners and timestamps for a `writes` tool
     // only, extended attributes for none.
-    let chmods = [("fchmod", 1), ("fchmodat", 2), ("fchmodat2", 2), ("chmod", 1)];
+    let chmods = [
+        ("fchmod", 1),
+        ("fchmodat", 2),
+        ("fchmodat2", 2),
+        ("chmod", 1),
+    ];
     let others = ["fchown", "fchownat", "chown", "lchown"];
     let times = ["utimensat", "utime", "utimes", "futimesat"];
     if spec.writes {
@@ -474,7 +676,10 @@ impl<'t> Rules<'t> {
     }
 
     fn nr(&self, name: &str) -> Option<u32> {
-        self.table.iter().find(|(n, _)| *n == name).map(|(_, nr)| *nr)
+        self.table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, nr)| *nr)
     }
 
     fn answer(&mut self, name: &str, answer: u32) {
@@ -515,7 +720,6 @@ impl<'t> Rules<'t> {
         out
     }
 }
-
 
 /// A jump target in the program being assembled.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -618,7 +822,9 @@ impl Asm {
                     Insn::Label(_) => continue,
                     Insn::Jump(_, _, t, f) => {
                         let too_far = |x: &Target| match x {
-                            Target::Label(l) => at[*l].saturating_sub(pc + 1) > usize::from(u8::MAX),
+                            Target::Label(l) => {
+                                at[*l].saturating_sub(pc + 1) > usize::from(u8::MAX)
+                            }
                             Target::Next => false,
                         };
                         if too_far(t) || too_far(f) {
@@ -817,7 +1023,6 @@ pub(crate) fn install(prog: &[libc::sock_filter]) -> io::Result<()> {
     }
     Ok(())
 }
-
 
 #[cfg(test)]
 mod tests;

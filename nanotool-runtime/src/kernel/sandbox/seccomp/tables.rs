@@ -548,4 +548,3 @@ pub(super) const AARCH64: &[(&str, u32)] = &[
     ("listxattrat", 465),
     ("removexattrat", 466),
 ];
-

@@ -142,7 +142,11 @@ fn the_allowlist_allows_what_programs_need_on_both_architectures() {
                 }
             }
             for name in ["fcntl", "ioctl", "kill", "clone", "personality", "openat"] {
-                assert_eq!(f.call(name, [0; 3]), RET_ALLOW, "{name} with plain arguments");
+                assert_eq!(
+                    f.call(name, [0; 3]),
+                    RET_ALLOW,
+                    "{name} with plain arguments"
+                );
             }
         }
     }
@@ -294,7 +298,11 @@ fn tables_all(name: &str, arch: u32) -> Option<u32> {
         ("statmount", 457),
         ("listmount", 458),
     ];
-    let t: &[(&str, u32)] = if arch == AUDIT_ARCH_X86_64 { &x86 } else { &arm };
+    let t: &[(&str, u32)] = if arch == AUDIT_ARCH_X86_64 {
+        &x86
+    } else {
+        &arm
+    };
     t.iter().find(|(n, _)| *n == name).map(|(_, nr)| *nr)
 }
 
@@ -352,7 +360,12 @@ fn the_tables_match_the_installed_kernel_headers() {
         ),
     ] {
         let Some(known) = parse(header) else { continue };
-        let last = known.values().copied().filter(|v| *v < 1000).max().unwrap_or(0);
+        let last = known
+            .values()
+            .copied()
+            .filter(|v| *v < 1000)
+            .max()
+            .unwrap_or(0);
         for (name, nr) in table {
             // uretprobe (6.11) and uprobe (6.16) took free numbers below the 6.1 headers' last.
             let newer = ["uretprobe", "uprobe"].contains(name);
@@ -391,7 +404,10 @@ fn leaving_the_group_and_namespaces_are_refused() {
                 libc::CLONE_NEWIPC,
                 libc::CLONE_PARENT,
             ] {
-                assert_eq!(f.call("clone", [(flag | libc::SIGCHLD) as u32, 0, 0]), EPERM);
+                assert_eq!(
+                    f.call("clone", [(flag | libc::SIGCHLD) as u32, 0, 0]),
+                    EPERM
+                );
             }
         }
     }
@@ -423,13 +439,24 @@ fn signals_reach_the_agent_only_where_something_confines_them() {
         for req in IOCTL_OWNER {
             assert_eq!(f.call("ioctl", [3, req, 0]), EPERM);
         }
-        for cmd in [libc::F_GETFL, libc::F_SETFL, libc::F_DUPFD_CLOEXEC, libc::F_GETOWN] {
+        for cmd in [
+            libc::F_GETFL,
+            libc::F_SETFL,
+            libc::F_DUPFD_CLOEXEC,
+            libc::F_GETOWN,
+        ] {
             assert_eq!(f.call("fcntl", [3, cmd as u32, 0]), RET_ALLOW);
         }
     }
     for s in [scoped, namespaced] {
         for f in Filter::both(s) {
-            for name in ["kill", "tkill", "tgkill", "rt_sigqueueinfo", "pidfd_send_signal"] {
+            for name in [
+                "kill",
+                "tkill",
+                "tgkill",
+                "rt_sigqueueinfo",
+                "pidfd_send_signal",
+            ] {
                 assert_eq!(f.call(name, [1234, 9, 0]), RET_ALLOW, "{name}");
             }
             assert_eq!(f.call("fcntl", [3, F_SETOWN, 1234]), RET_ALLOW);
@@ -638,7 +665,10 @@ fn another_architectures_calls_are_not_implemented() {
     assert_eq!(run(&f.prog, AUDIT_ARCH_AARCH64, read, [0; 3]), ENOSYS);
     assert_eq!(run(&f.prog, f.arch, 0x4000_0000 | read, [0; 3]), ENOSYS);
     let arm = Filter::arm(spec());
-    assert_eq!(run(&arm.prog, AUDIT_ARCH_X86_64, arm.nr("read"), [0; 3]), ENOSYS);
+    assert_eq!(
+        run(&arm.prog, AUDIT_ARCH_X86_64, arm.nr("read"), [0; 3]),
+        ENOSYS
+    );
 }
 
 #[cfg(target_arch = "x86_64")]
