@@ -525,3 +525,44 @@ fn plain_programs_run_confined_at_every_abi() {
         assert!(out.join("data.json").exists(), "ABI {abi}");
     }
 }
+
+mod common;
+
+#[test]
+fn list_names_what_does_not_hold_on_an_older_linux() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = |args: &[&str]| {
+        let out = Command::new(common::bin::nanotool_bin())
+            .arg("list")
+            .args(args)
+            .current_dir(dir.path())
+            .env("NANOTOOL_LOG", "off")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    if abis().len() < 5 {
+        return; // this Linux cannot play ABI 4
+    }
+    let text = list(&["--landlock-abi", "4"]);
+    assert!(text.contains("sandbox: landlock ABI 4 + seccomp"), "{text}");
+    assert!(
+        text.contains("not confined on this Linux: signals to the agent"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&list(&["--json", "--landlock-abi", "4"])).unwrap();
+    let grep = &json.as_array().unwrap()[0];
+    let not_confined = grep["sandbox"]["not_confined"].as_array().unwrap();
+    assert!(
+        not_confined
+            .iter()
+            .any(|p| p["what"].as_str().unwrap().starts_with("signals to the agent")
+                && p["agent_safety"] == true),
+        "{grep}"
+    );
+    // At the running ABI, only what this Linux lacks is listed.
+    let json: serde_json::Value = serde_json::from_str(&list(&["--json"])).unwrap();
+    let status = json[0]["sandbox"]["status"].as_str().unwrap();
+    assert!(status.starts_with("sandbox: landlock ABI"), "{status}");
+}

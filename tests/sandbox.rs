@@ -47,6 +47,7 @@ fn kernel_with(ws: &Path, mode: SandboxMode, env: &[(&str, &str)]) -> CommandExe
     CommandExecKernel::new(KernelSettings {
         cwd: ws.to_path_buf(),
         sandbox: mode,
+        landlock_abi_limit: played_abi(),
         env: env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -54,6 +55,14 @@ fn kernel_with(ws: &Path, mode: SandboxMode, env: &[(&str, &str)]) -> CommandExe
         ..KernelSettings::default()
     })
     .unwrap()
+}
+
+/// The Landlock ABI this run plays (`NANOTOOL_TEST_LANDLOCK_ABI`, set by
+/// `the_escape_suite_holds_at_every_landlock_abi` when it runs this suite again at each ABI).
+fn played_abi() -> Option<u32> {
+    std::env::var("NANOTOOL_TEST_LANDLOCK_ABI")
+        .ok()
+        .and_then(|v| v.parse().ok())
 }
 
 fn confined(ws: &Path) -> CommandExecKernel {
@@ -1822,5 +1831,42 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
             out.text
         );
         assert!(exec.output.contains(expected), "{name}: {}", out.text);
+    }
+}
+
+/// The whole escape suite above, again at every Landlock ABI below this Linux's own (0: no
+/// Landlock at all), each in a run of this test binary of its own: every test there either
+/// sees the escape fail or sees the status say the sandbox is not enforced.
+#[test]
+fn the_escape_suite_holds_at_every_landlock_abi() {
+    if played_abi().is_some() {
+        return; // a replay itself
+    }
+    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION only asks the ABI.
+    let running = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    let exe = std::env::current_exe().unwrap();
+    for abi in 0..running.max(0) {
+        let out = Command::new(&exe)
+            .args([
+                "--test-threads=2",
+                "--skip",
+                "the_escape_suite_holds_at_every_landlock_abi",
+            ])
+            .env("NANOTOOL_TEST_LANDLOCK_ABI", abi.to_string())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("test result: ok"),
+            "the escape suite at Landlock ABI {abi}:\n{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

@@ -64,6 +64,10 @@ pub(crate) struct Common {
     /// Let every confined command read and write DIR too (repeatable)
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) sandbox_write: Vec<PathBuf>,
+    /// Confine as Landlock ABI N would at most (0: as without Landlock), to see what holds on
+    /// an older Linux; never raises what this one enforces
+    #[arg(long, global = true, value_name = "N", hide = true)]
+    pub(crate) landlock_abi: Option<u32>,
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {

@@ -10,6 +10,17 @@ use crate::{Failure, print_json, write_stdout};
 pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
     let tools = toolbox.tools();
     if json {
+        let status = toolbox.kernel().sandbox_status();
+        // What holds for every tool alike: the line, and each promise that does not hold.
+        let sandbox = json!({
+            "status": status.to_string(),
+            "enforced": status.enforced(),
+            "not_confined": status
+                .not_holding()
+                .iter()
+                .map(|p| json!({"what": p.what, "needs": p.needs, "agent_safety": p.agent_safety}))
+                .collect::<Vec<_>>(),
+        });
         let items: Vec<Value> = tools
             .iter()
             .map(|t| {
@@ -19,6 +30,7 @@ pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
                     "input_schema": t.input_schema(),
                     "writes": t.access().writes,
                     "network": t.access().network,
+                    "sandbox": sandbox,
                 })
             })
             .collect();
