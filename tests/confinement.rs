@@ -551,14 +551,16 @@ fn list_names_what_does_not_hold_on_an_older_linux() {
         text.contains("not confined on this Linux: signals to the agent"),
         "{text}"
     );
-    let json: serde_json::Value = serde_json::from_str(&list(&["--json", "--landlock-abi", "4"])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&list(&["--json", "--landlock-abi", "4"])).unwrap();
     let grep = &json.as_array().unwrap()[0];
     let not_confined = grep["sandbox"]["not_confined"].as_array().unwrap();
     assert!(
-        not_confined
-            .iter()
-            .any(|p| p["what"].as_str().unwrap().starts_with("signals to the agent")
-                && p["agent_safety"] == true),
+        not_confined.iter().any(|p| p["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("signals to the agent")
+            && p["agent_safety"] == true),
         "{grep}"
     );
     // At the running ABI, only what this Linux lacks is listed.

@@ -485,8 +485,13 @@ fn program_for(
         } else {
             MODE_REFUSED
         };
-        for (name, mode_arg) in chmods {
-            rules.body(name, move |a, rets| {
+        for mode_arg in [1, 2] {
+            let names: Vec<&str> = chmods
+                .iter()
+                .filter(|(_, arg)| *arg == mode_arg)
+                .map(|(name, _)| *name)
+                .collect();
+            rules.shared(&names, move |a, rets| {
                 let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
                 a.ld(off_arg_low(mode_arg));
                 a.jset(refused, refuse, allow);
@@ -547,13 +552,14 @@ fn program_for(
             rules.answer(name, eperm);
         }
         // A target pid first: never the agent.
-        for name in ["tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"] {
-            rules.body(name, move |a, rets| {
+        rules.shared(
+            &["tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"],
+            move |a, rets| {
                 let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
                 a.ld(off_arg_low(0));
                 a.jeq(agent, refuse, allow);
-            });
-        }
+            },
+        );
         // kill: not the agent, not the agent's group, not every process (-1).
         rules.body("kill", move |a, rets| {
             let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
@@ -571,22 +577,23 @@ fn program_for(
     // Scheduling, priorities and limits (Landlock governs none of them): oneself only, or
     // anyone in the command's own PID namespace; never every process of a user.
     let anyone = spec.pid_namespace;
-    for name in [
+    let own = [
         "sched_setparam",
         "sched_setscheduler",
         "sched_setattr",
         "sched_setaffinity",
         "prlimit64",
-    ] {
-        if anyone {
+    ];
+    if anyone {
+        for name in own {
             rules.answer(name, RET_ALLOW);
-        } else {
-            rules.body(name, move |a, rets| {
-                let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-                a.ld(off_arg_low(0));
-                a.jeq(0, allow, refuse);
-            });
         }
+    } else {
+        rules.shared(&own, move |a, rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(0));
+            a.jeq(0, allow, refuse);
+        });
     }
     for (name, user) in [("setpriority", PRIO_USER), ("ioprio_set", IOPRIO_WHO_USER)] {
         rules.body(name, move |a, rets| {
@@ -643,7 +650,10 @@ fn program_for(
         rules.answer("openat2", RET_ALLOW);
     }
 
-    search(&mut a, &mut rets, &rules.segments(enosys));
+    let segments = rules.segments(enosys);
+    let mut shared = vec![None; rules.shared.len()];
+    search(&mut a, &mut rets, &mut shared, &segments);
+    place_shared(&mut a, &mut rets, &shared, &rules.shared);
     rets.place(&mut a);
     a.finish()
 }
@@ -665,6 +675,8 @@ fn one_of(a: &mut Asm, values: &[u32], yes: Target, no: Target) {
 struct Rules<'t> {
     table: &'t [(&'t str, u32)],
     by_nr: std::collections::BTreeMap<u32, Rule>,
+    /// Bodies several calls share.
+    shared: Vec<Box<Emit>>,
 }
 
 impl<'t> Rules<'t> {
@@ -672,6 +684,7 @@ impl<'t> Rules<'t> {
         Rules {
             table,
             by_nr: std::collections::BTreeMap::new(),
+            shared: Vec::new(),
         }
     }
 
@@ -694,22 +707,36 @@ impl<'t> Rules<'t> {
         }
     }
 
+    /// One body for every call of `names`, emitted once.
+    fn shared(&mut self, names: &[&str], emit: impl Fn(&mut Asm, &mut Rets) + 'static) {
+        let id = self.shared.len();
+        self.shared.push(Box::new(emit));
+        for name in names {
+            if let Some(nr) = self.nr(name) {
+                self.by_nr.insert(nr, Rule::Shared(id));
+            }
+        }
+    }
+
     /// The whole number line as segments `(first number, rule)`, each running to the next
     /// segment's start: numbers named by no rule get `unnamed`, and adjacent numbers with the
     /// same fixed answer share one segment.
-    fn segments(self, unnamed: u32) -> Vec<(u32, Rule)> {
+    fn segments(&mut self, unnamed: u32) -> Vec<(u32, Rule)> {
         let mut out: Vec<(u32, Rule)> = Vec::with_capacity(2 * self.by_nr.len() + 1);
         let mut next = 0u32;
         let push = |out: &mut Vec<(u32, Rule)>, nr: u32, rule: Rule| {
             let same = matches!(
                 (out.last(), &rule),
                 (Some((_, Rule::Answer(last))), Rule::Answer(answer)) if last == answer
+            ) || matches!(
+                (out.last(), &rule),
+                (Some((_, Rule::Shared(last))), Rule::Shared(id)) if last == id
             );
             if !same {
                 out.push((nr, rule));
             }
         };
-        for (nr, rule) in self.by_nr {
+        for (nr, rule) in std::mem::take(&mut self.by_nr) {
             if nr > next {
                 push(&mut out, next, Rule::Answer(unnamed));
             }
@@ -936,37 +963,57 @@ enum Rule {
     Answer(u32),
     /// A rule on the arguments: instructions that end in a jump to an answer.
     Body(Box<Emit>),
+    /// A rule on the arguments that several calls share, emitted once (an index into
+    /// [`Rules::shared`]).
+    Shared(usize),
 }
 
 /// Instructions emitted for one rule.
 type Emit = dyn Fn(&mut Asm, &mut Rets);
 
-/// A binary search over `segments` (the syscall number in the accumulator).
-fn search(a: &mut Asm, rets: &mut Rets, segments: &[(u32, Rule)]) {
-    let fixed = |a: &mut Asm, rets: &mut Rets, part: &[(u32, Rule)]| match part {
-        [(_, Rule::Answer(answer))] => Some(rets.label(a, *answer)),
-        _ => None,
-    };
+/// A binary search over `segments` (the syscall number in the accumulator). Shared bodies
+/// are jumped to, and placed after the search by [`place_shared`].
+fn search(a: &mut Asm, rets: &mut Rets, shared: &mut [Option<usize>], segments: &[(u32, Rule)]) {
+    let fixed =
+        |a: &mut Asm, rets: &mut Rets, shared: &mut [Option<usize>], part: &[(u32, Rule)]| {
+            match part {
+                [(_, Rule::Answer(answer))] => Some(rets.label(a, *answer)),
+                [(_, Rule::Shared(i))] => {
+                    Some(Target::Label(*shared[*i].get_or_insert_with(|| a.label())))
+                }
+                _ => None,
+            }
+        };
     match segments {
         [] => {}
-        [(_, Rule::Answer(answer))] => {
-            let to = rets.label(a, *answer);
+        [(_, Rule::Body(body))] => body(a, rets),
+        [_] => {
+            let to = fixed(a, rets, shared, segments).expect("a fixed answer or a shared body");
             a.jeq(0, to, to);
         }
-        [(_, Rule::Body(body))] => body(a, rets),
         _ => {
             let (low, high) = segments.split_at(segments.len() / 2);
             let high_inline = a.label();
-            let to_high = fixed(a, rets, high).unwrap_or(Target::Label(high_inline));
-            let to_low = fixed(a, rets, low);
+            let to_high = fixed(a, rets, shared, high).unwrap_or(Target::Label(high_inline));
+            let to_low = fixed(a, rets, shared, low);
             a.jge(high[0].0, to_high, to_low.unwrap_or(Target::Next));
             if to_low.is_none() {
-                search(a, rets, low);
+                search(a, rets, shared, low);
             }
             a.place(high_inline);
             if matches!(to_high, Target::Label(l) if l == high_inline) {
-                search(a, rets, high);
+                search(a, rets, shared, high);
             }
+        }
+    }
+}
+
+/// Places each shared body the search jumped to.
+fn place_shared(a: &mut Asm, rets: &mut Rets, labels: &[Option<usize>], bodies: &[Box<Emit>]) {
+    for (label, body) in labels.iter().zip(bodies) {
+        if let Some(label) = label {
+            a.place(*label);
+            body(a, rets);
         }
     }
 }
