@@ -3,7 +3,8 @@
 //! agent's memory), and that child confines *itself* before its `execve`:
 //!
 //! 1. every signal handler back to its default (the child runs on the agent's memory: no
-//!    host handler may run in it), `SIGPIPE` included;
+//!    host handler may run in it), `SIGPIPE` and `SIGCHLD` included even where the host
+//!    ignores them;
 //! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
 //! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
 //!    files;
@@ -11,6 +12,12 @@
 //! 5. stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd opened
 //!    without `O_CLOEXEC` never reaches the command);
 //! 6. no signal blocked, then `execve`.
+//!
+//! The pidfd comes from the `clone` itself (`CLONE_PIDFD`, Linux 5.2; older kernels fall back
+//! to `pidfd_open`): taken before the child can exit, it names this child even where the host
+//! ignores `SIGCHLD` and the kernel reaps the child by itself. The unconfined route
+//! ([`spawn_plain`]) starts commands the same way, without steps 3 (but `chdir`) and 4 and
+//! without closing the host's fds.
 //!
 //! The agent itself is never confined, and it stays outside the commands' Landlock domain, so
 //! Landlock's ptrace and signal rules keep the commands off it as well. Everything the child
@@ -165,13 +172,7 @@ impl Confinement {
             }
             _ => None,
         };
-        let null = above_stdio(
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("/dev/null")?
-                .into(),
-        )?;
+        let null = dev_null()?;
         Ok(Confinement {
             ruleset,
             filter,
@@ -182,7 +183,7 @@ impl Confinement {
     }
 
     /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
-    /// on `output` (a pipe's write end). Returns the child's pid; it leads its own group.
+    /// on `output` (a pipe's write end). The child leads its own group.
     pub(crate) fn spawn(
         &self,
         program: &Path,
@@ -190,97 +191,221 @@ impl Confinement {
         env: &CStrings,
         cwd: &CStr,
         output: &OwnedFd,
-    ) -> io::Result<libc::pid_t> {
-        let program = CString::new(program.as_os_str().as_bytes()).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL")
-        })?;
-        let moved;
-        let output = if output.as_raw_fd() > 2 {
-            output
-        } else {
-            moved = above_stdio(output.try_clone()?)?;
-            &moved
-        };
+    ) -> io::Result<Spawned> {
         let fprog = libc::sock_fprog {
             len: u16::try_from(self.filter.len()).map_err(|_| {
                 io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
             })?,
             filter: self.filter.as_ptr().cast_mut(),
         };
-        let failure = Failure::default();
-        let args = ChildArgs {
-            program: program.as_ptr(),
-            argv: argv.as_ptr(),
-            envp: env.as_ptr(),
-            cwd: cwd.as_ptr(),
-            null: self.null.as_raw_fd(),
-            output: output.as_raw_fd(),
-            ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-            filter: &fprog,
-            caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            failure: &failure,
-        };
-        // The child's stack: allocated, never initialised (the child writes before it reads).
-        let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
-        // Block every signal (glibc's own included) while the child shares our memory: the
-        // child unblocks once its handlers are back to their defaults.
-        let all: u64 = !0;
-        let mut old: u64 = 0;
-        // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
-        unsafe {
-            libc::syscall(
-                libc::SYS_rt_sigprocmask,
-                libc::SIG_SETMASK,
-                &all as *const u64,
-                &mut old as *mut u64,
-                8usize,
-            )
-        };
+        launch(
+            program,
+            Launch {
+                argv,
+                env,
+                cwd,
+                output,
+                null: &self.null,
+                confine: Some(Confine {
+                    ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                    filter: &fprog,
+                    caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+                }),
+            },
+        )
+    }
+}
+
+/// A started command: its pid (it leads its own group) and, where the kernel gives one with
+/// the `clone`, its pidfd.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub pid: libc::pid_t,
+    pub pidfd: Option<OwnedFd>,
+}
+
+/// `/dev/null`, opened once for the unconfined route's stdin.
+pub(crate) fn dev_null() -> io::Result<OwnedFd> {
+    above_stdio(
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")?
+            .into(),
+    )
+}
+
+/// Starts `program` unconfined, the way confined commands start (a clone child in its own
+/// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
+/// without close-on-exec stay open, as with std's spawn), so the host's `SIGCHLD` setup and
+/// the agent's death treat both routes alike.
+pub(crate) fn spawn_plain(
+    program: &Path,
+    argv: &CStrings,
+    env: &CStrings,
+    cwd: &CStr,
+    output: &OwnedFd,
+    null: &OwnedFd,
+) -> io::Result<Spawned> {
+    launch(
+        program,
+        Launch {
+            argv,
+            env,
+            cwd,
+            output,
+            null,
+            confine: None,
+        },
+    )
+}
+
+/// What one start needs.
+struct Launch<'a> {
+    argv: &'a CStrings,
+    env: &'a CStrings,
+    cwd: &'a CStr,
+    output: &'a OwnedFd,
+    null: &'a OwnedFd,
+    confine: Option<Confine<'a>>,
+}
+
+/// What the confined route applies in the child.
+struct Confine<'a> {
+    ruleset: RawFd,
+    filter: &'a libc::sock_fprog,
+    caps: *const CapData,
+}
+
+/// Whether `clone` takes `CLONE_PIDFD` here (cleared on the first kernel that refuses it).
+static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
+    let program = CString::new(program.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
+    let moved;
+    let output = if l.output.as_raw_fd() > 2 {
+        l.output
+    } else {
+        moved = above_stdio(l.output.try_clone()?)?;
+        &moved
+    };
+    let failure = Failure::default();
+    let (ruleset, filter, caps) = match &l.confine {
+        Some(c) => (c.ruleset, c.filter as *const libc::sock_fprog, c.caps),
+        None => (-1, std::ptr::null(), std::ptr::null()),
+    };
+    let args = ChildArgs {
+        program: program.as_ptr(),
+        argv: l.argv.as_ptr(),
+        envp: l.env.as_ptr(),
+        cwd: l.cwd.as_ptr(),
+        null: l.null.as_raw_fd(),
+        output: output.as_raw_fd(),
+        confine: l.confine.is_some(),
+        ruleset,
+        filter,
+        caps,
+        // SAFETY: getpid cannot fail.
+        parent: unsafe { libc::getpid() },
+        failure: &failure,
+    };
+    // The child's stack: allocated, never initialised (the child writes before it reads).
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // Block every signal (glibc's own included) while the child shares our memory: the
+    // child unblocks once its handlers are back to their defaults.
+    let all: u64 = !0;
+    let mut old: u64 = 0;
+    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &all as *const u64,
+            &mut old as *mut u64,
+            8usize,
+        )
+    };
+    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+    let mut pidfd: c_int = -1;
+    let mut clone = |flags: c_int, pidfd: &mut c_int| {
         // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
         // which outlive it: with CLONE_VFORK this thread resumes only after the child's
-        // `execve` or exit. The child makes raw system calls only.
+        // `execve` or exit. The child makes raw system calls only. With CLONE_PIDFD the
+        // kernel writes the pidfd to `pidfd` (the parent_tid argument).
         let pid = unsafe {
             libc::clone(
                 child,
                 stack.as_mut_ptr().add(stack.capacity()).cast(),
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                (&args as *const ChildArgs).cast_mut().cast(),
+                flags,
+                (&args as *const ChildArgs).cast_mut().cast::<c_void>(),
+                pidfd as *mut c_int,
             )
         };
-        let clone_error = io::Error::last_os_error();
-        // SAFETY: as above, restoring the saved mask.
-        unsafe {
-            libc::syscall(
-                libc::SYS_rt_sigprocmask,
-                libc::SIG_SETMASK,
-                &old as *const u64,
-                std::ptr::null_mut::<u64>(),
-                8usize,
-            )
-        };
-        drop(stack);
-        if pid < 0 {
-            return Err(clone_error);
+        (pid, io::Error::last_os_error())
+    };
+    let with_pidfd = CLONE_PIDFD_WORKS.load(Ordering::Relaxed);
+    let (mut pid, mut clone_error) = if with_pidfd {
+        clone(base | libc::CLONE_PIDFD, &mut pidfd)
+    } else {
+        (-1, io::Error::from_raw_os_error(libc::EINVAL))
+    };
+    if pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
+        // A kernel without CLONE_PIDFD (before 5.2), or one refusing it with these flags.
+        if with_pidfd {
+            CLONE_PIDFD_WORKS.store(false, Ordering::Relaxed);
         }
-        let step = failure.step.load(Ordering::Acquire);
-        if step == 0 {
-            return Ok(pid);
-        }
-        // The child failed before its `execve` and has exited: reap it.
+        pidfd = -1;
+        (pid, clone_error) = clone(base, &mut pidfd);
+    }
+    // SAFETY: as above, restoring the saved mask.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &old as *const u64,
+            std::ptr::null_mut::<u64>(),
+            8usize,
+        )
+    };
+    drop(stack);
+    if pid < 0 {
+        return Err(clone_error);
+    }
+    // SAFETY: a kernel that took CLONE_PIDFD wrote a fresh fd that nobody else owns (an old
+    // kernel that ignored the flag left -1).
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    let step = failure.step.load(Ordering::Acquire);
+    if step == 0 {
+        return Ok(Spawned { pid, pidfd });
+    }
+    // The child failed before its `execve` and has exited: reap it.
+    let _ = reap(pid);
+    let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
+    Err(match Step::from(step) {
+        Step::Exec => errno,
+        Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
+        Step::ParentGone => io::Error::other("the agent was exiting: the command was not started"),
+        other => io::Error::other(format!(
+            "the sandbox could not be applied ({}): {errno}",
+            other.name()
+        )),
+    })
+}
+
+/// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,
+/// for a host that ignores `SIGCHLD`).
+pub(crate) fn reap(pid: libc::pid_t) -> io::Result<c_int> {
+    loop {
         let mut status = 0;
-        // SAFETY: waits for our own child.
-        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
-        let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
-        Err(match Step::from(step) {
-            Step::Exec => errno,
-            Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
-            other => io::Error::other(format!(
-                "the sandbox could not be applied ({}): {errno}",
-                other.name()
-            )),
-        })
+        // SAFETY: waits for our own child; `status` is a valid int.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+            return Ok(status);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
     }
 }
 
@@ -298,6 +423,8 @@ struct Failure {
 #[derive(Clone, Copy)]
 enum Step {
     Signals = 1,
+    ParentDeath,
+    ParentGone,
     Group,
     Chdir,
     NoNewPrivs,
@@ -313,6 +440,8 @@ impl From<i32> for Step {
     fn from(n: i32) -> Step {
         [
             Step::Signals,
+            Step::ParentDeath,
+            Step::ParentGone,
             Step::Group,
             Step::Chdir,
             Step::NoNewPrivs,
@@ -332,6 +461,8 @@ impl Step {
     fn name(self) -> &'static str {
         match self {
             Step::Signals => "resetting signal handlers",
+            Step::ParentDeath => "setting the parent-death signal",
+            Step::ParentGone => "the agent exited",
             Step::Group => "setpgid",
             Step::Chdir => "chdir",
             Step::NoNewPrivs => "no_new_privs",
@@ -353,9 +484,14 @@ struct ChildArgs {
     cwd: *const c_char,
     null: RawFd,
     output: RawFd,
+    /// Whether to apply steps 3 (but `chdir`) and 4: the confined route.
+    confine: bool,
     ruleset: RawFd,
     filter: *const libc::sock_fprog,
     caps: *const CapData,
+    /// The agent's pid: the child's parent, unless the agent died before the child's
+    /// parent-death signal was set.
+    parent: libc::pid_t,
     failure: *const Failure,
 }
 
@@ -400,7 +536,8 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
     // arguments the parent prepared and keeps alive.
     unsafe {
         // 1. Default handlers: a host handler must never run on this shared memory, and a
-        //    command starts with SIGPIPE at its default, as std's spawn gives it.
+        //    command starts with SIGPIPE at its default, as std's spawn gives it, and with
+        //    SIGCHLD at its default (an ignored SIGCHLD makes every `wait` of the command fail).
         for sig in 1..=64 {
             if sig == libc::SIGKILL || sig == libc::SIGSTOP {
                 continue;
@@ -417,7 +554,11 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 continue;
             }
             let ignored = old.handler == libc::SIG_IGN;
-            if old.handler == libc::SIG_DFL || (ignored && sig != libc::SIGPIPE) {
+            let reset_ignored = sig == libc::SIGPIPE || sig == libc::SIGCHLD;
+            if (old.handler == libc::SIG_DFL
+                && old.flags & libc::SA_NOCLDWAIT as libc::c_ulong == 0)
+                || (ignored && !reset_ignored)
+            {
                 continue;
             }
             let default = KernelSigaction::plain(libc::SIG_DFL);
@@ -440,7 +581,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
             fail(Step::Chdir);
         }
-        if libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+        if a.confine && libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             fail(Step::NoNewPrivs);
         }
         if !a.caps.is_null() {
@@ -456,12 +597,13 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
             fail(Step::Landlock);
         }
-        if libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            0,
-            a.filter,
-        ) != 0
+        if a.confine
+            && libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0,
+                a.filter,
+            ) != 0
         {
             fail(Step::Seccomp);
         }
@@ -471,7 +613,9 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 fail(Step::Stdio);
             }
         }
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+        // (The unconfined route leaves them, as std's spawn does: with the sandbox off a
+        // command has every right of the agent.)
+        if a.confine && libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
             // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
             // (EPERM): close each fd up to the limit on open files (an fd above it cannot
             // exist unless the limit was lowered after it was opened), at most the first

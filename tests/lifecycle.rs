@@ -1,0 +1,210 @@
+//! The life of a command beside its host: a host that ignores `SIGCHLD` (or sets
+//! `SA_NOCLDWAIT`), an agent that is a child subreaper (a container without init), an agent
+//! killed with `kill -9`, and the private PID namespace.
+//!
+//! A signal disposition or the subreaper flag is process-wide, so each such test runs its
+//! body in a fresh copy of this test binary ([`in_own_process`]), never in the shared one.
+
+use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Long enough that a hang fails the test instead of hanging it; never a measurement.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The variable that tells a copy of this binary which test body to run.
+const ROLE: &str = "NANOTOOL_LIFECYCLE_ROLE";
+
+/// `true` in the copy of this binary started for `test` (run the body there); in the test
+/// runner's own process, starts that copy, checks that it passed, and returns `false`.
+fn in_own_process(test: &str) -> bool {
+    if std::env::var(ROLE).as_deref() == Ok(test) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE, test)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{test} failed in its own process:\n{text}"
+    );
+    // The copy must really have run the test (not filtered it out).
+    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
+    false
+}
+
+fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: mode,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn sh(script: &str) -> Vec<String> {
+    ["sh", "-c", script].map(String::from).to_vec()
+}
+
+/// The state letter of `pid` (`None`: no such process).
+fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].chars().next()
+}
+
+/// Waits (hang detector) until `pid` is dead: gone, or a zombie.
+fn assert_dies(pid: i32, what: &str) {
+    let until = Instant::now() + PATIENCE;
+    while matches!(state(pid), Some(s) if s != 'Z' && s != 'X') {
+        assert!(Instant::now() < until, "{what} (pid {pid}) is still alive");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// This process's children that are zombies.
+fn zombie_children() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let rest: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+                rest[0] == "Z" && rest[1] == me
+            })
+        })
+        .collect()
+}
+
+/// With the host's `SIGCHLD` set up by `setup`, every route still reports the exit status,
+/// still kills the call's group, and the command starts with `SIGCHLD` at its default.
+fn statuses_and_group_kill_hold(setup: impl FnOnce()) {
+    setup();
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        let r = k.run(&sh("exit 3"));
+        assert_eq!((r.exit_code, &r.start_error), (3, &None), "{mode}: {r:?}");
+        let r = k.run(&sh("kill -TERM $$"));
+        assert_eq!((r.exit_code, r.signal), (143, Some(15)), "{mode}: {r:?}");
+
+        let r = k.run(&sh("sleep 300 & echo $!"));
+        assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_dies(pid, &format!("{mode}: the background sleep"));
+
+        let r = k.run(&[
+            "/usr/bin/python3".to_owned(),
+            "-c".to_owned(),
+            "import os, signal\nprint(signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL)\nos.spawnv(os.P_NOWAIT, '/bin/true', ['true'])\nprint(os.wait()[1])".to_owned(),
+        ]);
+        assert_eq!(r.output, "True\n0\n", "{mode}: {r:?}");
+    }
+}
+
+#[test]
+fn a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill() {
+    if !in_own_process("a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill") {
+        return;
+    }
+    statuses_and_group_kill_hold(|| {
+        // SAFETY: signal(2) on this process, which runs this test alone.
+        assert_ne!(
+            unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) },
+            libc::SIG_ERR
+        );
+    });
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    let status = k.spawn_status();
+    assert_eq!(
+        status.host_sigchld,
+        nanotool_runtime::kernel::HostSigchld::Ignored
+    );
+    assert!(status.to_string().contains("SIGCHLD ignored"), "{status}");
+}
+
+#[test]
+fn a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill() {
+    if !in_own_process("a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill") {
+        return;
+    }
+    statuses_and_group_kill_hold(|| {
+        // SAFETY: sigaction(2) on this process, which runs this test alone.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = libc::SIG_DFL;
+            action.sa_flags = libc::SA_NOCLDWAIT;
+            assert_eq!(
+                libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut()),
+                0
+            );
+        }
+    });
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    assert_eq!(
+        k.spawn_status().host_sigchld,
+        nanotool_runtime::kernel::HostSigchld::NoChildWait
+    );
+}
+
+#[test]
+fn a_subreaper_agent_keeps_no_zombie_of_a_call() {
+    if !in_own_process("a_subreaper_agent_keeps_no_zombie_of_a_call") {
+        return;
+    }
+    // SAFETY: prctl on this process, which runs this test alone.
+    assert_eq!(
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) },
+        0
+    );
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        // Orphans of the call (the background sleeps) come back to this process.
+        let r = k.run(&sh("sleep 300 & sleep 300 & echo $!"));
+        assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_eq!(state(pid), None, "{mode}: the orphan was not reaped");
+        assert_eq!(zombie_children(), Vec::<i32>::new(), "{mode}");
+    }
+}
+
+#[path = "common/refuse.rs"]
+mod refuse;
+
+#[test]
+fn on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies() {
+    if !in_own_process(
+        "on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies",
+    ) {
+        return;
+    }
+    // Linux before 6.9 and 6.15: no group signal through a pidfd, no exit status from it.
+    refuse::refuse_syscalls(&[libc::SYS_pidfd_send_signal], libc::EINVAL);
+    refuse::refuse_syscalls(&[libc::SYS_ioctl], libc::ENOTTY);
+    // SAFETY: signal(2) on this process, which runs this test alone.
+    assert_ne!(
+        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) },
+        libc::SIG_ERR
+    );
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        let r = k.run(&sh("sleep 300 & echo $!; exit 3"));
+        assert_eq!(r.exit_code, 126, "{mode}: {r:?}");
+        let why = r.start_error.as_deref().unwrap_or_default();
+        assert!(why.contains("the host ignores SIGCHLD"), "{mode}: {why}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_dies(pid, &format!("{mode}: the background sleep"));
+    }
+}
