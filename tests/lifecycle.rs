@@ -5,9 +5,13 @@
 //! A signal disposition or the subreaper flag is process-wide, so each such test runs its
 //! body in a fresh copy of this test binary ([`in_own_process`]), never in the shared one.
 
+mod common;
+
+use common::bin::nanotool_bin;
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
+use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Long enough that a hang fails the test instead of hanging it; never a measurement.
@@ -207,4 +211,132 @@ fn on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies()
         let pid: i32 = r.output.trim().parse().unwrap();
         assert_dies(pid, &format!("{mode}: the background sleep"));
     }
+}
+
+/// Live processes whose command line is exactly `argv`.
+fn processes_running(argv: &[&str]) -> Vec<i32> {
+    let mut wanted = Vec::new();
+    for a in argv {
+        wanted.extend_from_slice(a.as_bytes());
+        wanted.push(0);
+    }
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted)
+                && matches!(state(pid), Some(s) if s != 'Z' && s != 'X')
+        })
+        .collect()
+}
+
+/// Waits (hang detector) until `check` holds.
+fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let until = Instant::now() + PATIENCE;
+    while !check() {
+        assert!(Instant::now() < until, "{what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A work folder whose `tools/` holds `nap` (`<command> <seconds>`).
+fn nap_tools(command: &str) -> tempfile::TempDir {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir(work.path().join("tools")).unwrap();
+    let descriptor = serde_json::json!({
+        "name": "nap",
+        "description": "Sleep a while",
+        "command": command,
+        "arguments": {"seconds": {"type": "integer", "description": "Seconds", "minimum": 1, "maximum": 3600}}
+    });
+    std::fs::write(
+        work.path().join("tools/nap.tool.json"),
+        descriptor.to_string(),
+    )
+    .unwrap();
+    work
+}
+
+/// A number of seconds no other test sleeps, so the command line names this test's command.
+fn unique_seconds(salt: u32) -> String {
+    (2000 + (std::process::id() * 7 + salt) % 1500).to_string()
+}
+
+/// Starts `nanotool serve` on `work` in `cwd`, with its stdin held open, and calls `nap` with
+/// `seconds`.
+fn serve_and_nap(work: &Path, cwd: &Path, seconds: &str, sandbox: &str) -> std::process::Child {
+    let mut server = Command::new(nanotool_bin())
+        .arg("serve")
+        .arg("--work")
+        .arg(work)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["--timeout", "3600", "--sandbox", sandbox])
+        .env("NANOTOOL_LOG", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = server.stdin.as_mut().unwrap();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{seconds}}}}}}}"#
+        ),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    server
+}
+
+#[test]
+fn a_command_dies_when_its_server_is_killed() {
+    for (salt, sandbox) in [(0, "best-effort"), (1, "off")] {
+        let work = nap_tools("sleep <seconds>");
+        let seconds = unique_seconds(salt);
+        let argv = ["sleep", seconds.as_str()];
+        let cwd = tempfile::tempdir().unwrap();
+        let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, sandbox);
+        wait_until(&format!("{sandbox}: the command never started"), || {
+            !processes_running(&argv).is_empty()
+        });
+        server.kill().unwrap();
+        server.wait().unwrap();
+        wait_until(
+            &format!("{sandbox}: the command outlived its killed server"),
+            || processes_running(&argv).is_empty(),
+        );
+    }
+}
+
+#[test]
+fn a_command_dies_when_nanotool_call_is_killed() {
+    let work = nap_tools("sleep <seconds>");
+    let seconds = unique_seconds(2);
+    let argv = ["sleep", seconds.as_str()];
+    let cwd = tempfile::tempdir().unwrap();
+    let mut call = Command::new(nanotool_bin())
+        .arg("call")
+        .arg("nap")
+        .arg(format!(r#"{{"seconds": {seconds}}}"#))
+        .arg("--work")
+        .arg(work.path())
+        .arg("--cwd")
+        .arg(cwd.path())
+        .args(["--timeout", "3600"])
+        .env("NANOTOOL_LOG", "off")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the command never started", || {
+        !processes_running(&argv).is_empty()
+    });
+    call.kill().unwrap();
+    call.wait().unwrap();
+    wait_until("the command outlived its killed nanotool call", || {
+        processes_running(&argv).is_empty()
+    });
 }

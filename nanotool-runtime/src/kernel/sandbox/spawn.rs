@@ -4,7 +4,9 @@
 //!
 //! 1. every signal handler back to its default (the child runs on the agent's memory: no
 //!    host handler may run in it), `SIGPIPE` and `SIGCHLD` included even where the host
-//!    ignores them;
+//!    ignores them; then the parent-death signal (`SIGKILL` when the thread that started it
+//!    ends, which the kernel's run keeps alive until the call ends), checked against a parent
+//!    that died before it was set;
 //! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
 //! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
 //!    files;
@@ -572,6 +574,22 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             {
                 fail(Step::Signals);
             }
+        }
+        // Killed when the thread that started it ends; a parent already gone (the agent
+        // killed before this line) means nobody waits for the command: do not start it.
+        if libc::syscall(
+            libc::SYS_prctl,
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL,
+            0,
+            0,
+            0,
+        ) != 0
+        {
+            fail(Step::ParentDeath);
+        }
+        if libc::syscall(libc::SYS_getppid) as libc::pid_t != a.parent {
+            fail(Step::ParentGone);
         }
         // 2. The call's own group.
         if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
