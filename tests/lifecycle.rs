@@ -1,6 +1,7 @@
 //! The life of a command beside its host: a host that ignores `SIGCHLD` (or sets
 //! `SA_NOCLDWAIT`), an agent that is a child subreaper (a container without init), an agent
-//! killed with `kill -9`, and the private PID namespace.
+//! killed with `kill -9`, and the private PID namespace; and the rights (capabilities) a
+//! command keeps.
 //!
 //! A signal disposition or the subreaper flag is process-wide, so each such test runs its
 //! body in a fresh copy of this test binary ([`in_own_process`]), never in the shared one.
@@ -339,4 +340,90 @@ fn a_command_dies_when_nanotool_call_is_killed() {
     wait_until("the command outlived its killed nanotool call", || {
         processes_running(&argv).is_empty()
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rights a command keeps
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("needs a root agent: only root holds CAP_DAC_OVERRIDE to drop");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    // A file of another user, mode 0600, where read-only commands may write (their TMPDIR):
+    // writing it takes CAP_DAC_OVERRIDE, reading it CAP_DAC_READ_SEARCH.
+    let tmp = k.sandbox_tmpdir().unwrap();
+    let theirs = tmp.join("theirs");
+    std::fs::write(&theirs, "canary\n").unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&theirs, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let write = sh(r#"echo owned >> "$TMPDIR/theirs" && echo wrote; cat "$TMPDIR/theirs""#);
+    let r = k.run(&write);
+    assert!(r.confined, "{r:?}");
+    assert!(!r.output.contains("wrote"), "{r:?}");
+    assert!(r.output.contains("Permission denied"), "{r:?}");
+    // It still reads it (CAP_DAC_READ_SEARCH), and the file is untouched.
+    assert!(r.output.ends_with("canary\n"), "{r:?}");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "canary\n");
+
+    // A `writes` command keeps CAP_DAC_OVERRIDE (and CAP_FOWNER): its workspace may hold
+    // files of any user.
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let r = k.run_as(&write, writes, None);
+    assert!(r.output.starts_with("wrote\n"), "{r:?}");
+}
+
+/// Plays a kernel before 4.17: `seccomp(SECCOMP_SET_MODE_FILTER)` with the
+/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` flag fails with `EINVAL`, for this thread and what it
+/// starts.
+fn refuse_spec_allow() {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JSET_K: u16 = 0x45;
+    const RET_K: u16 = 0x06;
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let mut filter = [
+        op(LD_W_ABS, 0, 0, 0),
+        op(JEQ_K, 0, 3, libc::SYS_seccomp as u32),
+        // args[1] (the flags), low word.
+        op(LD_W_ABS, 0, 0, 24),
+        op(JSET_K, 0, 1, 1 << 2),
+        op(RET_K, 0, 0, 0x0005_0000 | libc::EINVAL as u32),
+        op(RET_K, 0, 0, 0x7fff_0000),
+    ];
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: a valid program that lives across the call; no_new_privs first, as required.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
+            0
+        );
+    }
+}
+
+#[test]
+fn a_kernel_without_spec_allow_still_confines() {
+    if !in_own_process("a_kernel_without_spec_allow_still_confines") {
+        return;
+    }
+    refuse_spec_allow();
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::Required);
+    for _ in 0..2 {
+        let r = k.run(&sh("echo ran"));
+        assert_eq!((r.exit_code, r.output.as_str()), (0, "ran\n"), "{r:?}");
+        assert!(r.confined, "{r:?}");
+    }
 }

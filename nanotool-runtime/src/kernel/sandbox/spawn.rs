@@ -178,7 +178,7 @@ impl Confinement {
         Ok(Confinement {
             ruleset,
             filter,
-            caps: capabilities_to_keep(),
+            caps: capabilities_to_keep(profile.writes),
             null,
             setup: Setup { landlock, seccomp },
         })
@@ -278,6 +278,11 @@ struct Confine<'a> {
     filter: &'a libc::sock_fprog,
     caps: *const CapData,
 }
+
+/// The flags the child installs the filter with: `SECCOMP_FILTER_FLAG_SPEC_ALLOW` until a
+/// kernel refuses it (the child clears it, in the memory it shares with the agent).
+static SPEC_ALLOW_FLAG: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(seccomp::FILTER_FLAG_SPEC_ALLOW);
 
 /// Whether `clone` takes `CLONE_PIDFD` here (cleared on the first kernel that refuses it).
 static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
@@ -615,15 +620,31 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
             fail(Step::Landlock);
         }
-        if a.confine
-            && libc::syscall(
+        if a.confine {
+            // SPEC_ALLOW: the filter does not also turn on the speculative store bypass
+            // mitigation, which slows every command on CPUs that have it (Spectre v4 is a
+            // same-address-space attack; a command attacks no one through it that the
+            // sandbox protects). A kernel without the flag (before 4.17) says EINVAL.
+            let mut flags = SPEC_ALLOW_FLAG.load(Ordering::Relaxed);
+            let mut ret = libc::syscall(
                 libc::SYS_seccomp,
                 libc::SECCOMP_SET_MODE_FILTER,
-                0,
+                flags,
                 a.filter,
-            ) != 0
-        {
-            fail(Step::Seccomp);
+            );
+            if ret != 0 && flags != 0 && *libc::__errno_location() == libc::EINVAL {
+                flags = 0;
+                SPEC_ALLOW_FLAG.store(0, Ordering::Relaxed);
+                ret = libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    flags,
+                    a.filter,
+                );
+            }
+            if ret != 0 {
+                fail(Step::Seccomp);
+            }
         }
         // 5. stdio (both fds are above 2, so no dup3 clobbers the other), nothing else.
         for (from, to) in [(a.null, 0), (a.output, 1), (a.output, 2)] {
@@ -688,13 +709,27 @@ struct CapData {
 /// `_LINUX_CAPABILITY_VERSION_3`.
 const CAP_VERSION_3: u32 = 0x2008_0522;
 
-/// The capability sets a command gets when the agent holds more than `CAP_DAC_OVERRIDE`,
-/// `CAP_DAC_READ_SEARCH` and `CAP_FOWNER` (reading and owning files): those three at most,
-/// nothing inheritable (hence no ambient ones). With `no_new_privs`, no `execve` can gain a
-/// capability back (setuid bits and file capabilities are clamped to the permitted set).
-/// `None` when there is nothing to drop.
-fn capabilities_to_keep() -> Option<[CapData; 2]> {
-    const KEEP: u32 = (1 << 1) | (1 << 2) | (1 << 3);
+/// `CAP_DAC_OVERRIDE`: write (and execute) files whatever their mode.
+const CAP_DAC_OVERRIDE: u32 = 1 << 1;
+/// `CAP_DAC_READ_SEARCH`: read files and search directories whatever their mode (and
+/// `open_by_handle_at`, which the filter refuses).
+const CAP_DAC_READ_SEARCH: u32 = 1 << 2;
+/// `CAP_FOWNER`: act on files one does not own (modes, times, `O_NOATIME`).
+const CAP_FOWNER: u32 = 1 << 3;
+
+/// The capability sets a command gets when the agent holds more than its profile needs: a
+/// read-only command keeps `CAP_DAC_READ_SEARCH` alone (what reading needs: a root agent's
+/// workspace may hold files of any user), a `writes` command also `CAP_DAC_OVERRIDE` and
+/// `CAP_FOWNER` (writing and owning them); nothing inheritable (hence no ambient ones), and
+/// never more than the agent holds. With `no_new_privs`, no `execve` can gain a capability
+/// back (setuid bits and file capabilities are clamped to the permitted set). `None` when
+/// there is nothing to drop.
+fn capabilities_to_keep(writes: bool) -> Option<[CapData; 2]> {
+    let keep: u32 = if writes {
+        CAP_DAC_READ_SEARCH | CAP_DAC_OVERRIDE | CAP_FOWNER
+    } else {
+        CAP_DAC_READ_SEARCH
+    };
     let mut header = CapHeader {
         version: CAP_VERSION_3,
         pid: 0,
@@ -705,14 +740,14 @@ fn capabilities_to_keep() -> Option<[CapData; 2]> {
         return None;
     }
     let holds_more = data.iter().enumerate().any(|(i, d)| {
-        let keep = if i == 0 { KEEP } else { 0 };
+        let keep = if i == 0 { keep } else { 0 };
         (d.permitted | d.effective | d.inheritable) & !keep != 0
     });
     if !holds_more {
         return None;
     }
-    data[0].effective &= KEEP;
-    data[0].permitted &= KEEP;
+    data[0].effective &= keep;
+    data[0].permitted &= keep;
     data[0].inheritable = 0;
     data[1] = CapData::default();
     Some(data)
