@@ -427,3 +427,224 @@ fn a_kernel_without_spec_allow_still_confines() {
         assert!(r.confined, "{r:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The private PID namespace (KernelSettings::pid_namespace)
+// ---------------------------------------------------------------------------------------------
+
+fn namespaced(ws: &Path) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        pid_namespace: true,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+/// A Python probe that tries to see, signal and reprioritize the process `pid` and prints
+/// what each attempt gave (`ok` or the errno's name), then its own pid.
+fn reach(pid: u32) -> Vec<String> {
+    let script = format!(
+        "import errno, os, signal\n\
+         def t(f):\n    try:\n        f(); return 'ok'\n    except OSError as e:\n        return errno.errorcode[e.errno]\n\
+         print(t(lambda: os.kill({pid}, 0)), t(lambda: os.kill({pid}, signal.SIGCONT)),\n\
+               t(lambda: os.setpriority(os.PRIO_PROCESS, {pid}, 19)),\n\
+               t(lambda: os.sched_getaffinity({pid})), os.getpid())\n"
+    );
+    vec!["/usr/bin/python3".into(), "-c".into(), script]
+}
+
+#[test]
+fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
+    let ws = tempfile::tempdir().unwrap();
+    // A process of the agent's user outside the call: the agent itself.
+    let me = std::process::id();
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    assert_eq!(
+        status.pid_namespace,
+        nanotool_runtime::kernel::PidNamespace::Private,
+        "{status}"
+    );
+    assert!(status.to_string().contains("PID namespace"), "{status}");
+    let r = k.run(&reach(me));
+    assert!(r.confined, "{r:?}");
+    assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+    // Files it makes keep the agent's ids; exit statuses come back.
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let r = k.run_as(&sh("touch made; exit 5"), writes, None);
+    assert_eq!(r.exit_code, 5, "{r:?}");
+    let meta = std::fs::metadata(ws.path().join("made")).unwrap();
+    // SAFETY: geteuid cannot fail.
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&meta), unsafe {
+        libc::geteuid()
+    });
+
+    // Control: without the namespace the same probe reaches the agent where the sandbox
+    // lets it (kill(pid, 0) sees it: EPERM, not ESRCH).
+    let r = kernel(ws.path(), SandboxMode::BestEffort).run(&reach(me));
+    assert!(!r.output.starts_with("ESRCH"), "{r:?}");
+}
+
+#[test]
+fn in_its_pid_namespace_a_background_process_dies_with_its_killed_agent() {
+    if let Ok(role) = std::env::var(ROLE) {
+        if let Some(seconds) = role.strip_prefix("namespaced agent ") {
+            // The agent: runs a call whose command leaves a child behind, until killed.
+            let ws = tempfile::tempdir().unwrap();
+            let k = namespaced(ws.path());
+            k.run(&sh(&format!("sleep {seconds} & exec sleep {seconds}")));
+        }
+        return;
+    }
+    let seconds = unique_seconds(3);
+    let argv = ["sleep", seconds.as_str()];
+    let mut agent = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "in_its_pid_namespace_a_background_process_dies_with_its_killed_agent",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(ROLE, format!("namespaced agent {seconds}"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the commands never started", || {
+        processes_running(&argv).len() == 2
+    });
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    wait_until("a command outlived its killed agent", || {
+        processes_running(&argv).is_empty()
+    });
+}
+
+#[test]
+fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not() {
+    if !in_own_process(
+        "an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not",
+    ) {
+        return;
+    }
+    // An ordinary user with ids of its own (not the overflow user's 65534).
+    const ID: u32 = 12345;
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(ID), Some(ID)).unwrap();
+    // SAFETY: plain calls on this process's credentials (it runs this test alone).
+    unsafe {
+        if libc::geteuid() == 0 {
+            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+            assert_eq!(libc::setgid(ID), 0);
+            assert_eq!(libc::setuid(ID), 0);
+        }
+        // A change of user leaves a process non-dumpable: start from what a user's agent is.
+        assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+    }
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let owner = |name: &str| {
+        let meta = std::fs::metadata(ws.path().join(name)).unwrap();
+        (
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            std::os::unix::fs::MetadataExt::gid(&meta),
+        )
+    };
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    let r = k.run_as(&sh("touch made; echo $$ $(id -u) $(id -g)"), writes, None);
+    assert_eq!(r.exit_code, 0, "{status}: {r:?}");
+    match &status.pid_namespace {
+        nanotool_runtime::kernel::PidNamespace::ThroughUserNamespace => {
+            // The user and group are mapped to themselves: the command sees its own ids.
+            assert_eq!(r.output, format!("1 {ID} {ID}\n"), "{status}: {r:?}");
+            assert_eq!(owner("made"), (ID, ID));
+            let r = k.run(&reach(std::process::id()));
+            assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+
+            // A non-dumpable agent (as `nanotool` makes itself): its /proc files are root's,
+            // so the maps cannot be written; the command sees the overflow ids, and what it
+            // creates still belongs to the agent's user.
+            // SAFETY: prctl on this process.
+            assert_eq!(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) }, 0);
+            let k = namespaced(ws.path());
+            let r = k.run_as(&sh("touch made2; echo $$ $(id -u)"), writes, None);
+            assert_eq!(r.output, "1 65534\n", "{r:?}");
+            assert_eq!(owner("made2"), (ID, ID));
+        }
+        nanotool_runtime::kernel::PidNamespace::Unavailable(why) => {
+            // Where the host refuses user namespaces: commands run without, and it is said.
+            assert!(!r.output.starts_with("1 "), "{r:?}");
+            assert!(status.to_string().contains(why.as_str()), "{status}");
+        }
+        other => panic!("an ordinary user asking for the namespace got {other:?}"),
+    }
+}
+
+#[test]
+fn where_namespaces_are_refused_commands_run_without_and_the_status_says_so() {
+    if !in_own_process("where_namespaces_are_refused_commands_run_without_and_the_status_says_so") {
+        return;
+    }
+    // A container's filter: no new namespaces for anyone (clone with namespace flags, unshare).
+    refuse::refuse_syscalls(&[libc::SYS_unshare], libc::EPERM);
+    refuse_clone_namespaces();
+    let ws = tempfile::tempdir().unwrap();
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    assert!(
+        matches!(
+            status.pid_namespace,
+            nanotool_runtime::kernel::PidNamespace::Unavailable(_)
+        ),
+        "{status}"
+    );
+    assert!(
+        status.to_string().contains("PID namespace: not available"),
+        "{status}"
+    );
+    let r = k.run(&sh("echo $$"));
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    assert_ne!(r.output, "1\n", "{r:?}");
+    assert!(r.confined, "{r:?}");
+}
+
+/// Plays a container whose filter refuses new namespaces: `clone` with `CLONE_NEWPID` or
+/// `CLONE_NEWUSER` fails with `EPERM`, for this thread and what it starts.
+fn refuse_clone_namespaces() {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JSET_K: u16 = 0x45;
+    const RET_K: u16 = 0x06;
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let mut filter = [
+        op(LD_W_ABS, 0, 0, 0),
+        op(JEQ_K, 0, 3, libc::SYS_clone as u32),
+        // args[0] (the flags), low word.
+        op(LD_W_ABS, 0, 0, 16),
+        op(
+            JSET_K,
+            0,
+            1,
+            (libc::CLONE_NEWPID | libc::CLONE_NEWUSER) as u32,
+        ),
+        op(RET_K, 0, 0, 0x0005_0000 | libc::EPERM as u32),
+        op(RET_K, 0, 0, 0x7fff_0000),
+    ];
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: a valid program that lives across the call; no_new_privs is set already.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
+            0
+        );
+    }
+}

@@ -34,7 +34,7 @@ mod sys;
 mod wait;
 
 pub use cancel::CancelHandle;
-pub use lifecycle::{HostSigchld, SpawnStatus};
+pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use result::{ExecResult, UnreadableBinary};
 
 pub use sandbox::{Access, SandboxMode, SandboxStatus};
@@ -100,6 +100,12 @@ pub struct KernelSettings {
     pub sandbox_read: Vec<PathBuf>,
     /// Extra paths every confined command may read and write. Each must exist.
     pub sandbox_write: Vec<PathBuf>,
+    /// Run each confined command in a private PID namespace (default off): it then cannot
+    /// see or signal any process outside its call, and everything it started dies with it,
+    /// even after `kill -9` of the agent. Off by default for its cost and pid-1 semantics
+    /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
+    /// and [`CommandExecKernel::spawn_status`] says why.
+    pub pid_namespace: bool,
 }
 
 impl Default for KernelSettings {
@@ -112,6 +118,7 @@ impl Default for KernelSettings {
             sandbox: SandboxMode::default(),
             sandbox_read: Vec::new(),
             sandbox_write: Vec::new(),
+            pid_namespace: false,
         }
     }
 }
@@ -199,6 +206,9 @@ pub struct CommandExecKernel {
     plain_env: CStrings,
     /// `/dev/null`, the unconfined commands' stdin.
     null: OwnedFd,
+    /// Whether confined commands get a private PID namespace, and how.
+    pid_namespace: PidNamespace,
+    ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
 }
@@ -245,8 +255,16 @@ impl CommandExecKernel {
         };
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
-        let sandbox =
+        let mut sandbox =
             Sandbox::new(settings.sandbox, &cwd, read, write).map_err(KernelError::Sandbox)?;
+        // Decided once per kernel, before any profile's filter is built.
+        let (pid_namespace, ns_plan) =
+            if settings.pid_namespace && settings.sandbox != SandboxMode::Off {
+                spawner::pid_namespace()
+            } else {
+                (PidNamespace::Off, None)
+            };
+        sandbox.pid_namespace = ns_plan.is_some();
         let mut confined_env = env.clone();
         if let Some(tmp) = sandbox.tmpdir() {
             confined_env.retain(|(k, _)| k != "TMPDIR");
@@ -271,6 +289,8 @@ impl CommandExecKernel {
             confined_env,
             plain_env,
             null,
+            pid_namespace,
+            ns_plan,
         })
     }
 
@@ -305,6 +325,7 @@ impl CommandExecKernel {
         SpawnStatus {
             host_sigchld: HostSigchld::current(),
             reaps_orphans: sys::reaps_orphans(),
+            pid_namespace: self.pid_namespace.clone(),
         }
     }
 
@@ -453,8 +474,14 @@ impl CommandExecKernel {
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
                     .map_err(|e| spawn_error(name, program, &e))?;
-                match confinement.spawn(program, &argv, &self.confined_env, &self.cwd_c, &write_end)
-                {
+                match confinement.spawn(
+                    program,
+                    &argv,
+                    &self.confined_env,
+                    &self.cwd_c,
+                    &write_end,
+                    self.ns_plan.as_ref(),
+                ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
                 }

@@ -51,6 +51,29 @@ impl HostSigchld {
     }
 }
 
+/// Whether confined commands run in a private PID namespace
+/// ([`KernelSettings::pid_namespace`](crate::KernelSettings::pid_namespace)), decided once per
+/// kernel by trying it.
+///
+/// In its namespace a command is pid 1: it cannot see, signal or reprioritize any process
+/// outside it, and when it exits every process it left behind dies. Being pid 1 also means
+/// the signals it has no handler for are ignored when they come from inside the namespace
+/// (its own `kill $$`, a `SIGPIPE`, `SIGALRM`); the kernel's `SIGKILL` still ends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PidNamespace {
+    /// Not asked for (the default), or the sandbox is off.
+    Off,
+    /// A new PID namespace per call, made directly (the agent holds `CAP_SYS_ADMIN`).
+    Private,
+    /// A new PID namespace per call inside a new user namespace (an ordinary user), which
+    /// maps the agent's own user and group to themselves: files keep the agent's ids.
+    ThroughUserNamespace,
+    /// Asked for, but this host refuses new namespaces (a container's filter, Ubuntu's
+    /// restriction of unprivileged user namespaces, `user.max_user_namespaces` 0): commands
+    /// run without one. Says what was refused.
+    Unavailable(String),
+}
+
 /// How commands are started and ended on this host, beside the sandbox's status: one line
 /// with `Display`, for `nanotool list` and the `serve` start-up log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +83,8 @@ pub struct SpawnStatus {
     /// Whether the agent reaps the orphans of a call (it is pid 1 or a child subreaper: the
     /// kernel then waits for what is left of a call's group after killing it).
     pub reaps_orphans: bool,
+    /// Whether commands get a private PID namespace.
+    pub pid_namespace: PidNamespace,
 }
 
 impl fmt::Display for SpawnStatus {
@@ -79,6 +104,18 @@ impl fmt::Display for SpawnStatus {
             HostSigchld::NoChildWait => write!(
                 f,
                 "; host SIGCHLD SA_NOCLDWAIT (commands' statuses are kept: they are not SIGCHLD children)"
+            )?,
+        }
+        match &self.pid_namespace {
+            PidNamespace::Off => {}
+            PidNamespace::Private => write!(f, "; PID namespace: private per call")?,
+            PidNamespace::ThroughUserNamespace => write!(
+                f,
+                "; PID namespace: private per call, through a user namespace"
+            )?,
+            PidNamespace::Unavailable(why) => write!(
+                f,
+                "; PID namespace: not available ({why}): a command's own children die with the agent only by the group kill"
             )?,
         }
         if self.reaps_orphans {

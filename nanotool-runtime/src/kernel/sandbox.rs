@@ -233,6 +233,8 @@ pub(crate) struct Sandbox {
     /// Each profile's last failure to build, and when: tried again once it is
     /// [`RETRY_AFTER`] old.
     failures: [Mutex<Option<(Instant, String)>>; 4],
+    /// Commands run in a private PID namespace (set by the kernel before the first spawn).
+    pub pid_namespace: bool,
 }
 
 /// How long a profile whose confinement failed to build answers with that failure before
@@ -291,6 +293,7 @@ impl Sandbox {
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
             failures: Default::default(),
+            pid_namespace: false,
         };
         sandbox.readable = sandbox
             .readable_roots()
@@ -419,6 +422,7 @@ impl Sandbox {
             // Filled in from what Landlock enforces.
             landlock: false,
             landlock_signals: false,
+            pid_namespace: self.pid_namespace,
         };
         let abi = self.status.landlock_abi.as_ref().copied().unwrap_or(0);
         let confinement = Confinement::new(&profile, filter, abi).map_err(|e| e.to_string())?;

@@ -100,6 +100,11 @@ pub(crate) struct FilterSpec {
     pub landlock: bool,
     /// Landlock's signal scope (ABI 6) is enforced.
     pub landlock_signals: bool,
+    /// The command runs in its own PID namespace, so pid-naming calls cannot reach outside
+    /// it: every pid it can name is a process of its own call (the agent's pid and group
+    /// numbers mean nothing there). Not read by the rules yet.
+    #[allow(dead_code)]
+    pub pid_namespace: bool,
 }
 
 /// A jump target in the program being assembled.
@@ -589,6 +594,7 @@ mod tests {
             writes,
             landlock: false,
             landlock_signals: false,
+            pid_namespace: false,
         }
     }
 

@@ -193,6 +193,7 @@ impl Confinement {
         env: &CStrings,
         cwd: &CStr,
         output: &OwnedFd,
+        namespace: Option<&NsPlan>,
     ) -> io::Result<Spawned> {
         let fprog = libc::sock_fprog {
             len: u16::try_from(self.filter.len()).map_err(|_| {
@@ -208,6 +209,7 @@ impl Confinement {
                 cwd,
                 output,
                 null: &self.null,
+                namespace,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
                     filter: &fprog,
@@ -257,6 +259,7 @@ pub(crate) fn spawn_plain(
             cwd,
             output,
             null,
+            namespace: None,
             confine: None,
         },
     )
@@ -269,7 +272,140 @@ struct Launch<'a> {
     cwd: &'a CStr,
     output: &'a OwnedFd,
     null: &'a OwnedFd,
+    namespace: Option<&'a NsPlan>,
     confine: Option<Confine<'a>>,
+}
+
+/// How a confined command gets its private PID namespace, decided once per kernel
+/// ([`pid_namespace`]).
+#[derive(Debug)]
+pub(crate) struct NsPlan {
+    /// `CLONE_NEWPID`, with `CLONE_NEWUSER` for an ordinary user.
+    flags: c_int,
+    /// With a user namespace: the lines the child writes to its `uid_map` and `gid_map`
+    /// (the agent's ids mapped to themselves).
+    maps: Option<(Vec<u8>, Vec<u8>)>,
+    /// A pidfd of the agent, with its pid: inside its namespace the child's `getppid()` is
+    /// 0, so it asks this pidfd whether the agent is still alive instead.
+    agent: Option<(libc::pid_t, OwnedFd)>,
+}
+
+/// Tries the private PID namespace the way commands would get it (directly, then through
+/// a user namespace), with a child that does only that and exits; returns what holds.
+pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
+    use super::super::PidNamespace;
+    // SAFETY: getuid/getgid/getpid cannot fail.
+    let (uid, gid, pid) = unsafe { (libc::getuid(), libc::getgid(), libc::getpid()) };
+    let agent = super::super::sys::pidfd_open(pid).ok().map(|fd| (pid, fd));
+    let direct = NsPlan {
+        flags: libc::CLONE_NEWPID,
+        maps: None,
+        agent: None,
+    };
+    let direct_error = match try_namespace(&direct) {
+        Ok(()) => {
+            return (PidNamespace::Private, Some(NsPlan { agent, ..direct }));
+        }
+        Err(e) => e,
+    };
+    let through_user = NsPlan {
+        flags: libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
+        maps: Some((
+            format!("{uid} {uid} 1\n").into_bytes(),
+            format!("{gid} {gid} 1\n").into_bytes(),
+        )),
+        agent: None,
+    };
+    match try_namespace(&through_user) {
+        Ok(()) => (
+            PidNamespace::ThroughUserNamespace,
+            Some(NsPlan {
+                agent,
+                ..through_user
+            }),
+        ),
+        Err(user_error) => (
+            PidNamespace::Unavailable(format!(
+                "a new PID namespace: {direct_error}; through a user namespace: {user_error}"
+            )),
+            None,
+        ),
+    }
+}
+
+/// Starts a child in the namespaces of `plan` that exits at once: whether the host lets this
+/// process make them.
+fn try_namespace(plan: &NsPlan) -> Result<(), String> {
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // SAFETY: as in `launch`: the child runs on `stack` and makes one raw system call (exit);
+    // no signal handler can run in it before that (a signal only kills it).
+    let pid = unsafe {
+        libc::clone(
+            trial_child,
+            stack.as_mut_ptr().add(stack.capacity()).cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | plan.flags,
+            std::ptr::null_mut::<c_void>(),
+        )
+    };
+    let clone_error = io::Error::last_os_error();
+    drop(stack);
+    if pid < 0 {
+        return Err(format!("clone refused it ({clone_error})"));
+    }
+    let _ = reap(pid);
+    Ok(())
+}
+
+/// The id map lines of `plan` as (pointer, length) pairs, null without a user namespace.
+fn map_ptrs(plan: &NsPlan) -> ((*const u8, usize), (*const u8, usize)) {
+    match &plan.maps {
+        Some((uid, gid)) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
+        None => ((std::ptr::null(), 0), (std::ptr::null(), 0)),
+    }
+}
+
+/// The namespace trial's child: exits at once (the clone is what is tried).
+extern "C" fn trial_child(_arg: *mut c_void) -> c_int {
+    // SAFETY: exit(2) of this child.
+    unsafe { libc::syscall(libc::SYS_exit, 0) };
+    0
+}
+
+/// In a new user namespace: `setgroups` denied (which an unprivileged `gid_map` needs), then
+/// the agent's uid and gid mapped to themselves. Nothing without one. `Err` when a write
+/// fails (the caller goes on unmapped).
+///
+/// # Safety
+/// Raw system calls only; `a`'s map pointers are valid for their lengths.
+unsafe fn write_id_maps(a: &ChildArgs) -> Result<(), Step> {
+    if a.uid_map.0.is_null() {
+        return Ok(());
+    }
+    let write = |path: &CStr, data: *const u8, len: usize| -> bool {
+        // SAFETY: `path` is NUL-terminated; `data` is valid for `len` bytes.
+        unsafe {
+            let fd = libc::syscall(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                path.as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return false;
+            }
+            let n = libc::syscall(libc::SYS_write, fd, data, len);
+            libc::syscall(libc::SYS_close, fd);
+            n == len as libc::c_long
+        }
+    };
+    let deny = b"deny";
+    if !write(c"/proc/self/setgroups", deny.as_ptr(), deny.len())
+        || !write(c"/proc/self/uid_map", a.uid_map.0, a.uid_map.1)
+        || !write(c"/proc/self/gid_map", a.gid_map.0, a.gid_map.1)
+    {
+        return Err(Step::IdMaps);
+    }
+    Ok(())
 }
 
 /// What the confined route applies in the child.
@@ -298,6 +434,10 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         &moved
     };
     let failure = Failure::default();
+    let ((uid_map, gid_map), ns_flags) = match l.namespace {
+        Some(plan) => (map_ptrs(plan), plan.flags),
+        None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
+    };
     let (ruleset, filter, caps) = match &l.confine {
         Some(c) => (c.ruleset, c.filter as *const libc::sock_fprog, c.caps),
         None => (-1, std::ptr::null(), std::ptr::null()),
@@ -315,6 +455,14 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         caps,
         // SAFETY: getpid cannot fail.
         parent: unsafe { libc::getpid() },
+        agent_pidfd: l
+            .namespace
+            .and_then(|n| n.agent.as_ref())
+            // SAFETY: getpid cannot fail. A forked host's pidfd names its parent: not ours.
+            .filter(|(pid, _)| *pid == unsafe { libc::getpid() })
+            .map_or(-1, |(_, fd)| fd.as_raw_fd()),
+        uid_map,
+        gid_map,
         failure: &failure,
     };
     // The child's stack: allocated, never initialised (the child writes before it reads).
@@ -333,7 +481,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             8usize,
         )
     };
-    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
     let mut pidfd: c_int = -1;
     let mut clone = |flags: c_int, pidfd: &mut c_int| {
         // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
@@ -432,6 +580,7 @@ enum Step {
     Signals = 1,
     ParentDeath,
     ParentGone,
+    IdMaps,
     Group,
     Chdir,
     NoNewPrivs,
@@ -449,6 +598,7 @@ impl From<i32> for Step {
             Step::Signals,
             Step::ParentDeath,
             Step::ParentGone,
+            Step::IdMaps,
             Step::Group,
             Step::Chdir,
             Step::NoNewPrivs,
@@ -470,6 +620,7 @@ impl Step {
             Step::Signals => "resetting signal handlers",
             Step::ParentDeath => "setting the parent-death signal",
             Step::ParentGone => "the agent exited",
+            Step::IdMaps => "writing the user namespace's id maps",
             Step::Group => "setpgid",
             Step::Chdir => "chdir",
             Step::NoNewPrivs => "no_new_privs",
@@ -499,6 +650,12 @@ struct ChildArgs {
     /// The agent's pid: the child's parent, unless the agent died before the child's
     /// parent-death signal was set.
     parent: libc::pid_t,
+    /// In a PID namespace (where `getppid()` is 0): a pidfd of the agent, readable once it
+    /// died; -1 when there is none.
+    agent_pidfd: RawFd,
+    /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
+    uid_map: (*const u8, usize),
+    gid_map: (*const u8, usize),
     failure: *const Failure,
 }
 
@@ -593,9 +750,38 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         {
             fail(Step::ParentDeath);
         }
-        if libc::syscall(libc::SYS_getppid) as libc::pid_t != a.parent {
+        let ppid = libc::syscall(libc::SYS_getppid) as libc::pid_t;
+        if ppid == 0 {
+            // In a PID namespace the parent is outside: ask the agent's pidfd.
+            let mut agent = libc::pollfd {
+                fd: a.agent_pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let now = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            if a.agent_pidfd >= 0
+                && libc::syscall(
+                    libc::SYS_ppoll,
+                    &mut agent as *mut libc::pollfd,
+                    1,
+                    &now as *const libc::timespec,
+                    std::ptr::null::<u64>(),
+                    8usize,
+                ) > 0
+            {
+                fail(Step::ParentGone);
+            }
+        } else if ppid != a.parent {
             fail(Step::ParentGone);
         }
+        // In a user namespace: the agent's ids, mapped to themselves. Best effort: a
+        // non-dumpable agent's `/proc/self` files are root's, out of the child's reach; an
+        // unmapped command still creates files with the agent's ids (the kernel's ids do
+        // not change), it only sees itself and them as the overflow user (`nobody`).
+        let _ = write_id_maps(a);
         // 2. The call's own group.
         if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
             fail(Step::Group);
