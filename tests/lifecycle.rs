@@ -265,14 +265,15 @@ fn unique_seconds(salt: u32) -> String {
 
 /// Starts `nanotool serve` on `work` in `cwd`, with its stdin held open, and calls `nap` with
 /// `seconds`.
-fn serve_and_nap(work: &Path, cwd: &Path, seconds: &str, sandbox: &str) -> std::process::Child {
+fn serve_and_nap(work: &Path, cwd: &Path, seconds: &str, flags: &[&str]) -> std::process::Child {
     let mut server = Command::new(nanotool_bin())
         .arg("serve")
         .arg("--work")
         .arg(work)
         .arg("--cwd")
         .arg(cwd)
-        .args(["--timeout", "3600", "--sandbox", sandbox])
+        .args(["--timeout", "3600"])
+        .args(flags)
         .env("NANOTOOL_LOG", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -300,7 +301,7 @@ fn a_command_dies_when_its_server_is_killed() {
         let seconds = unique_seconds(salt);
         let argv = ["sleep", seconds.as_str()];
         let cwd = tempfile::tempdir().unwrap();
-        let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, sandbox);
+        let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, &["--sandbox", sandbox]);
         wait_until(&format!("{sandbox}: the command never started"), || {
             !processes_running(&argv).is_empty()
         });
@@ -647,4 +648,29 @@ fn refuse_clone_namespaces() {
             0
         );
     }
+}
+
+#[test]
+fn with_pid_namespace_a_commands_child_dies_with_its_killed_server() {
+    // The command leaves a child behind (`sleep N &`, written in Python: no shell runs).
+    let work = nap_tools("/usr/bin/python3 nap.py <seconds>");
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("nap.py"),
+        "import os, sys\n\
+         os.spawnvp(os.P_NOWAIT, 'sleep', ['sleep', sys.argv[1]])\n\
+         os.execvp('sleep', ['sleep', sys.argv[1]])\n",
+    )
+    .unwrap();
+    let seconds = unique_seconds(4);
+    let argv = ["sleep", seconds.as_str()];
+    let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, &["--pid-namespace"]);
+    wait_until("the commands never started", || {
+        processes_running(&argv).len() == 2
+    });
+    server.kill().unwrap();
+    server.wait().unwrap();
+    wait_until("a command's child outlived its killed server", || {
+        processes_running(&argv).is_empty()
+    });
 }

@@ -64,6 +64,9 @@ pub(crate) struct Common {
     /// Let every confined command read and write DIR too (repeatable)
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) sandbox_write: Vec<PathBuf>,
+    /// Run each confined command in a private PID namespace (its children die with it)
+    #[arg(long, global = true)]
+    pub(crate) pid_namespace: bool,
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
