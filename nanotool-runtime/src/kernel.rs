@@ -564,8 +564,8 @@ impl CommandExecKernel {
             }
         };
         let pid = child.pid;
-        // The pidfd the clone gave; else one opened now: only this kernel reaps the child (it
-        // is a clone child, see `sandbox::spawn`), so its pid cannot have been reused.
+        // The pidfd the clone gave; else (Linux before 5.2) one opened now, which names our
+        // child unless the host's auto-reap already freed its pid.
         let pidfd = if self.use_pidfd {
             child.pidfd.or_else(|| sys::pidfd_open(pid).ok())
         } else {
@@ -589,11 +589,9 @@ impl CommandExecKernel {
             deadline,
         );
 
-        // Kill the whole group while the leader is unreaped (its pid, hence the pgid, stays
-        // ours), then reap it, then drain what is left. If someone else reaped it, the pgid
-        // may already name another group: then it is not ours to kill.
-        // Through the pidfd where the kernel can (6.9): that reaches the group even if the
-        // kernel reaped its leader already (a host that ignores SIGCHLD).
+        // Kill the whole group, then reap the leader, then drain what is left. Through the
+        // pidfd where the kernel can (6.9): that reaches the group even if the system reaped
+        // its leader already (a host that ignores SIGCHLD), and never another group.
         let killed = pidfd
             .as_ref()
             .is_some_and(|fd| sys::pidfd_kill_group(fd).is_ok());

@@ -337,8 +337,9 @@ pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
 /// process make them.
 fn try_namespace(plan: &NsPlan) -> Result<(), String> {
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
-    // SAFETY: as in `launch`: the child runs on `stack` and makes one raw system call (exit);
-    // no signal handler can run in it before that (a signal only kills it).
+    // As in `launch`: no host handler may run in a child on our memory.
+    let old = block_all_signals();
+    // SAFETY: as in `launch`: the child runs on `stack` and makes one raw system call (exit).
     let pid = unsafe {
         libc::clone(
             trial_child,
@@ -348,6 +349,7 @@ fn try_namespace(plan: &NsPlan) -> Result<(), String> {
         )
     };
     let clone_error = io::Error::last_os_error();
+    restore_signals(old);
     drop(stack);
     if pid < 0 {
         return Err(format!("clone refused it ({clone_error})"));
@@ -469,18 +471,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
     // Block every signal (glibc's own included) while the child shares our memory: the
     // child unblocks once its handlers are back to their defaults.
-    let all: u64 = !0;
-    let mut old: u64 = 0;
-    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
-    unsafe {
-        libc::syscall(
-            libc::SYS_rt_sigprocmask,
-            libc::SIG_SETMASK,
-            &all as *const u64,
-            &mut old as *mut u64,
-            8usize,
-        )
-    };
+    let old = block_all_signals();
     let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
     let mut pidfd: c_int = -1;
     let mut clone = |flags: c_int, pidfd: &mut c_int| {
@@ -513,16 +504,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         pidfd = -1;
         (pid, clone_error) = clone(base, &mut pidfd);
     }
-    // SAFETY: as above, restoring the saved mask.
-    unsafe {
-        libc::syscall(
-            libc::SYS_rt_sigprocmask,
-            libc::SIG_SETMASK,
-            &old as *const u64,
-            std::ptr::null_mut::<u64>(),
-            8usize,
-        )
-    };
+    restore_signals(old);
     drop(stack);
     if pid < 0 {
         return Err(clone_error);
@@ -546,6 +528,37 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             other.name()
         )),
     })
+}
+
+/// Blocks every signal on this thread; returns the mask it had.
+fn block_all_signals() -> u64 {
+    let all: u64 = !0;
+    let mut old: u64 = 0;
+    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &all as *const u64,
+            &mut old as *mut u64,
+            8usize,
+        )
+    };
+    old
+}
+
+/// Puts back the mask [`block_all_signals`] returned.
+fn restore_signals(old: u64) {
+    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &old as *const u64,
+            std::ptr::null_mut::<u64>(),
+            8usize,
+        )
+    };
 }
 
 /// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,
