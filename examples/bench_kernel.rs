@@ -1,6 +1,7 @@
 //! Benchmark of `CommandExecKernel`, every figure measured side by side in one run:
 //!
-//! 1. spawning `/bin/true`: the confined kernel (sandbox best-effort, the default) vs the
+//! 1. spawning `/bin/true`: the confined kernel (sandbox best-effort, the default), the same
+//!    with a private PID namespace per call (`KernelSettings::pid_namespace`), vs the
 //!    unconfined kernel (`--sandbox off`) vs a raw `Command::output()` vs `sh -c true`;
 //! 2. the same while this process holds 512 MiB, then 4 GiB, of touched memory, beside a
 //!    spawn with a no-op `pre_exec` (which drops std to fork/exec);
@@ -111,6 +112,7 @@ fn pre_exec_true() {
 /// unconfined kernel.
 fn spawn_section(
     confined: &CommandExecKernel,
+    namespaced: &CommandExecKernel,
     plain: &CommandExecKernel,
     title: &str,
     n: usize,
@@ -126,13 +128,24 @@ fn spawn_section(
         let r = confined.run(&bin_true);
         assert_eq!((r.exit_code, r.confined), (0, true));
     };
+    let mut n_abs = || {
+        let r = namespaced.run(&bin_true);
+        assert_eq!((r.exit_code, r.confined), (0, true));
+    };
     let mut k_abs = || assert_eq!(plain.run(&bin_true).exit_code, 0);
     let mut k_bare = || assert_eq!(plain.run(&bare_true).exit_code, 0);
     let mut raw = raw_true;
     let mut sh = raw_sh_true;
     let s = side_by_side(
         n,
-        &mut [&mut c_abs, &mut k_abs, &mut k_bare, &mut raw, &mut sh],
+        &mut [
+            &mut c_abs,
+            &mut k_abs,
+            &mut k_bare,
+            &mut raw,
+            &mut sh,
+            &mut n_abs,
+        ],
     );
     let pre = side_by_side(n_pre_exec, &mut [&mut pre_exec_true]);
     let raw_s = ("vs raw", &s[3]);
@@ -141,12 +154,14 @@ fn spawn_section(
         &s[0],
         Some(("vs unconfined", &s[1])),
     );
+    row("  + PID namespace", &s[5], Some(("vs unconfined", &s[1])));
     row("unconfined kernel [\"/bin/true\"]", &s[1], Some(raw_s));
     row("unconfined kernel [\"true\"] (PATH)", &s[2], Some(raw_s));
     row("raw Command(/bin/true).output()", &s[3], None);
     row("raw sh -c true", &s[4], Some(raw_s));
     row("raw pre_exec(no-op) /bin/true", &pre[0], Some(raw_s));
     let mut s = s;
+    s.truncate(2);
     let plain = s.swap_remove(1);
     (s.swap_remove(0), plain)
 }
@@ -324,15 +339,29 @@ fn main() {
         ..KernelSettings::default()
     })
     .unwrap();
+    let namespaced = CommandExecKernel::new(KernelSettings {
+        pid_namespace: true,
+        ..KernelSettings::default()
+    })
+    .unwrap();
     println!("{}", kernel.sandbox_status());
+    println!("{}", namespaced.spawn_status());
     // Warm up: page cache, the thread's read buffer, the allocator, the sandbox's profile.
     for _ in 0..50 {
         kernel.run(&argv(&["/bin/true"]));
+        namespaced.run(&argv(&["/bin/true"]));
         plain.run(&argv(&["/bin/true"]));
         raw_true();
     }
     let small = if wants("spawn") || wants("memory") {
-        let s = spawn_section(&kernel, &plain, "spawn /bin/true, small process", 1000, 100);
+        let s = spawn_section(
+            &kernel,
+            &namespaced,
+            &plain,
+            "spawn /bin/true, small process",
+            1000,
+            100,
+        );
         println!();
         Some(s)
     } else {
@@ -356,6 +385,7 @@ fn main() {
             let memory = touch(bytes);
             let s = spawn_section(
                 &kernel,
+                &namespaced,
                 &plain,
                 &format!("spawn /bin/true, process holding {label} of touched memory"),
                 500,

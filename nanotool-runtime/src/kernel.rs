@@ -5,18 +5,20 @@
 //!
 //! 1. the binary is resolved once to an absolute path (a bare name through the child's `PATH`,
 //!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written;
-//! 2. `std::process::Command` spawns it with `process_group(0)`, `env_clear()` plus the
-//!    allowlist (`env`), stdin from `/dev/null`, and stdout and stderr both on the write end of
-//!    one pipe. There is no `pre_exec`, so std keeps its `posix_spawn` path, whose cost does not
-//!    grow with the memory of the host process. With the sandbox on (the default), the command
-//!    is started instead by a child cloned the same way, which confines itself (its profile's
-//!    Landlock ruleset and seccomp filter, every fd but its stdio closed) before its `execve`
-//!    (`sandbox`);
+//! 2. a child cloned the way `posix_spawn` clones (`CLONE_VM | CLONE_VFORK`, so the cost does
+//!    not grow with the memory of the host process) makes its own process group, takes the
+//!    allowlisted environment (`env`), stdin from `/dev/null`, and stdout and stderr both on the
+//!    write end of one pipe, closes every other fd, and `execve`s. With the sandbox on (the
+//!    default) it first confines itself (its profile's Landlock ruleset and seccomp filter)
+//!    (`sandbox`). It sends no `SIGCHLD` and only this kernel reaps it, so a host that ignores
+//!    `SIGCHLD` keeps exit statuses; it gets `SIGKILL` if the thread that started it ends, and
+//!    that thread waits for the call (`lifecycle`);
 //! 3. one loop (`wait`) `ppoll`s the pipe, a pidfd of the leader and the cancel eventfd. On exit,
 //!    timeout or cancel the whole group gets `SIGKILL` *before* the leader is reaped (so its
 //!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
 //!    is drained within a short grace, so a grandchild that keeps the pipe open (even one that
-//!    escaped the group with `setsid`) never hangs the call;
+//!    escaped the group with `setsid`) never hangs the call. An agent that is pid 1 or a child
+//!    subreaper also reaps the group's orphans, its own children by then;
 //! 4. the output is kept as head and tail within the cap (`output`, [`ExecResult::output`]);
 //!    [`CancelHandle`] (`cancel`) may end a run from any thread.
 //!
@@ -24,6 +26,7 @@
 
 mod cancel;
 mod env;
+mod lifecycle;
 mod output;
 mod result;
 mod sandbox;
@@ -31,6 +34,7 @@ mod sys;
 mod wait;
 
 pub use cancel::CancelHandle;
+pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use result::{ExecResult, UnreadableBinary};
 
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
@@ -40,15 +44,14 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use env::child_env;
 use output::Capture;
-use sandbox::spawn::CStrings;
+use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
 
@@ -102,6 +105,12 @@ pub struct KernelSettings {
     /// only lower what is enforced, never raise it; the status says what then holds.
     #[doc(hidden)]
     pub landlock_abi_limit: Option<u32>,
+    /// Run each confined command in a private PID namespace (default off): it then cannot
+    /// see or signal any process outside its call, and everything it started dies with it,
+    /// even after `kill -9` of the agent. Off by default for its cost and pid-1 semantics
+    /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
+    /// and [`CommandExecKernel::spawn_status`] says why.
+    pub pid_namespace: bool,
 }
 
 impl Default for KernelSettings {
@@ -115,6 +124,7 @@ impl Default for KernelSettings {
             sandbox_read: Vec::new(),
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
+            pid_namespace: false,
         }
     }
 }
@@ -198,6 +208,13 @@ pub struct CommandExecKernel {
     sandbox: Sandbox,
     /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands, ready for `execve`.
     confined_env: CStrings,
+    /// [`Self::env`], for unconfined commands, ready for `execve`.
+    plain_env: CStrings,
+    /// `/dev/null`, the unconfined commands' stdin.
+    null: OwnedFd,
+    /// Whether confined commands get a private PID namespace, and how.
+    pid_namespace: PidNamespace,
+    ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
 }
@@ -244,7 +261,7 @@ impl CommandExecKernel {
         };
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
-        let sandbox = Sandbox::new(
+        let mut sandbox = Sandbox::new(
             settings.sandbox,
             &cwd,
             read,
@@ -252,6 +269,15 @@ impl CommandExecKernel {
             settings.landlock_abi_limit,
         )
         .map_err(KernelError::Sandbox)?;
+        // Decided once per kernel, before any profile's filter is built.
+        let (pid_namespace, ns_plan) =
+            if settings.pid_namespace && settings.sandbox != SandboxMode::Off {
+                spawner::pid_namespace()
+            } else {
+                (PidNamespace::Off, None)
+            };
+        sandbox.pid_namespace = ns_plan.is_some();
+        sandbox.status.pid_namespace = ns_plan.is_some();
         let mut confined_env = env.clone();
         if let Some(tmp) = sandbox.tmpdir() {
             confined_env.retain(|(k, _)| k != "TMPDIR");
@@ -260,6 +286,8 @@ impl CommandExecKernel {
             // reach), is already pointed at no global config by the environment (`env`).
         }
         let confined_env = CStrings::env(&confined_env).map_err(KernelError::Sandbox)?;
+        let plain_env = CStrings::env(&env).map_err(KernelError::Sandbox)?;
+        let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         Ok(CommandExecKernel {
@@ -272,6 +300,10 @@ impl CommandExecKernel {
             use_pidfd: true,
             sandbox,
             confined_env,
+            plain_env,
+            null,
+            pid_namespace,
+            ns_plan,
         })
     }
 
@@ -291,6 +323,23 @@ impl CommandExecKernel {
     /// wins. `PATH` is [`DEFAULT_PATH`] when nobody sets it.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
+    }
+
+    /// How commands start and end beside this host (one line with `Display`): the host's
+    /// `SIGCHLD` disposition as it is now, and whether the agent reaps orphans.
+    ///
+    /// ```
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// assert!(kernel.spawn_status().to_string().starts_with("spawn: "));
+    /// ```
+    pub fn spawn_status(&self) -> SpawnStatus {
+        SpawnStatus {
+            host_sigchld: HostSigchld::current(),
+            reaps_orphans: sys::reaps_orphans(),
+            pid_namespace: self.pid_namespace.clone(),
+        }
     }
 
     /// What the sandbox enforces here (one line with `Display`).
@@ -427,7 +476,7 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         access: Access,
-    ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
+    ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
             Route::Direct => self.start_direct(name, program, argv),
@@ -438,9 +487,15 @@ impl CommandExecKernel {
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
                     .map_err(|e| spawn_error(name, program, &e))?;
-                match confinement.spawn(program, &argv, &self.confined_env, &self.cwd_c, &write_end)
-                {
-                    Ok(pid) => Ok((Started::Pid(pid), read_end, confined)),
+                match confinement.spawn(
+                    program,
+                    &argv,
+                    &self.confined_env,
+                    &self.cwd_c,
+                    &write_end,
+                    self.ns_plan.as_ref(),
+                ) {
+                    Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
                 }
             }
@@ -453,25 +508,19 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
-    ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
+    ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
-        let write_dup = write_end.try_clone().map_err(|e| pipe_error(name, e))?;
-        let mut command = Command::new(program);
-        command
-            .arg0(name)
-            .args(&argv[1..])
-            .current_dir(&self.cwd)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(write_end))
-            .stderr(Stdio::from(write_dup))
-            .process_group(0);
-        let spawned = command.spawn();
-        // The command holds the pipe's write ends: without this drop, EOF would never come.
-        drop(command);
-        match spawned {
-            Ok(child) => Ok((Started::Std(child), read_end, false)),
+        let argv = CStrings::new(argv.iter().map(String::as_bytes))
+            .map_err(|e| spawn_error(name, program, &e))?;
+        match spawner::spawn_plain(
+            program,
+            &argv,
+            &self.plain_env,
+            &self.cwd_c,
+            &write_end,
+            &self.null,
+        ) {
+            Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
         }
     }
@@ -512,7 +561,7 @@ impl CommandExecKernel {
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
 
-        let (mut child, read_end, confined) = match self.start(name, &program, argv, access) {
+        let (child, read_end, confined) = match self.start(name, &program, argv, access) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -527,9 +576,14 @@ impl CommandExecKernel {
                 return ExecResult::start_failed(code, message, started);
             }
         };
-        let pid = child.id();
-        // The child is not reaped until `wait` below, so its pid cannot have been reused.
-        let pidfd = self.use_pidfd.then(|| sys::pidfd_open(pid).ok()).flatten();
+        let pid = child.pid;
+        // The pidfd the clone gave; else (Linux before 5.2) one opened now, which names our
+        // child unless the host's auto-reap already freed its pid.
+        let pidfd = if self.use_pidfd {
+            child.pidfd.or_else(|| sys::pidfd_open(pid).ok())
+        } else {
+            None
+        };
 
         let mut buf = READ_BUFFER
             .take()
@@ -548,13 +602,30 @@ impl CommandExecKernel {
             deadline,
         );
 
-        // Kill the whole group while the leader is unreaped (its pid, hence the pgid, stays
-        // ours), then reap it, then drain what is left. If someone else reaped it, the pgid
-        // may already name another group: then it is not ours to kill.
-        if sys::still_ours(pid) {
+        // Kill the whole group, then reap the leader, then drain what is left. Through the
+        // pidfd where the kernel can (6.9): that reaches the group even if the system reaped
+        // its leader already (a host that ignores SIGCHLD), and never another group.
+        let killed = pidfd
+            .as_ref()
+            .is_some_and(|fd| sys::pidfd_kill_group(fd).is_ok());
+        // Else by number, while the leader is unreaped (so its pgid stays ours), or once the
+        // kernel reaped it for a host that ignores SIGCHLD: the group's number stays taken
+        // while it has members, and only an empty group's number could be reused meanwhile.
+        if !killed && (sys::still_ours(pid) || HostSigchld::current().auto_reaps()) {
             sys::kill_group(pid);
         }
-        let status = child.wait();
+        // Reaped by the kernel (a host that ignores SIGCHLD): the pidfd still tells (6.15).
+        let status = match spawner::reap(pid) {
+            Err(e) if e.raw_os_error() == Some(libc::ECHILD) => {
+                pidfd.as_ref().and_then(sys::pidfd_exit_status).ok_or(e)
+            }
+            other => other,
+        }
+        .map(std::process::ExitStatus::from_raw);
+        // A pid-1 or subreaper agent is the parent of the group's orphans: reap them too.
+        if sys::reaps_orphans() {
+            sys::reap_group(pid);
+        }
         if let Some(fd) = &pipe {
             drain(fd, &mut capture, &mut buf, Instant::now() + DRAIN_GRACE);
         }
@@ -580,11 +651,19 @@ impl CommandExecKernel {
                 }
             }
             Err(e) => {
-                // Only possible if someone else reaped our child; report it, do not abort.
+                // Someone else reaped our child, and the kernel keeps no status for us: report
+                // it, do not abort.
                 result.exit_code = EXIT_CANNOT_EXECUTE;
-                result.start_error = Some(format!(
-                    "`{name}`: the exit status is lost (something else reaped the process): {e}"
-                ));
+                let why = match HostSigchld::current() {
+                    HostSigchld::Ignored | HostSigchld::NoChildWait => {
+                        "the host ignores SIGCHLD, so the system reaped the process, and this Linux is older than 6.15, which keeps the status for the process's pidfd"
+                    }
+                    HostSigchld::Default | HostSigchld::Handled => {
+                        "something else in the host reaped the process"
+                    }
+                };
+                result.start_error =
+                    Some(format!("`{name}`: the exit status is lost ({why}): {e}"));
             }
         }
         match stop {
@@ -600,39 +679,6 @@ impl CommandExecKernel {
         }
         result.duration = started.elapsed();
         result
-    }
-}
-
-/// A started command: std's child (an unconfined spawn) or the pid of a child the sandbox
-/// cloned.
-enum Started {
-    Std(Child),
-    Pid(libc::pid_t),
-}
-
-impl Started {
-    fn id(&self) -> libc::pid_t {
-        match self {
-            Started::Std(child) => child.id() as libc::pid_t,
-            Started::Pid(pid) => *pid,
-        }
-    }
-
-    fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
-        match self {
-            Started::Std(child) => child.wait(),
-            Started::Pid(pid) => loop {
-                let mut status = 0;
-                // SAFETY: waits for our own child; `status` is a valid int.
-                if unsafe { libc::waitpid(*pid, &mut status, 0) } >= 0 {
-                    return Ok(std::process::ExitStatus::from_raw(status));
-                }
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            },
-        }
     }
 }
 

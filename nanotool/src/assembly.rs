@@ -80,6 +80,7 @@ pub(crate) fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
     settings.sandbox_read = common.sandbox_read.clone();
     settings.sandbox_write = common.sandbox_write.clone();
     settings.landlock_abi_limit = common.landlock_abi;
+    settings.pid_namespace = common.pid_namespace;
     CommandExecKernel::new(settings).map_err(|e| match e {
         KernelError::Cwd { .. } => Failure::cannot_run(format!(
             "{e}; pass an existing folder with --cwd DIR (default: the current folder)"

@@ -68,6 +68,9 @@ pub(crate) struct Common {
     /// an older Linux; never raises what this one enforces
     #[arg(long, global = true, value_name = "N", hide = true)]
     pub(crate) landlock_abi: Option<u32>,
+    /// Run each confined command in a private PID namespace (its children die with it)
+    #[arg(long, global = true)]
+    pub(crate) pid_namespace: bool,
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {

@@ -375,6 +375,8 @@ pub(crate) struct Sandbox {
     /// Each profile's last failure to build, and when: tried again once it is
     /// [`RETRY_AFTER`] old.
     failures: [Mutex<Option<(Instant, String)>>; 4],
+    /// Commands run in a private PID namespace (set by the kernel before the first spawn).
+    pub pid_namespace: bool,
 }
 
 /// How long a profile whose confinement failed to build answers with that failure before
@@ -434,6 +436,7 @@ impl Sandbox {
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
             failures: Default::default(),
+            pid_namespace: false,
         };
         sandbox.readable = sandbox
             .readable_roots()
@@ -562,7 +565,7 @@ impl Sandbox {
             writes: access.writes,
             // Filled in from what Landlock enforces.
             landlock_abi: 0,
-            pid_namespace: false,
+            pid_namespace: self.pid_namespace,
             // SAFETY: geteuid cannot fail.
             root: unsafe { libc::geteuid() } == 0,
         };

@@ -50,6 +50,81 @@ pub(super) fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(ret as RawFd) })
 }
 
+/// `pidfd_send_signal`'s flag that signals the process group the pidfd's process leads
+/// (Linux 6.9).
+const PIDFD_SIGNAL_PROCESS_GROUP: libc::c_uint = 1 << 2;
+
+/// `SIGKILL` to the process group led by the process of `pidfd`, through the pidfd: it reaches
+/// that group even after its leader was reaped, and never another group that reused the
+/// number. `Ok` when the group is empty (`ESRCH`); an error on kernels before 6.9 (`EINVAL`).
+pub(super) fn pidfd_kill_group(pidfd: &OwnedFd) -> io::Result<()> {
+    // SAFETY: pidfd_send_signal on a pidfd we own, no siginfo.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            libc::SIGKILL,
+            std::ptr::null::<libc::siginfo_t>(),
+            PIDFD_SIGNAL_PROCESS_GROUP,
+        )
+    };
+    if ret == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::ESRCH) {
+        return Ok(());
+    }
+    Err(e)
+}
+
+/// `struct pidfd_info` as first published (`PIDFD_INFO_SIZE_VER0`, 64 bytes).
+#[repr(C)]
+#[derive(Default)]
+struct PidfdInfo {
+    mask: u64,
+    cgroupid: u64,
+    ids: [u32; 11],
+    exit_code: i32,
+    coredump_mask: u32,
+    spare: u32,
+}
+
+/// `PIDFD_GET_INFO`: `_IOWR(0xFF, 11, struct pidfd_info)` with the 64-byte struct.
+const PIDFD_GET_INFO: libc::c_ulong = (3 << 30) | (64 << 16) | (0xFF << 8) | 11;
+/// Ask for (and be told of) the exit status (Linux 6.15).
+const PIDFD_INFO_EXIT: u64 = 1 << 3;
+
+/// The wait status of the process of `pidfd` once the kernel has reaped it (a host that
+/// ignores `SIGCHLD`), read from the pidfd (Linux 6.15); `None` on older kernels. The kernel
+/// records the status right after it wakes the pidfd's pollers, so this waits briefly for it.
+pub(super) fn pidfd_exit_status(pidfd: &OwnedFd) -> Option<libc::c_int> {
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    loop {
+        let mut info = PidfdInfo {
+            mask: PIDFD_INFO_EXIT,
+            ..PidfdInfo::default()
+        };
+        // SAFETY: PIDFD_GET_INFO fills at most 64 bytes of `info`, which is 64 bytes.
+        let ret = unsafe {
+            libc::ioctl(
+                pidfd.as_raw_fd(),
+                PIDFD_GET_INFO as _,
+                &mut info as *mut PidfdInfo,
+            )
+        };
+        if ret == 0 && info.mask & PIDFD_INFO_EXIT != 0 {
+            return Some(info.exit_code);
+        }
+        // ENOTTY/EINVAL: a kernel without the ioctl or the field.
+        let retry = ret == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if !retry || std::time::Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// A non-blocking, close-on-exec eventfd starting at zero.
 pub(super) fn eventfd() -> io::Result<OwnedFd> {
     // SAFETY: eventfd takes an initial value and flags, returns a new fd or -1.
@@ -139,8 +214,8 @@ pub(super) fn kill_group(pgid: libc::pid_t) {
 }
 
 /// Whether `pid` is still a child of ours that nobody has reaped (running or a zombie), so its
-/// pid, and the pgid it leads, cannot belong to anyone else. False only if someone else reaped
-/// it (a host that ignores `SIGCHLD`, or calls `waitpid(-1)`).
+/// pid, and the pgid it leads, cannot belong to anyone else. False if someone else reaped it
+/// (the kernel itself, for a host that ignores `SIGCHLD`; a host's `waitpid(-1)`).
 pub(super) fn still_ours(pid: libc::pid_t) -> bool {
     // SAFETY: as in `has_exited`: WNOWAIT leaves the child reapable.
     unsafe {
@@ -166,8 +241,50 @@ pub(super) fn has_exited(pid: libc::pid_t) -> bool {
             &mut info,
             libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
         );
-        // ECHILD: someone else reaped it (a host ignoring SIGCHLD): gone all the same.
+        // ECHILD: someone else reaped it: gone all the same.
         ret == -1 || info.si_pid() != 0
+    }
+}
+
+/// Whether orphans come back to this process: it is pid 1 (of its namespace) or a child
+/// subreaper. Then the processes of a call's group that outlived their parent are its
+/// children, and become its zombies when the group is killed.
+pub(super) fn reaps_orphans() -> bool {
+    let mut flag: libc::c_int = 0;
+    // SAFETY: getpid cannot fail; PR_GET_CHILD_SUBREAPER writes one int to `flag`.
+    unsafe {
+        libc::getpid() == 1
+            || (libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut flag as *mut libc::c_int) == 0
+                && flag != 0)
+    }
+}
+
+/// How long [`reap_group`] waits for the killed members of a group to die.
+const REAP_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Reaps this process's children in group `pgid` (killed just before), so a subreaper or
+/// pid-1 agent keeps no zombie of a call. Bounded: a member stuck in an uninterruptible
+/// sleep is left to a later wait.
+pub(super) fn reap_group(pgid: libc::pid_t) {
+    if pgid <= 1 {
+        return;
+    }
+    let until = std::time::Instant::now() + REAP_PATIENCE;
+    loop {
+        let mut status = 0;
+        // SAFETY: waits only for our own children in group `pgid`.
+        let ret = unsafe { libc::waitpid(-pgid, &mut status, libc::WNOHANG) };
+        if ret > 0 {
+            continue;
+        }
+        if ret < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        // ECHILD: none left. 0: some still dying of their SIGKILL.
+        if ret < 0 || std::time::Instant::now() >= until {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 

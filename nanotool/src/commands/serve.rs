@@ -30,6 +30,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         toolbox.kernel().sandbox_status().to_string(),
         unreadable_binaries(&toolbox),
     );
+    let spawn_status = toolbox.kernel().spawn_status().to_string();
     // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
     // removed there by hand.
     let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
@@ -60,6 +61,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         });
     }
     tracing::info!("{}", toolbox_status.0);
+    tracing::info!("{spawn_status}");
     for (tool, hint) in &toolbox_status.1 {
         tracing::warn!("tool `{tool}`: {hint}");
     }

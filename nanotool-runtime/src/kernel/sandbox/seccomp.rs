@@ -1049,6 +1049,10 @@ fn socket_rule(a: &mut Asm, rets: &mut Rets, tcp: bool, udp: bool, refused: u32)
     }
 }
 
+/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` (Linux 4.17): installing the filter leaves the
+/// speculative store bypass mitigation as it was.
+pub(crate) const FILTER_FLAG_SPEC_ALLOW: u32 = 1 << 2;
+
 /// Installs `prog` on the calling thread.
 pub(crate) fn install(prog: &[libc::sock_filter]) -> io::Result<()> {
     let fprog = libc::sock_fprog {
@@ -1056,19 +1060,28 @@ pub(crate) fn install(prog: &[libc::sock_filter]) -> io::Result<()> {
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long"))?,
         filter: prog.as_ptr().cast_mut(),
     };
-    // SAFETY: `fprog` points at `prog`, alive for the call; the kernel copies the program.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            0 as libc::c_ulong,
-            &fprog as *const libc::sock_fprog,
-        )
+    let set = |flags: u32| {
+        // SAFETY: `fprog` points at `prog`, alive for the call; the kernel copies the program.
+        let ret = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                flags as libc::c_ulong,
+                &fprog as *const libc::sock_fprog,
+            )
+        };
+        if ret < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
     };
-    if ret < 0 {
-        return Err(io::Error::last_os_error());
+    // As the commands install it (see `spawn`): without the speculation mitigation where the
+    // kernel knows the flag (4.17), with flags 0 where it does not (EINVAL).
+    match set(FILTER_FLAG_SPEC_ALLOW) {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => set(0),
+        other => other,
     }
-    Ok(())
 }
 
 #[cfg(test)]

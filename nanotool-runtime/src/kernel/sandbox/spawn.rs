@@ -3,7 +3,10 @@
 //! agent's memory), and that child confines *itself* before its `execve`:
 //!
 //! 1. every signal handler back to its default (the child runs on the agent's memory: no
-//!    host handler may run in it), `SIGPIPE` included;
+//!    host handler may run in it), `SIGPIPE` and `SIGCHLD` included even where the host
+//!    ignores them; then the parent-death signal (`SIGKILL` when the thread that started it
+//!    ends, which the kernel's run keeps alive until the call ends), checked against a parent
+//!    that died before it was set;
 //! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
 //! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
 //!    files;
@@ -11,6 +14,12 @@
 //! 5. stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd opened
 //!    without `O_CLOEXEC` never reaches the command);
 //! 6. no signal blocked, then `execve`.
+//!
+//! The pidfd comes from the `clone` itself (`CLONE_PIDFD`, Linux 5.2; older kernels fall back
+//! to `pidfd_open`): taken before the child can exit, it names this child even where the host
+//! ignores `SIGCHLD` and the kernel reaps the child by itself. The unconfined route
+//! ([`spawn_plain`]) starts commands the same way, without steps 3 (but `chdir`) and 4 and
+//! without closing the host's fds.
 //!
 //! The agent itself is never confined, and it stays outside the commands' Landlock domain, so
 //! Landlock's ptrace and signal rules keep the commands off it as well. Everything the child
@@ -164,24 +173,18 @@ impl Confinement {
             }
             _ => None,
         };
-        let null = above_stdio(
-            std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open("/dev/null")?
-                .into(),
-        )?;
+        let null = dev_null()?;
         Ok(Confinement {
             ruleset,
             filter,
-            caps: capabilities_to_keep(),
+            caps: capabilities_to_keep(profile.writes),
             null,
             setup: Setup { landlock, seccomp },
         })
     }
 
     /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
-    /// on `output` (a pipe's write end). Returns the child's pid; it leads its own group.
+    /// on `output` (a pipe's write end). The child leads its own group.
     pub(crate) fn spawn(
         &self,
         program: &Path,
@@ -189,97 +192,387 @@ impl Confinement {
         env: &CStrings,
         cwd: &CStr,
         output: &OwnedFd,
-    ) -> io::Result<libc::pid_t> {
-        let program = CString::new(program.as_os_str().as_bytes()).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL")
-        })?;
-        let moved;
-        let output = if output.as_raw_fd() > 2 {
-            output
-        } else {
-            moved = above_stdio(output.try_clone()?)?;
-            &moved
-        };
+        namespace: Option<&NsPlan>,
+    ) -> io::Result<Spawned> {
         let fprog = libc::sock_fprog {
             len: u16::try_from(self.filter.len()).map_err(|_| {
                 io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
             })?,
             filter: self.filter.as_ptr().cast_mut(),
         };
-        let failure = Failure::default();
-        let args = ChildArgs {
-            program: program.as_ptr(),
-            argv: argv.as_ptr(),
-            envp: env.as_ptr(),
-            cwd: cwd.as_ptr(),
-            null: self.null.as_raw_fd(),
-            output: output.as_raw_fd(),
-            ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-            filter: &fprog,
-            caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            failure: &failure,
-        };
-        // The child's stack: allocated, never initialised (the child writes before it reads).
-        let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
-        // Block every signal (glibc's own included) while the child shares our memory: the
-        // child unblocks once its handlers are back to their defaults.
-        let all: u64 = !0;
-        let mut old: u64 = 0;
-        // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+        launch(
+            program,
+            Launch {
+                argv,
+                env,
+                cwd,
+                output,
+                null: &self.null,
+                namespace,
+                confine: Some(Confine {
+                    ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                    filter: &fprog,
+                    caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+                }),
+            },
+        )
+    }
+}
+
+/// A started command: its pid (it leads its own group) and, where the kernel gives one with
+/// the `clone`, its pidfd.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub pid: libc::pid_t,
+    pub pidfd: Option<OwnedFd>,
+}
+
+/// `/dev/null`, opened once for the unconfined route's stdin.
+pub(crate) fn dev_null() -> io::Result<OwnedFd> {
+    above_stdio(
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")?
+            .into(),
+    )
+}
+
+/// Starts `program` unconfined, the way confined commands start (a clone child in its own
+/// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
+/// without close-on-exec stay open, as with std's spawn), so the host's `SIGCHLD` setup and
+/// the agent's death treat both routes alike.
+pub(crate) fn spawn_plain(
+    program: &Path,
+    argv: &CStrings,
+    env: &CStrings,
+    cwd: &CStr,
+    output: &OwnedFd,
+    null: &OwnedFd,
+) -> io::Result<Spawned> {
+    launch(
+        program,
+        Launch {
+            argv,
+            env,
+            cwd,
+            output,
+            null,
+            namespace: None,
+            confine: None,
+        },
+    )
+}
+
+/// What one start needs.
+struct Launch<'a> {
+    argv: &'a CStrings,
+    env: &'a CStrings,
+    cwd: &'a CStr,
+    output: &'a OwnedFd,
+    null: &'a OwnedFd,
+    namespace: Option<&'a NsPlan>,
+    confine: Option<Confine<'a>>,
+}
+
+/// How a confined command gets its private PID namespace, decided once per kernel
+/// ([`pid_namespace`]).
+#[derive(Debug)]
+pub(crate) struct NsPlan {
+    /// `CLONE_NEWPID`, with `CLONE_NEWUSER` for an ordinary user.
+    flags: c_int,
+    /// With a user namespace: the lines the child writes to its `uid_map` and `gid_map`
+    /// (the agent's ids mapped to themselves).
+    maps: Option<(Vec<u8>, Vec<u8>)>,
+    /// A pidfd of the agent, with its pid: inside its namespace the child's `getppid()` is
+    /// 0, so it asks this pidfd whether the agent is still alive instead.
+    agent: Option<(libc::pid_t, OwnedFd)>,
+}
+
+/// Tries the private PID namespace the way commands would get it (directly, then through
+/// a user namespace), with a child that does only that and exits; returns what holds.
+pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
+    use super::super::PidNamespace;
+    // SAFETY: getuid/getgid/getpid cannot fail.
+    let (uid, gid, pid) = unsafe { (libc::getuid(), libc::getgid(), libc::getpid()) };
+    let agent = super::super::sys::pidfd_open(pid).ok().map(|fd| (pid, fd));
+    let direct = NsPlan {
+        flags: libc::CLONE_NEWPID,
+        maps: None,
+        agent: None,
+    };
+    let direct_error = match try_namespace(&direct) {
+        Ok(()) => {
+            return (PidNamespace::Private, Some(NsPlan { agent, ..direct }));
+        }
+        Err(e) => e,
+    };
+    let through_user = NsPlan {
+        flags: libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
+        maps: Some((
+            format!("{uid} {uid} 1\n").into_bytes(),
+            format!("{gid} {gid} 1\n").into_bytes(),
+        )),
+        agent: None,
+    };
+    match try_namespace(&through_user) {
+        Ok(()) => (
+            PidNamespace::ThroughUserNamespace,
+            Some(NsPlan {
+                agent,
+                ..through_user
+            }),
+        ),
+        Err(user_error) => (
+            PidNamespace::Unavailable(format!(
+                "a new PID namespace: {direct_error}; through a user namespace: {user_error}"
+            )),
+            None,
+        ),
+    }
+}
+
+/// Starts a child in the namespaces of `plan` that exits at once: whether the host lets this
+/// process make them.
+fn try_namespace(plan: &NsPlan) -> Result<(), String> {
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // As in `launch`: no host handler may run in a child on our memory.
+    let old = block_all_signals();
+    // SAFETY: as in `launch`: the child runs on `stack` and makes one raw system call (exit).
+    let pid = unsafe {
+        libc::clone(
+            trial_child,
+            stack.as_mut_ptr().add(stack.capacity()).cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | plan.flags,
+            std::ptr::null_mut::<c_void>(),
+        )
+    };
+    let clone_error = io::Error::last_os_error();
+    restore_signals(old);
+    drop(stack);
+    if pid < 0 {
+        return Err(format!("clone refused it ({clone_error})"));
+    }
+    let _ = reap(pid);
+    Ok(())
+}
+
+/// The id map lines of `plan` as (pointer, length) pairs, null without a user namespace.
+fn map_ptrs(plan: &NsPlan) -> ((*const u8, usize), (*const u8, usize)) {
+    match &plan.maps {
+        Some((uid, gid)) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
+        None => ((std::ptr::null(), 0), (std::ptr::null(), 0)),
+    }
+}
+
+/// The namespace trial's child: exits at once (the clone is what is tried).
+extern "C" fn trial_child(_arg: *mut c_void) -> c_int {
+    // SAFETY: exit(2) of this child.
+    unsafe { libc::syscall(libc::SYS_exit, 0) };
+    0
+}
+
+/// In a new user namespace: `setgroups` denied (which an unprivileged `gid_map` needs), then
+/// the agent's uid and gid mapped to themselves. Nothing without one. `Err` when a write
+/// fails (the caller goes on unmapped).
+///
+/// # Safety
+/// Raw system calls only; `a`'s map pointers are valid for their lengths.
+unsafe fn write_id_maps(a: &ChildArgs) -> Result<(), Step> {
+    if a.uid_map.0.is_null() {
+        return Ok(());
+    }
+    let write = |path: &CStr, data: *const u8, len: usize| -> bool {
+        // SAFETY: `path` is NUL-terminated; `data` is valid for `len` bytes.
         unsafe {
-            libc::syscall(
-                libc::SYS_rt_sigprocmask,
-                libc::SIG_SETMASK,
-                &all as *const u64,
-                &mut old as *mut u64,
-                8usize,
-            )
-        };
+            let fd = libc::syscall(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                path.as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return false;
+            }
+            let n = libc::syscall(libc::SYS_write, fd, data, len);
+            libc::syscall(libc::SYS_close, fd);
+            n == len as libc::c_long
+        }
+    };
+    let deny = b"deny";
+    if !write(c"/proc/self/setgroups", deny.as_ptr(), deny.len())
+        || !write(c"/proc/self/uid_map", a.uid_map.0, a.uid_map.1)
+        || !write(c"/proc/self/gid_map", a.gid_map.0, a.gid_map.1)
+    {
+        return Err(Step::IdMaps);
+    }
+    Ok(())
+}
+
+/// What the confined route applies in the child.
+struct Confine<'a> {
+    ruleset: RawFd,
+    filter: &'a libc::sock_fprog,
+    caps: *const CapData,
+}
+
+/// The flags the child installs the filter with: `SECCOMP_FILTER_FLAG_SPEC_ALLOW` until a
+/// kernel refuses it (the child clears it, in the memory it shares with the agent).
+static SPEC_ALLOW_FLAG: std::sync::atomic::AtomicU32 =
+    std::sync::atomic::AtomicU32::new(seccomp::FILTER_FLAG_SPEC_ALLOW);
+
+/// Whether `clone` takes `CLONE_PIDFD` here (cleared on the first kernel that refuses it).
+static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
+    let program = CString::new(program.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
+    let moved;
+    let output = if l.output.as_raw_fd() > 2 {
+        l.output
+    } else {
+        moved = above_stdio(l.output.try_clone()?)?;
+        &moved
+    };
+    let failure = Failure::default();
+    let ((uid_map, gid_map), ns_flags) = match l.namespace {
+        Some(plan) => (map_ptrs(plan), plan.flags),
+        None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
+    };
+    let (ruleset, filter, caps) = match &l.confine {
+        Some(c) => (c.ruleset, c.filter as *const libc::sock_fprog, c.caps),
+        None => (-1, std::ptr::null(), std::ptr::null()),
+    };
+    let args = ChildArgs {
+        program: program.as_ptr(),
+        argv: l.argv.as_ptr(),
+        envp: l.env.as_ptr(),
+        cwd: l.cwd.as_ptr(),
+        null: l.null.as_raw_fd(),
+        output: output.as_raw_fd(),
+        confine: l.confine.is_some(),
+        ruleset,
+        filter,
+        caps,
+        // SAFETY: getpid cannot fail.
+        parent: unsafe { libc::getpid() },
+        agent_pidfd: l
+            .namespace
+            .and_then(|n| n.agent.as_ref())
+            // SAFETY: getpid cannot fail. A forked host's pidfd names its parent: not ours.
+            .filter(|(pid, _)| *pid == unsafe { libc::getpid() })
+            .map_or(-1, |(_, fd)| fd.as_raw_fd()),
+        uid_map,
+        gid_map,
+        failure: &failure,
+    };
+    // The child's stack: allocated, never initialised (the child writes before it reads).
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // Block every signal (glibc's own included) while the child shares our memory: the
+    // child unblocks once its handlers are back to their defaults.
+    let old = block_all_signals();
+    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
+    let mut pidfd: c_int = -1;
+    let mut clone = |flags: c_int, pidfd: &mut c_int| {
         // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
         // which outlive it: with CLONE_VFORK this thread resumes only after the child's
-        // `execve` or exit. The child makes raw system calls only.
+        // `execve` or exit. The child makes raw system calls only. With CLONE_PIDFD the
+        // kernel writes the pidfd to `pidfd` (the parent_tid argument).
         let pid = unsafe {
             libc::clone(
                 child,
                 stack.as_mut_ptr().add(stack.capacity()).cast(),
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                (&args as *const ChildArgs).cast_mut().cast(),
+                flags,
+                (&args as *const ChildArgs).cast_mut().cast::<c_void>(),
+                pidfd as *mut c_int,
             )
         };
-        let clone_error = io::Error::last_os_error();
-        // SAFETY: as above, restoring the saved mask.
-        unsafe {
-            libc::syscall(
-                libc::SYS_rt_sigprocmask,
-                libc::SIG_SETMASK,
-                &old as *const u64,
-                std::ptr::null_mut::<u64>(),
-                8usize,
-            )
-        };
-        drop(stack);
-        if pid < 0 {
-            return Err(clone_error);
+        (pid, io::Error::last_os_error())
+    };
+    let with_pidfd = CLONE_PIDFD_WORKS.load(Ordering::Relaxed);
+    let (mut pid, mut clone_error) = if with_pidfd {
+        clone(base | libc::CLONE_PIDFD, &mut pidfd)
+    } else {
+        (-1, io::Error::from_raw_os_error(libc::EINVAL))
+    };
+    if pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
+        // A kernel without CLONE_PIDFD (before 5.2), or one refusing it with these flags.
+        if with_pidfd {
+            CLONE_PIDFD_WORKS.store(false, Ordering::Relaxed);
         }
-        let step = failure.step.load(Ordering::Acquire);
-        if step == 0 {
-            return Ok(pid);
-        }
-        // The child failed before its `execve` and has exited: reap it.
+        pidfd = -1;
+        (pid, clone_error) = clone(base, &mut pidfd);
+    }
+    restore_signals(old);
+    drop(stack);
+    if pid < 0 {
+        return Err(clone_error);
+    }
+    // SAFETY: a kernel that took CLONE_PIDFD wrote a fresh fd that nobody else owns (an old
+    // kernel that ignored the flag left -1).
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    let step = failure.step.load(Ordering::Acquire);
+    if step == 0 {
+        return Ok(Spawned { pid, pidfd });
+    }
+    // The child failed before its `execve` and has exited: reap it.
+    let _ = reap(pid);
+    let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
+    Err(match Step::from(step) {
+        Step::Exec => errno,
+        Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
+        Step::ParentGone => io::Error::other("the agent was exiting: the command was not started"),
+        other => io::Error::other(format!(
+            "the sandbox could not be applied ({}): {errno}",
+            other.name()
+        )),
+    })
+}
+
+/// Blocks every signal on this thread; returns the mask it had.
+fn block_all_signals() -> u64 {
+    let all: u64 = !0;
+    let mut old: u64 = 0;
+    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &all as *const u64,
+            &mut old as *mut u64,
+            8usize,
+        )
+    };
+    old
+}
+
+/// Puts back the mask [`block_all_signals`] returned.
+fn restore_signals(old: u64) {
+    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_SETMASK,
+            &old as *const u64,
+            std::ptr::null_mut::<u64>(),
+            8usize,
+        )
+    };
+}
+
+/// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,
+/// for a host that ignores `SIGCHLD`).
+pub(crate) fn reap(pid: libc::pid_t) -> io::Result<c_int> {
+    loop {
         let mut status = 0;
-        // SAFETY: waits for our own child.
-        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
-        let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
-        Err(match Step::from(step) {
-            Step::Exec => errno,
-            Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
-            other => io::Error::other(format!(
-                "the sandbox could not be applied ({}): {errno}",
-                other.name()
-            )),
-        })
+        // SAFETY: waits for our own child; `status` is a valid int.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+            return Ok(status);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
     }
 }
 
@@ -297,6 +590,9 @@ struct Failure {
 #[derive(Clone, Copy)]
 enum Step {
     Signals = 1,
+    ParentDeath,
+    ParentGone,
+    IdMaps,
     Group,
     Chdir,
     NoNewPrivs,
@@ -312,6 +608,9 @@ impl From<i32> for Step {
     fn from(n: i32) -> Step {
         [
             Step::Signals,
+            Step::ParentDeath,
+            Step::ParentGone,
+            Step::IdMaps,
             Step::Group,
             Step::Chdir,
             Step::NoNewPrivs,
@@ -331,6 +630,9 @@ impl Step {
     fn name(self) -> &'static str {
         match self {
             Step::Signals => "resetting signal handlers",
+            Step::ParentDeath => "setting the parent-death signal",
+            Step::ParentGone => "the agent exited",
+            Step::IdMaps => "writing the user namespace's id maps",
             Step::Group => "setpgid",
             Step::Chdir => "chdir",
             Step::NoNewPrivs => "no_new_privs",
@@ -352,9 +654,20 @@ struct ChildArgs {
     cwd: *const c_char,
     null: RawFd,
     output: RawFd,
+    /// Whether to apply steps 3 (but `chdir`) and 4: the confined route.
+    confine: bool,
     ruleset: RawFd,
     filter: *const libc::sock_fprog,
     caps: *const CapData,
+    /// The agent's pid: the child's parent, unless the agent died before the child's
+    /// parent-death signal was set.
+    parent: libc::pid_t,
+    /// In a PID namespace (where `getppid()` is 0): a pidfd of the agent, readable once it
+    /// died; -1 when there is none.
+    agent_pidfd: RawFd,
+    /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
+    uid_map: (*const u8, usize),
+    gid_map: (*const u8, usize),
     failure: *const Failure,
 }
 
@@ -399,7 +712,8 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
     // arguments the parent prepared and keeps alive.
     unsafe {
         // 1. Default handlers: a host handler must never run on this shared memory, and a
-        //    command starts with SIGPIPE at its default, as std's spawn gives it.
+        //    command starts with SIGPIPE at its default, as std's spawn gives it, and with
+        //    SIGCHLD at its default (an ignored SIGCHLD makes every `wait` of the command fail).
         for sig in 1..=64 {
             if sig == libc::SIGKILL || sig == libc::SIGSTOP {
                 continue;
@@ -416,7 +730,11 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 continue;
             }
             let ignored = old.handler == libc::SIG_IGN;
-            if old.handler == libc::SIG_DFL || (ignored && sig != libc::SIGPIPE) {
+            let reset_ignored = sig == libc::SIGPIPE || sig == libc::SIGCHLD;
+            if (old.handler == libc::SIG_DFL
+                && old.flags & libc::SA_NOCLDWAIT as libc::c_ulong == 0)
+                || (ignored && !reset_ignored)
+            {
                 continue;
             }
             let default = KernelSigaction::plain(libc::SIG_DFL);
@@ -431,6 +749,51 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 fail(Step::Signals);
             }
         }
+        // Killed when the thread that started it ends; a parent already gone (the agent
+        // killed before this line) means nobody waits for the command: do not start it.
+        if libc::syscall(
+            libc::SYS_prctl,
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL,
+            0,
+            0,
+            0,
+        ) != 0
+        {
+            fail(Step::ParentDeath);
+        }
+        let ppid = libc::syscall(libc::SYS_getppid) as libc::pid_t;
+        if ppid == 0 {
+            // In a PID namespace the parent is outside: ask the agent's pidfd.
+            let mut agent = libc::pollfd {
+                fd: a.agent_pidfd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let now = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            if a.agent_pidfd >= 0
+                && libc::syscall(
+                    libc::SYS_ppoll,
+                    &mut agent as *mut libc::pollfd,
+                    1,
+                    &now as *const libc::timespec,
+                    std::ptr::null::<u64>(),
+                    8usize,
+                ) > 0
+            {
+                fail(Step::ParentGone);
+            }
+        } else if ppid != a.parent {
+            fail(Step::ParentGone);
+        }
+        // In a user namespace: the agent's ids, mapped to themselves. Best effort: a
+        // non-dumpable agent's `/proc/self` files are root's, out of the child's reach; an
+        // unmapped command still creates files with the agent's ids (the kernel's ids do
+        // not change), it only sees itself and them as the overflow user (`nobody`).
+        let _ = write_id_maps(a);
         // 2. The call's own group.
         if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
             fail(Step::Group);
@@ -439,7 +802,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
             fail(Step::Chdir);
         }
-        if libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+        if a.confine && libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             fail(Step::NoNewPrivs);
         }
         if !a.caps.is_null() {
@@ -455,14 +818,31 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
             fail(Step::Landlock);
         }
-        if libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            0,
-            a.filter,
-        ) != 0
-        {
-            fail(Step::Seccomp);
+        if a.confine {
+            // SPEC_ALLOW: the filter does not also turn on the speculative store bypass
+            // mitigation, which slows every command on CPUs that have it (Spectre v4 is a
+            // same-address-space attack; a command attacks no one through it that the
+            // sandbox protects). A kernel without the flag (before 4.17) says EINVAL.
+            let mut flags = SPEC_ALLOW_FLAG.load(Ordering::Relaxed);
+            let mut ret = libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                flags,
+                a.filter,
+            );
+            if ret != 0 && flags != 0 && *libc::__errno_location() == libc::EINVAL {
+                flags = 0;
+                SPEC_ALLOW_FLAG.store(0, Ordering::Relaxed);
+                ret = libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    flags,
+                    a.filter,
+                );
+            }
+            if ret != 0 {
+                fail(Step::Seccomp);
+            }
         }
         // 5. stdio (both fds are above 2, so no dup3 clobbers the other), nothing else.
         for (from, to) in [(a.null, 0), (a.output, 1), (a.output, 2)] {
@@ -470,7 +850,9 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 fail(Step::Stdio);
             }
         }
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+        // (The unconfined route leaves them, as std's spawn does: with the sandbox off a
+        // command has every right of the agent.)
+        if a.confine && libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
             // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
             // (EPERM): close each fd up to the limit on open files (an fd above it cannot
             // exist unless the limit was lowered after it was opened), at most the first
@@ -525,13 +907,27 @@ struct CapData {
 /// `_LINUX_CAPABILITY_VERSION_3`.
 const CAP_VERSION_3: u32 = 0x2008_0522;
 
-/// The capability sets a command gets when the agent holds more than `CAP_DAC_OVERRIDE`,
-/// `CAP_DAC_READ_SEARCH` and `CAP_FOWNER` (reading and owning files): those three at most,
-/// nothing inheritable (hence no ambient ones). With `no_new_privs`, no `execve` can gain a
-/// capability back (setuid bits and file capabilities are clamped to the permitted set).
-/// `None` when there is nothing to drop.
-fn capabilities_to_keep() -> Option<[CapData; 2]> {
-    const KEEP: u32 = (1 << 1) | (1 << 2) | (1 << 3);
+/// `CAP_DAC_OVERRIDE`: write (and execute) files whatever their mode.
+const CAP_DAC_OVERRIDE: u32 = 1 << 1;
+/// `CAP_DAC_READ_SEARCH`: read files and search directories whatever their mode (and
+/// `open_by_handle_at`, which the filter refuses).
+const CAP_DAC_READ_SEARCH: u32 = 1 << 2;
+/// `CAP_FOWNER`: act on files one does not own (modes, times, `O_NOATIME`).
+const CAP_FOWNER: u32 = 1 << 3;
+
+/// The capability sets a command gets when the agent holds more than its profile needs: a
+/// read-only command keeps `CAP_DAC_READ_SEARCH` alone (what reading needs: a root agent's
+/// workspace may hold files of any user), a `writes` command also `CAP_DAC_OVERRIDE` and
+/// `CAP_FOWNER` (writing and owning them); nothing inheritable (hence no ambient ones), and
+/// never more than the agent holds. With `no_new_privs`, no `execve` can gain a capability
+/// back (setuid bits and file capabilities are clamped to the permitted set). `None` when
+/// there is nothing to drop.
+fn capabilities_to_keep(writes: bool) -> Option<[CapData; 2]> {
+    let keep: u32 = if writes {
+        CAP_DAC_READ_SEARCH | CAP_DAC_OVERRIDE | CAP_FOWNER
+    } else {
+        CAP_DAC_READ_SEARCH
+    };
     let mut header = CapHeader {
         version: CAP_VERSION_3,
         pid: 0,
@@ -542,14 +938,14 @@ fn capabilities_to_keep() -> Option<[CapData; 2]> {
         return None;
     }
     let holds_more = data.iter().enumerate().any(|(i, d)| {
-        let keep = if i == 0 { KEEP } else { 0 };
+        let keep = if i == 0 { keep } else { 0 };
         (d.permitted | d.effective | d.inheritable) & !keep != 0
     });
     if !holds_more {
         return None;
     }
-    data[0].effective &= KEEP;
-    data[0].permitted &= KEEP;
+    data[0].effective &= keep;
+    data[0].permitted &= keep;
     data[0].inheritable = 0;
     data[1] = CapData::default();
     Some(data)

@@ -1,0 +1,676 @@
+//! The life of a command beside its host: a host that ignores `SIGCHLD` (or sets
+//! `SA_NOCLDWAIT`), an agent that is a child subreaper (a container without init), an agent
+//! killed with `kill -9`, and the private PID namespace; and the rights (capabilities) a
+//! command keeps.
+//!
+//! A signal disposition or the subreaper flag is process-wide, so each such test runs its
+//! body in a fresh copy of this test binary ([`in_own_process`]), never in the shared one.
+
+mod common;
+
+use common::bin::nanotool_bin;
+use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Long enough that a hang fails the test instead of hanging it; never a measurement.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The variable that tells a copy of this binary which test body to run.
+const ROLE: &str = "NANOTOOL_LIFECYCLE_ROLE";
+
+/// `true` in the copy of this binary started for `test` (run the body there); in the test
+/// runner's own process, starts that copy, checks that it passed, and returns `false`.
+fn in_own_process(test: &str) -> bool {
+    if std::env::var(ROLE).as_deref() == Ok(test) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE, test)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{test} failed in its own process:\n{text}"
+    );
+    // The copy must really have run the test (not filtered it out).
+    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
+    false
+}
+
+fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: mode,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn sh(script: &str) -> Vec<String> {
+    ["sh", "-c", script].map(String::from).to_vec()
+}
+
+/// The state letter of `pid` (`None`: no such process).
+fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].chars().next()
+}
+
+/// Waits (hang detector) until `pid` is dead: gone, or a zombie.
+fn assert_dies(pid: i32, what: &str) {
+    let until = Instant::now() + PATIENCE;
+    while matches!(state(pid), Some(s) if s != 'Z' && s != 'X') {
+        assert!(Instant::now() < until, "{what} (pid {pid}) is still alive");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// This process's children that are zombies.
+fn zombie_children() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let rest: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+                rest[0] == "Z" && rest[1] == me
+            })
+        })
+        .collect()
+}
+
+/// With the host's `SIGCHLD` set up by `setup`, every route still reports the exit status,
+/// still kills the call's group, and the command starts with `SIGCHLD` at its default.
+fn statuses_and_group_kill_hold(setup: impl FnOnce()) {
+    setup();
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        let r = k.run(&sh("exit 3"));
+        assert_eq!((r.exit_code, &r.start_error), (3, &None), "{mode}: {r:?}");
+        let r = k.run(&sh("kill -TERM $$"));
+        assert_eq!((r.exit_code, r.signal), (143, Some(15)), "{mode}: {r:?}");
+
+        let r = k.run(&sh("sleep 300 & echo $!"));
+        assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_dies(pid, &format!("{mode}: the background sleep"));
+
+        let r = k.run(&[
+            "/usr/bin/python3".to_owned(),
+            "-c".to_owned(),
+            "import os, signal\nprint(signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL)\nos.spawnv(os.P_NOWAIT, '/bin/true', ['true'])\nprint(os.wait()[1])".to_owned(),
+        ]);
+        assert_eq!(r.output, "True\n0\n", "{mode}: {r:?}");
+    }
+}
+
+#[test]
+fn a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill() {
+    if !in_own_process("a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill") {
+        return;
+    }
+    statuses_and_group_kill_hold(|| {
+        // SAFETY: signal(2) on this process, which runs this test alone.
+        assert_ne!(
+            unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) },
+            libc::SIG_ERR
+        );
+    });
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    let status = k.spawn_status();
+    assert_eq!(
+        status.host_sigchld,
+        nanotool_runtime::kernel::HostSigchld::Ignored
+    );
+    assert!(status.to_string().contains("SIGCHLD ignored"), "{status}");
+}
+
+#[test]
+fn a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill() {
+    if !in_own_process("a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill") {
+        return;
+    }
+    statuses_and_group_kill_hold(|| {
+        // SAFETY: sigaction(2) on this process, which runs this test alone.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = libc::SIG_DFL;
+            action.sa_flags = libc::SA_NOCLDWAIT;
+            assert_eq!(
+                libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut()),
+                0
+            );
+        }
+    });
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    assert_eq!(
+        k.spawn_status().host_sigchld,
+        nanotool_runtime::kernel::HostSigchld::NoChildWait
+    );
+}
+
+#[test]
+fn a_subreaper_agent_keeps_no_zombie_of_a_call() {
+    if !in_own_process("a_subreaper_agent_keeps_no_zombie_of_a_call") {
+        return;
+    }
+    // SAFETY: prctl on this process, which runs this test alone.
+    assert_eq!(
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) },
+        0
+    );
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        // Orphans of the call (the background sleeps) come back to this process.
+        let r = k.run(&sh("sleep 300 & sleep 300 & echo $!"));
+        assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_eq!(state(pid), None, "{mode}: the orphan was not reaped");
+        assert_eq!(zombie_children(), Vec::<i32>::new(), "{mode}");
+    }
+}
+
+#[path = "common/refuse.rs"]
+mod refuse;
+
+#[test]
+fn on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies() {
+    if !in_own_process(
+        "on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies",
+    ) {
+        return;
+    }
+    // Linux before 6.9 and 6.15: no group signal through a pidfd, no exit status from it.
+    refuse::refuse_syscalls(&[libc::SYS_pidfd_send_signal], libc::EINVAL);
+    refuse::refuse_syscalls(&[libc::SYS_ioctl], libc::ENOTTY);
+    // SAFETY: signal(2) on this process, which runs this test alone.
+    assert_ne!(
+        unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) },
+        libc::SIG_ERR
+    );
+    let ws = tempfile::tempdir().unwrap();
+    for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
+        let k = kernel(ws.path(), mode);
+        let r = k.run(&sh("sleep 300 & echo $!; exit 3"));
+        assert_eq!(r.exit_code, 126, "{mode}: {r:?}");
+        let why = r.start_error.as_deref().unwrap_or_default();
+        assert!(why.contains("the host ignores SIGCHLD"), "{mode}: {why}");
+        let pid: i32 = r.output.trim().parse().unwrap();
+        assert_dies(pid, &format!("{mode}: the background sleep"));
+    }
+}
+
+/// Live processes whose command line is exactly `argv`.
+fn processes_running(argv: &[&str]) -> Vec<i32> {
+    let mut wanted = Vec::new();
+    for a in argv {
+        wanted.extend_from_slice(a.as_bytes());
+        wanted.push(0);
+    }
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted)
+                && matches!(state(pid), Some(s) if s != 'Z' && s != 'X')
+        })
+        .collect()
+}
+
+/// Waits (hang detector) until `check` holds.
+fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let until = Instant::now() + PATIENCE;
+    while !check() {
+        assert!(Instant::now() < until, "{what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A work folder whose `tools/` holds `nap` (`<command> <seconds>`).
+fn nap_tools(command: &str) -> tempfile::TempDir {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::create_dir(work.path().join("tools")).unwrap();
+    let descriptor = serde_json::json!({
+        "name": "nap",
+        "description": "Sleep a while",
+        "command": command,
+        "arguments": {"seconds": {"type": "integer", "description": "Seconds", "minimum": 1, "maximum": 3600}}
+    });
+    std::fs::write(
+        work.path().join("tools/nap.tool.json"),
+        descriptor.to_string(),
+    )
+    .unwrap();
+    work
+}
+
+/// A number of seconds no other test sleeps, so the command line names this test's command.
+fn unique_seconds(salt: u32) -> String {
+    (2000 + (std::process::id() * 7 + salt) % 1500).to_string()
+}
+
+/// Starts `nanotool serve` on `work` in `cwd`, with its stdin held open, and calls `nap` with
+/// `seconds`.
+fn serve_and_nap(work: &Path, cwd: &Path, seconds: &str, flags: &[&str]) -> std::process::Child {
+    let mut server = Command::new(nanotool_bin())
+        .arg("serve")
+        .arg("--work")
+        .arg(work)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["--timeout", "3600"])
+        .args(flags)
+        .env("NANOTOOL_LOG", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = server.stdin.as_mut().unwrap();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{seconds}}}}}}}"#
+        ),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    server
+}
+
+#[test]
+fn a_command_dies_when_its_server_is_killed() {
+    for (salt, sandbox) in [(0, "best-effort"), (1, "off")] {
+        let work = nap_tools("sleep <seconds>");
+        let seconds = unique_seconds(salt);
+        let argv = ["sleep", seconds.as_str()];
+        let cwd = tempfile::tempdir().unwrap();
+        let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, &["--sandbox", sandbox]);
+        wait_until(&format!("{sandbox}: the command never started"), || {
+            !processes_running(&argv).is_empty()
+        });
+        server.kill().unwrap();
+        server.wait().unwrap();
+        wait_until(
+            &format!("{sandbox}: the command outlived its killed server"),
+            || processes_running(&argv).is_empty(),
+        );
+    }
+}
+
+#[test]
+fn a_command_dies_when_nanotool_call_is_killed() {
+    let work = nap_tools("sleep <seconds>");
+    let seconds = unique_seconds(2);
+    let argv = ["sleep", seconds.as_str()];
+    let cwd = tempfile::tempdir().unwrap();
+    let mut call = Command::new(nanotool_bin())
+        .arg("call")
+        .arg("nap")
+        .arg(format!(r#"{{"seconds": {seconds}}}"#))
+        .arg("--work")
+        .arg(work.path())
+        .arg("--cwd")
+        .arg(cwd.path())
+        .args(["--timeout", "3600"])
+        .env("NANOTOOL_LOG", "off")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the command never started", || {
+        !processes_running(&argv).is_empty()
+    });
+    call.kill().unwrap();
+    call.wait().unwrap();
+    wait_until("the command outlived its killed nanotool call", || {
+        processes_running(&argv).is_empty()
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rights a command keeps
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("needs a root agent: only root holds CAP_DAC_OVERRIDE to drop");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    // A file of another user, mode 0600, where read-only commands may write (their TMPDIR):
+    // writing it takes CAP_DAC_OVERRIDE, reading it CAP_DAC_READ_SEARCH.
+    let tmp = k.sandbox_tmpdir().unwrap();
+    let theirs = tmp.join("theirs");
+    std::fs::write(&theirs, "canary\n").unwrap();
+    std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&theirs, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let write = sh(r#"echo owned >> "$TMPDIR/theirs" && echo wrote; cat "$TMPDIR/theirs""#);
+    let r = k.run(&write);
+    assert!(r.confined, "{r:?}");
+    assert!(!r.output.contains("wrote"), "{r:?}");
+    assert!(r.output.contains("Permission denied"), "{r:?}");
+    // It still reads it (CAP_DAC_READ_SEARCH), and the file is untouched.
+    assert!(r.output.ends_with("canary\n"), "{r:?}");
+    assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "canary\n");
+
+    // A `writes` command keeps CAP_DAC_OVERRIDE (and CAP_FOWNER): its workspace may hold
+    // files of any user.
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let r = k.run_as(&write, writes, None);
+    assert!(r.output.starts_with("wrote\n"), "{r:?}");
+}
+
+/// Plays a kernel before 4.17: `seccomp(SECCOMP_SET_MODE_FILTER)` with the
+/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` flag fails with `EINVAL`, for this thread and what it
+/// starts.
+fn refuse_spec_allow() {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JSET_K: u16 = 0x45;
+    const RET_K: u16 = 0x06;
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let mut filter = [
+        op(LD_W_ABS, 0, 0, 0),
+        op(JEQ_K, 0, 3, libc::SYS_seccomp as u32),
+        // args[1] (the flags), low word.
+        op(LD_W_ABS, 0, 0, 24),
+        op(JSET_K, 0, 1, 1 << 2),
+        op(RET_K, 0, 0, 0x0005_0000 | libc::EINVAL as u32),
+        op(RET_K, 0, 0, 0x7fff_0000),
+    ];
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: a valid program that lives across the call; no_new_privs first, as required.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
+            0
+        );
+    }
+}
+
+#[test]
+fn a_kernel_without_spec_allow_still_confines() {
+    if !in_own_process("a_kernel_without_spec_allow_still_confines") {
+        return;
+    }
+    refuse_spec_allow();
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::Required);
+    for _ in 0..2 {
+        let r = k.run(&sh("echo ran"));
+        assert_eq!((r.exit_code, r.output.as_str()), (0, "ran\n"), "{r:?}");
+        assert!(r.confined, "{r:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The private PID namespace (KernelSettings::pid_namespace)
+// ---------------------------------------------------------------------------------------------
+
+fn namespaced(ws: &Path) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        pid_namespace: true,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+/// A Python probe that tries to see, signal and reprioritize the process `pid` and prints
+/// what each attempt gave (`ok` or the errno's name), then its own pid.
+fn reach(pid: u32) -> Vec<String> {
+    let script = format!(
+        "import errno, os, signal\n\
+         def t(f):\n    try:\n        f(); return 'ok'\n    except OSError as e:\n        return errno.errorcode[e.errno]\n\
+         print(t(lambda: os.kill({pid}, 0)), t(lambda: os.kill({pid}, signal.SIGCONT)),\n\
+               t(lambda: os.setpriority(os.PRIO_PROCESS, {pid}, 19)),\n\
+               t(lambda: os.sched_getaffinity({pid})), os.getpid())\n"
+    );
+    vec!["/usr/bin/python3".into(), "-c".into(), script]
+}
+
+#[test]
+fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
+    let ws = tempfile::tempdir().unwrap();
+    // A process of the agent's user outside the call: the agent itself.
+    let me = std::process::id();
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    assert_eq!(
+        status.pid_namespace,
+        nanotool_runtime::kernel::PidNamespace::Private,
+        "{status}"
+    );
+    assert!(status.to_string().contains("PID namespace"), "{status}");
+    let r = k.run(&reach(me));
+    assert!(r.confined, "{r:?}");
+    assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+    // Files it makes keep the agent's ids; exit statuses come back.
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let r = k.run_as(&sh("touch made; exit 5"), writes, None);
+    assert_eq!(r.exit_code, 5, "{r:?}");
+    let meta = std::fs::metadata(ws.path().join("made")).unwrap();
+    // SAFETY: geteuid cannot fail.
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&meta), unsafe {
+        libc::geteuid()
+    });
+
+    // Control: without the namespace the same probe reaches the agent where the sandbox
+    // lets it (kill(pid, 0) sees it: EPERM, not ESRCH).
+    let r = kernel(ws.path(), SandboxMode::BestEffort).run(&reach(me));
+    assert!(!r.output.starts_with("ESRCH"), "{r:?}");
+}
+
+#[test]
+fn in_its_pid_namespace_a_background_process_dies_with_its_killed_agent() {
+    if let Ok(role) = std::env::var(ROLE) {
+        if let Some(seconds) = role.strip_prefix("namespaced agent ") {
+            // The agent: runs a call whose command leaves a child behind, until killed.
+            let ws = tempfile::tempdir().unwrap();
+            let k = namespaced(ws.path());
+            k.run(&sh(&format!("sleep {seconds} & exec sleep {seconds}")));
+        }
+        return;
+    }
+    let seconds = unique_seconds(3);
+    let argv = ["sleep", seconds.as_str()];
+    let mut agent = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "in_its_pid_namespace_a_background_process_dies_with_its_killed_agent",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(ROLE, format!("namespaced agent {seconds}"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the commands never started", || {
+        processes_running(&argv).len() == 2
+    });
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    wait_until("a command outlived its killed agent", || {
+        processes_running(&argv).is_empty()
+    });
+}
+
+#[test]
+fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not() {
+    if !in_own_process(
+        "an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not",
+    ) {
+        return;
+    }
+    // An ordinary user with ids of its own (not the overflow user's 65534).
+    const ID: u32 = 12345;
+    let ws = tempfile::tempdir().unwrap();
+    std::os::unix::fs::chown(ws.path(), Some(ID), Some(ID)).unwrap();
+    // SAFETY: plain calls on this process's credentials (it runs this test alone).
+    unsafe {
+        if libc::geteuid() == 0 {
+            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+            assert_eq!(libc::setgid(ID), 0);
+            assert_eq!(libc::setuid(ID), 0);
+        }
+        // A change of user leaves a process non-dumpable: start from what a user's agent is.
+        assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+    }
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+    };
+    let owner = |name: &str| {
+        let meta = std::fs::metadata(ws.path().join(name)).unwrap();
+        (
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            std::os::unix::fs::MetadataExt::gid(&meta),
+        )
+    };
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    let r = k.run_as(&sh("touch made; echo $$ $(id -u) $(id -g)"), writes, None);
+    assert_eq!(r.exit_code, 0, "{status}: {r:?}");
+    match &status.pid_namespace {
+        nanotool_runtime::kernel::PidNamespace::ThroughUserNamespace => {
+            // The user and group are mapped to themselves: the command sees its own ids.
+            assert_eq!(r.output, format!("1 {ID} {ID}\n"), "{status}: {r:?}");
+            assert_eq!(owner("made"), (ID, ID));
+            let r = k.run(&reach(std::process::id()));
+            assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+
+            // A non-dumpable agent (as `nanotool` makes itself): its /proc files are root's,
+            // so the maps cannot be written; the command sees the overflow ids, and what it
+            // creates still belongs to the agent's user.
+            // SAFETY: prctl on this process.
+            assert_eq!(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) }, 0);
+            let k = namespaced(ws.path());
+            let r = k.run_as(&sh("touch made2; echo $$ $(id -u)"), writes, None);
+            assert_eq!(r.output, "1 65534\n", "{r:?}");
+            assert_eq!(owner("made2"), (ID, ID));
+        }
+        nanotool_runtime::kernel::PidNamespace::Unavailable(why) => {
+            // Where the host refuses user namespaces: commands run without, and it is said.
+            assert!(!r.output.starts_with("1 "), "{r:?}");
+            assert!(status.to_string().contains(why.as_str()), "{status}");
+        }
+        other => panic!("an ordinary user asking for the namespace got {other:?}"),
+    }
+}
+
+#[test]
+fn where_namespaces_are_refused_commands_run_without_and_the_status_says_so() {
+    if !in_own_process("where_namespaces_are_refused_commands_run_without_and_the_status_says_so") {
+        return;
+    }
+    // A container's filter: no new namespaces for anyone (clone with namespace flags, unshare).
+    refuse::refuse_syscalls(&[libc::SYS_unshare], libc::EPERM);
+    refuse_clone_namespaces();
+    let ws = tempfile::tempdir().unwrap();
+    let k = namespaced(ws.path());
+    let status = k.spawn_status();
+    assert!(
+        matches!(
+            status.pid_namespace,
+            nanotool_runtime::kernel::PidNamespace::Unavailable(_)
+        ),
+        "{status}"
+    );
+    assert!(
+        status.to_string().contains("PID namespace: not available"),
+        "{status}"
+    );
+    let r = k.run(&sh("echo $$"));
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    assert_ne!(r.output, "1\n", "{r:?}");
+    assert!(r.confined, "{r:?}");
+}
+
+/// Plays a container whose filter refuses new namespaces: `clone` with `CLONE_NEWPID` or
+/// `CLONE_NEWUSER` fails with `EPERM`, for this thread and what it starts.
+fn refuse_clone_namespaces() {
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JSET_K: u16 = 0x45;
+    const RET_K: u16 = 0x06;
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    let mut filter = [
+        op(LD_W_ABS, 0, 0, 0),
+        op(JEQ_K, 0, 3, libc::SYS_clone as u32),
+        // args[0] (the flags), low word.
+        op(LD_W_ABS, 0, 0, 16),
+        op(
+            JSET_K,
+            0,
+            1,
+            (libc::CLONE_NEWPID | libc::CLONE_NEWUSER) as u32,
+        ),
+        op(RET_K, 0, 0, 0x0005_0000 | libc::EPERM as u32),
+        op(RET_K, 0, 0, 0x7fff_0000),
+    ];
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: a valid program that lives across the call; no_new_privs is set already.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
+            0
+        );
+    }
+}
+
+#[test]
+fn with_pid_namespace_a_commands_child_dies_with_its_killed_server() {
+    // The command leaves a child behind (`sleep N &`, written in Python: no shell runs).
+    let work = nap_tools("/usr/bin/python3 nap.py <seconds>");
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("nap.py"),
+        "import os, sys\n\
+         os.spawnvp(os.P_NOWAIT, 'sleep', ['sleep', sys.argv[1]])\n\
+         os.execvp('sleep', ['sleep', sys.argv[1]])\n",
+    )
+    .unwrap();
+    let seconds = unique_seconds(4);
+    let argv = ["sleep", seconds.as_str()];
+    let mut server = serve_and_nap(work.path(), cwd.path(), &seconds, &["--pid-namespace"]);
+    wait_until("the commands never started", || {
+        processes_running(&argv).len() == 2
+    });
+    server.kill().unwrap();
+    server.wait().unwrap();
+    wait_until("a command's child outlived its killed server", || {
+        processes_running(&argv).is_empty()
+    });
+}
