@@ -76,7 +76,10 @@ fn payload(dir: &Path, marker: &Path) -> PathBuf {
     let path = dir.join("planted.sh");
     std::fs::write(
         &path,
-        format!("#!/bin/sh\necho {CANARY}\necho pwned > {}\n", marker.display()),
+        format!(
+            "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
+            marker.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -413,11 +416,19 @@ fn relative_and_empty_path_entries_do_not_reach_the_command() {
     let planted = ws.path().join("planted");
     std::fs::write(
         &planted,
-        format!("#!/bin/sh\necho {CANARY}\necho pwned > {}\n", marker.display()),
+        format!(
+            "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
+            marker.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
-    for path in [".:/usr/bin:/bin", "::/usr/bin:/bin", "/usr/bin:/bin:", "bin:/usr/bin:/bin"] {
+    for path in [
+        ".:/usr/bin:/bin",
+        "::/usr/bin:/bin",
+        "/usr/bin:/bin:",
+        "bin:/usr/bin:/bin",
+    ] {
         if path.starts_with("bin") {
             std::fs::create_dir_all(ws.path().join("bin")).unwrap();
             std::fs::copy(&planted, ws.path().join("bin/planted")).unwrap();

@@ -33,6 +33,7 @@ mod wait;
 pub use cancel::CancelHandle;
 pub use result::{ExecResult, UnreadableBinary};
 
+pub use env::GitConfigError;
 pub use sandbox::{Access, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
@@ -46,7 +47,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-use env::child_env;
+use env::{CallEnv, ChildEnv};
 use output::Capture;
 use sandbox::spawn::CStrings;
 use sandbox::{Route, Sandbox};
@@ -180,8 +181,10 @@ pub enum KernelError {
 pub struct CommandExecKernel {
     cwd: PathBuf,
     settings: KernelSettings,
-    /// The child's whole environment, in order.
+    /// The child's whole environment, in order, as it was when the kernel was built.
     env: Vec<(OsString, OsString)>,
+    /// The environment of each call, kept in step with the repository's configuration.
+    child_env: ChildEnv,
     /// The child's `PATH`, split, absolute entries only.
     path_dirs: Vec<PathBuf>,
     /// The child's `PATH` as one string, for messages.
@@ -190,8 +193,6 @@ pub struct CommandExecKernel {
     use_pidfd: bool,
     /// The sandbox: profiles, their confinements, private temp dir.
     sandbox: Sandbox,
-    /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands, ready for `execve`.
-    confined_env: CStrings,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
 }
@@ -216,15 +217,6 @@ impl CommandExecKernel {
         }
         sys::can_enter(&cwd).map_err(cwd_error)?;
 
-        let env = child_env(std::env::vars_os(), &settings.env, &cwd)?;
-        let path_value = env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| DEFAULT_PATH.into());
-        let path_dirs = std::env::split_paths(&path_value)
-            .filter(|dir| dir.is_absolute())
-            .collect();
         let canonical_paths = |paths: &[PathBuf]| {
             paths
                 .iter()
@@ -240,14 +232,19 @@ impl CommandExecKernel {
         let write = canonical_paths(&settings.sandbox_write)?;
         let sandbox =
             Sandbox::new(settings.sandbox, &cwd, read, write).map_err(KernelError::Sandbox)?;
-        let mut confined_env = env.clone();
-        if let Some(tmp) = sandbox.tmpdir() {
-            confined_env.retain(|(k, _)| k != "TMPDIR");
-            confined_env.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
-            // git, which dies when it cannot read `~/.gitconfig` (out of a confined command's
-            // reach), is already pointed at no global config by the environment (`env`).
-        }
-        let confined_env = CStrings::env(&confined_env).map_err(KernelError::Sandbox)?;
+        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, sandbox.tmpdir())?;
+        let env = child_env
+            .current()
+            .map_err(KernelError::Sandbox)?
+            .env
+            .clone();
+        // The `PATH` commands get (its absolute entries only) is the one binaries resolve in.
+        let path_value = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| DEFAULT_PATH.into());
+        let path_dirs = std::env::split_paths(&path_value).collect();
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         Ok(CommandExecKernel {
@@ -255,11 +252,11 @@ impl CommandExecKernel {
             cwd,
             settings,
             env,
+            child_env,
             path_dirs,
             path_text: path_value.to_string_lossy().into_owned(),
             use_pidfd: true,
             sandbox,
-            confined_env,
         })
     }
 
@@ -415,10 +412,11 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         access: Access,
+        env: &CallEnv,
     ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv),
+            Route::Direct => self.start_direct(name, program, argv, env),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
@@ -426,8 +424,7 @@ impl CommandExecKernel {
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
                     .map_err(|e| spawn_error(name, program, &e))?;
-                match confinement.spawn(program, &argv, &self.confined_env, &self.cwd_c, &write_end)
-                {
+                match confinement.spawn(program, &argv, &env.confined, &self.cwd_c, &write_end) {
                     Ok(pid) => Ok((Started::Pid(pid), read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
                 }
@@ -441,6 +438,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
+        env: &CallEnv,
     ) -> Result<(Started, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
         let write_dup = write_end.try_clone().map_err(|e| pipe_error(name, e))?;
@@ -450,7 +448,7 @@ impl CommandExecKernel {
             .args(&argv[1..])
             .current_dir(&self.cwd)
             .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .envs(env.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::from(write_end))
             .stderr(Stdio::from(write_dup))
@@ -500,7 +498,20 @@ impl CommandExecKernel {
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
 
-        let (mut child, read_end, confined) = match self.start(name, &program, argv, access) {
+        // The repository's configuration as it is now (read again if anything changed).
+        let env = match self.child_env.current() {
+            Ok(env) => env,
+            Err(e) => {
+                let message = format!("`{name}`: the environment cannot be built: {e}");
+                return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+            }
+        };
+        if let Some(refused) = &env.refused
+            && env::is_git(&program)
+        {
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, refused.to_string(), started);
+        }
+        let (mut child, read_end, confined) = match self.start(name, &program, argv, access, &env) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
