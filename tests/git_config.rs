@@ -273,6 +273,12 @@ fn a_workspace_that_is_a_bare_repository_is_not_opened() {
     let r = k.run_as(&argv(&["git", "log", "-p"]), WRITES, None);
     assert_no_trace(&r, &marker);
     assert!(r.output.contains("bare"), "{r:?}");
+    // git older than 2.38 knows no safe.bareRepository and opens it (played here by a
+    // command-line setting, which comes after the kernel's): its driver is neutralised too.
+    let older = ["git", "-c", "safe.bareRepository=all", "log", "-p"];
+    let r = k.run_as(&argv(&older), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
 
     assert_plain_git_runs_it(ws.path(), &["log", "-p"], &marker);
 }

@@ -273,7 +273,9 @@ impl CommandExecKernel {
     /// The environment every command gets, in full: the allowlisted host variables (`PATH`,
     /// `HOME`, `LANG`, `LC_*`, `TZ`, as the host had them when the kernel was built), then
     /// `TERM=dumb`, `NO_COLOR=1`, `PAGER=cat`, then [`KernelSettings::env`]; a later entry
-    /// wins. `PATH` is [`DEFAULT_PATH`] when nobody sets it.
+    /// wins. `PATH` keeps its absolute entries only, and is [`DEFAULT_PATH`] when nobody sets
+    /// it (or none is left). This is the environment as the kernel was built; the git
+    /// overrides of a call follow the repository's configuration as it is then.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
     }

@@ -136,9 +136,10 @@ pub const GIT_DEFINED_KEYS: &[(&str, &str)] = &[("diff.external", "true")];
 /// for each section, the keys that run a program and their neutral values. Every name the
 /// repository's configuration defines in these sections gets them.
 pub const GIT_NAMED_KEYS: &[(&str, &[(&str, &str)])] = &[
-    // `true` prints nothing: a driver-routed file shows no external diff; textconv empty
-    // means none.
-    ("diff", &[("command", "true"), ("textconv", "")]),
+    // `true` prints nothing: a driver-routed file shows no external diff. An empty textconv
+    // is a program git cannot run (the whole diff fails): `cat` converts nothing, so the
+    // file diffs as it would without a driver.
+    ("diff", &[("command", "true"), ("textconv", "cat")]),
     ("filter", &[("clean", ""), ("smudge", ""), ("process", "")]),
     ("merge", &[("driver", "false")]),
     ("difftool", &[("cmd", "false"), ("path", "false")]),
@@ -464,7 +465,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         for want in [
             "diff.ev\"il.command=true",
-            "diff.ev\"il.textconv=",
+            "diff.ev\"il.textconv=cat",
             "filter.Up.clean=",
             "filter.Up.process=",
             "merge.m.driver=false",

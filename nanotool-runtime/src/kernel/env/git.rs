@@ -6,8 +6,8 @@
 //! include), then, recursively, every repository git opens for a submodule: each gitlink of
 //! its index whose `<path>/.git` exists (a submodule or a repository merely recorded inside
 //! another, with or without `.gitmodules`) and every git directory under its `modules/`. A
-//! workspace that is itself a bare repository is not read: git is told not to open one
-//! (`safe.bareRepository=explicit`).
+//! workspace that is itself a bare repository is read too (git older than 2.38 opens it;
+//! newer git is told not to: `safe.bareRepository=explicit`).
 //!
 //! The reader parses configuration as git does (`config.c`: a comment ends at its line's end,
 //! a value continues only after a backslash, escapes other than `\t \b \n \\ \"` are errors),
@@ -174,6 +174,7 @@ impl Scan {
         let mut scanner = Scanner {
             home,
             seen: Vec::new(),
+            noted: HashSet::new(),
             names: Names::default(),
             repos: HashSet::new(),
             module_dirs: 0,
@@ -204,6 +205,7 @@ struct RepoConfig {
 struct Scanner<'a> {
     home: Option<&'a Path>,
     seen: Vec<(PathBuf, Option<Stamp>)>,
+    noted: HashSet<PathBuf>,
     names: Names,
     repos: HashSet<PathBuf>,
     module_dirs: usize,
@@ -220,8 +222,11 @@ impl Scanner<'_> {
     /// [`Self::note`], with the error.
     fn look(&mut self, path: &Path) -> std::io::Result<std::fs::Metadata> {
         let meta = std::fs::metadata(path);
-        self.seen
-            .push((path.to_path_buf(), meta.as_ref().ok().map(stamp_of)));
+        // Each path once: the check before every call stats what is listed here.
+        if self.noted.insert(path.to_path_buf()) {
+            self.seen
+                .push((path.to_path_buf(), meta.as_ref().ok().map(stamp_of)));
+        }
         meta
     }
 
@@ -240,6 +245,13 @@ impl Scanner<'_> {
                     };
                 }
                 _ => {}
+            }
+            // A folder that is itself a git directory (a bare repository): git older than
+            // 2.38 ignores `safe.bareRepository` and opens it, so it is read too.
+            if self.note(&dir.join("HEAD")).is_some_and(|m| m.is_file())
+                && dir.join("objects").is_dir()
+            {
+                return self.repo(dir, Vec::new());
             }
         }
         Ok(())
