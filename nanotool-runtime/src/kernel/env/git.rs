@@ -541,9 +541,15 @@ impl Scanner<'_> {
     }
 }
 
+/// A variable's section, subsection and key.
+type VarParts<'a> = (&'a [u8], Option<&'a [u8]>, &'a [u8]);
+
+/// A variable's name and value (`None`: a bare `key`, which means true).
+type Var = (Vec<u8>, Option<Vec<u8>>);
+
 /// `section`, the subsection and `key` of a variable as git names it (`section.sub.key`:
 /// the section up to the first dot, the key after the last).
-fn split_var(var: &[u8]) -> Option<(&[u8], Option<&[u8]>, &[u8])> {
+fn split_var(var: &[u8]) -> Option<VarParts<'_>> {
     let first = var.iter().position(|&c| c == b'.')?;
     let last = var.iter().rposition(|&c| c == b'.')?;
     let section = &var[..first];
@@ -592,7 +598,7 @@ impl Chars<'_> {
 /// The variables of a configuration file, as git's `git_parse_source` reads them: the name
 /// (`section[.subsection].key`, section and key lower case) and the value (`None` for a bare
 /// `key`, which means true). A line git would refuse is an error naming it.
-fn parse_config(bytes: &[u8]) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, String> {
+fn parse_config(bytes: &[u8]) -> Result<Vec<Var>, String> {
     if bytes.contains(&0) {
         return Err("contains a NUL byte".into());
     }
