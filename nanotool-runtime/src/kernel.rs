@@ -37,6 +37,7 @@ pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use result::{ExecResult, UnreadableBinary};
 
+pub use env::GitConfigError;
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
@@ -49,7 +50,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-use env::child_env;
+use env::{CallEnv, ChildEnv};
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
@@ -196,8 +197,10 @@ pub enum KernelError {
 pub struct CommandExecKernel {
     cwd: PathBuf,
     settings: KernelSettings,
-    /// The child's whole environment, in order.
+    /// The child's whole environment, in order, as it was when the kernel was built.
     env: Vec<(OsString, OsString)>,
+    /// The environment of each call, kept in step with the repository's configuration.
+    child_env: ChildEnv,
     /// The child's `PATH`, split, absolute entries only.
     path_dirs: Vec<PathBuf>,
     /// The child's `PATH` as one string, for messages.
@@ -206,10 +209,6 @@ pub struct CommandExecKernel {
     use_pidfd: bool,
     /// The sandbox: profiles, their confinements, private temp dir.
     sandbox: Sandbox,
-    /// [`Self::env`] plus the sandbox's `TMPDIR`, for confined commands, ready for `execve`.
-    confined_env: CStrings,
-    /// [`Self::env`], for unconfined commands, ready for `execve`.
-    plain_env: CStrings,
     /// `/dev/null`, the unconfined commands' stdin.
     null: OwnedFd,
     /// Whether confined commands get a private PID namespace, and how.
@@ -239,15 +238,6 @@ impl CommandExecKernel {
         }
         sys::can_enter(&cwd).map_err(cwd_error)?;
 
-        let env = child_env(std::env::vars_os(), &settings.env, &cwd)?;
-        let path_value = env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| DEFAULT_PATH.into());
-        let path_dirs = std::env::split_paths(&path_value)
-            .filter(|dir| dir.is_absolute())
-            .collect();
         let canonical_paths = |paths: &[PathBuf]| {
             paths
                 .iter()
@@ -278,16 +268,20 @@ impl CommandExecKernel {
             };
         sandbox.pid_namespace = ns_plan.is_some();
         sandbox.status.pid_namespace = ns_plan.is_some();
-        let mut confined_env = env.clone();
-        if let Some(tmp) = sandbox.tmpdir() {
-            confined_env.retain(|(k, _)| k != "TMPDIR");
-            confined_env.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
-            // git, which dies when it cannot read `~/.gitconfig` (out of a confined command's
-            // reach), is already pointed at no global config by the environment (`env`).
-        }
-        let confined_env = CStrings::env(&confined_env).map_err(KernelError::Sandbox)?;
-        let plain_env = CStrings::env(&env).map_err(KernelError::Sandbox)?;
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
+        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, sandbox.tmpdir())?;
+        let env = child_env
+            .current()
+            .map_err(KernelError::Sandbox)?
+            .env
+            .clone();
+        // The `PATH` commands get (its absolute entries only) is the one binaries resolve in.
+        let path_value = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| DEFAULT_PATH.into());
+        let path_dirs = std::env::split_paths(&path_value).collect();
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         Ok(CommandExecKernel {
@@ -295,12 +289,11 @@ impl CommandExecKernel {
             cwd,
             settings,
             env,
+            child_env,
             path_dirs,
             path_text: path_value.to_string_lossy().into_owned(),
             use_pidfd: true,
             sandbox,
-            confined_env,
-            plain_env,
             null,
             pid_namespace,
             ns_plan,
@@ -320,7 +313,9 @@ impl CommandExecKernel {
     /// The environment every command gets, in full: the allowlisted host variables (`PATH`,
     /// `HOME`, `LANG`, `LC_*`, `TZ`, as the host had them when the kernel was built), then
     /// `TERM=dumb`, `NO_COLOR=1`, `PAGER=cat`, then [`KernelSettings::env`]; a later entry
-    /// wins. `PATH` is [`DEFAULT_PATH`] when nobody sets it.
+    /// wins. `PATH` keeps its absolute entries only, and is [`DEFAULT_PATH`] when nobody sets
+    /// it (or none is left). This is the environment as the kernel was built; the git
+    /// overrides of a call follow the repository's configuration as it is then.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
     }
@@ -476,10 +471,11 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         access: Access,
+        env: &CallEnv,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv),
+            Route::Direct => self.start_direct(name, program, argv, env),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
@@ -490,7 +486,7 @@ impl CommandExecKernel {
                 match confinement.spawn(
                     program,
                     &argv,
-                    &self.confined_env,
+                    &env.confined,
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
@@ -508,6 +504,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
+        env: &CallEnv,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
         let argv = CStrings::new(argv.iter().map(String::as_bytes))
@@ -515,7 +512,7 @@ impl CommandExecKernel {
         match spawner::spawn_plain(
             program,
             &argv,
-            &self.plain_env,
+            &env.plain,
             &self.cwd_c,
             &write_end,
             &self.null,
@@ -561,7 +558,20 @@ impl CommandExecKernel {
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
 
-        let (child, read_end, confined) = match self.start(name, &program, argv, access) {
+        // The repository's configuration as it is now (read again if anything changed).
+        let env = match self.child_env.current() {
+            Ok(env) => env,
+            Err(e) => {
+                let message = format!("`{name}`: the environment cannot be built: {e}");
+                return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+            }
+        };
+        if let Some(refused) = &env.refused
+            && env::is_git(&program)
+        {
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, refused.to_string(), started);
+        }
+        let (child, read_end, confined) = match self.start(name, &program, argv, access, &env) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".

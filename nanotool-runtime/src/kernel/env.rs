@@ -18,20 +18,36 @@
 //!   no optional locks. Every configuration key that names a program to run is set at
 //!   command-line precedence through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, which wins over
 //!   the repository's own `.git/config`: the fixed keys of [`GIT_PROGRAM_KEYS`] (from
-//!   `git help config`), and the keys of every named driver, tool, alias, remote and
-//!   submodule the repository's configuration defines (read, with its includes, when the
-//!   kernel is built: [`GIT_NAMED_KEYS`]).
+//!   `git help config`, with `safe.bareRepository=explicit`), and the keys of every named
+//!   driver, tool, alias, remote and submodule that the configuration of any repository git
+//!   may open from the working directory defines — its own, its submodules', repositories
+//!   recorded inside it — read with their includes by the `git` module ([`GIT_NAMED_KEYS`]).
+//!   The reading is checked before every call (a `stat` of each path it consulted) and done
+//!   again when anything changed, whoever changed it. When it cannot be done whole (a
+//!   limit, a file that cannot be read or parsed), git is refused: a call of git fails with
+//!   the reason ([`GitConfigError`]) and any git a command starts finds `GIT_DIR` pointing
+//!   nowhere ([`GIT_DIR_REFUSED`]).
+//! - **`PATH`** keeps its absolute entries only (`absolute_path`): the kernel resolves
+//!   with the same list, and no program the command runs looks a bare name up in the
+//!   working directory.
 //! - **Mercurial** reads no repository `hgrc` (`HGRCSKIPREPO=1`), whose hooks run on any
 //!   command.
 //!
 //! The host's own additions ([`super::KernelSettings::env`]) are applied last and win.
 
+mod git;
+
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use super::sandbox::spawn::CStrings;
 use super::{DEFAULT_PATH, KernelError};
+pub use git::GitConfigError;
+use git::Scan;
 
 /// Whether a host variable passes the allowlist.
 pub(super) fn allowlisted(name: &OsStr) -> bool {
@@ -105,6 +121,10 @@ pub const GIT_PROGRAM_KEYS: &[(&str, &str)] = &[
     ("web.browser", ""),
     ("instaweb.browser", ""),
     ("man.viewer", ""),
+    // Not a program key: git opens no bare repository it discovers (a workspace that is one
+    // would be read with a configuration nobody looked at). Only protected configuration,
+    // the command line included, may set it.
+    ("safe.bareRepository", "explicit"),
 ];
 
 /// git configuration keys that name a program and for which every value runs one (no value
@@ -116,9 +136,10 @@ pub const GIT_DEFINED_KEYS: &[(&str, &str)] = &[("diff.external", "true")];
 /// for each section, the keys that run a program and their neutral values. Every name the
 /// repository's configuration defines in these sections gets them.
 pub const GIT_NAMED_KEYS: &[(&str, &[(&str, &str)])] = &[
-    // `true` prints nothing: a driver-routed file shows no external diff; textconv empty
-    // means none.
-    ("diff", &[("command", "true"), ("textconv", "")]),
+    // `true` prints nothing: a driver-routed file shows no external diff. An empty textconv
+    // is a program git cannot run (the whole diff fails): `cat` converts nothing, so the
+    // file diffs as it would without a driver.
+    ("diff", &[("command", "true"), ("textconv", "cat")]),
     ("filter", &[("clean", ""), ("smudge", ""), ("process", "")]),
     ("merge", &[("driver", "false")]),
     ("difftool", &[("cmd", "false"), ("path", "false")]),
@@ -139,68 +160,195 @@ pub const GIT_NAMED_KEYS: &[(&str, &[(&str, &str)])] = &[
     ("submodule", &[("update", "none")]),
 ];
 
-/// Files of configuration read when looking for names, includes counted.
-const MAX_CONFIG_FILES: usize = 16;
-/// Bytes of one configuration file read.
-const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+/// The value of `GIT_DIR` when git is refused in the workspace: a path under `/dev/null`,
+/// which nothing can create, so any git a command starts finds no repository.
+pub const GIT_DIR_REFUSED: &str = "/dev/null/nanotool-refused-this-repository";
 
-/// The child's environment: allowlisted host variables, the fixed ones (with the git
-/// overrides for the repository around `cwd`, if any), the host's additions.
-pub(super) fn child_env(
-    host: impl Iterator<Item = (OsString, OsString)>,
-    extra: &[(String, String)],
-    cwd: &Path,
-) -> Result<Vec<(OsString, OsString)>, KernelError> {
-    let mut env: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
-    env.entry("PATH".into())
-        .or_insert_with(|| DEFAULT_PATH.into());
-    for (k, v) in FIXED {
-        env.insert(k.into(), v.into());
-    }
-    let home = env.get(OsStr::new("HOME")).map(PathBuf::from);
-    let overrides = git_overrides(cwd, home.as_deref());
-    env.insert(
-        "GIT_CONFIG_COUNT".into(),
-        overrides.len().to_string().into(),
-    );
-    for (i, (key, value)) in overrides.into_iter().enumerate() {
-        env.insert(format!("GIT_CONFIG_KEY_{i}").into(), key.into());
-        env.insert(format!("GIT_CONFIG_VALUE_{i}").into(), value.into());
-    }
-    for (name, value) in extra {
-        let reason = if name.is_empty() {
-            Some("the name is empty")
-        } else if name.contains('=') {
-            Some("the name contains `=`")
-        } else if name.contains('\0') {
-            Some("the name contains a NUL byte")
-        } else if value.contains('\0') {
-            Some("the value contains a NUL byte")
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            return Err(KernelError::Env {
-                name: name.clone(),
-                reason,
-            });
-        }
-        env.insert(name.into(), value.into());
-    }
-    Ok(env.into_iter().collect())
+/// The environment of every command, kept in step with the configuration of the
+/// repositories git may open from the working directory.
+#[derive(Debug)]
+pub(super) struct ChildEnv {
+    parts: Parts,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    /// `GIT_DIR` as the host set it.
+    git_dir: Option<PathBuf>,
+    current: Mutex<Arc<CallEnv>>,
 }
 
-/// The git configuration set at command-line precedence for commands run in `cwd`: the fixed
-/// program keys, then the program keys of every named section and alias the repository
-/// around `cwd` defines.
-pub fn git_overrides(cwd: &Path, home: Option<&Path>) -> Vec<(String, String)> {
+/// What every call's environment is made of, besides the git overrides.
+#[derive(Debug)]
+struct Parts {
+    /// Allowlisted host variables and the fixed ones.
+    base: BTreeMap<OsString, OsString>,
+    /// The host's additions, checked.
+    extra: Vec<(OsString, OsString)>,
+    /// The sandbox's private temp dir, `TMPDIR` of confined commands.
+    tmpdir: Option<PathBuf>,
+}
+
+/// The environment of one call.
+#[derive(Debug)]
+pub(super) struct CallEnv {
+    /// For a command started directly.
+    pub env: Vec<(OsString, OsString)>,
+    /// For a confined command (with the sandbox's `TMPDIR`), ready for `execve`.
+    pub confined: CStrings,
+    /// [`Self::env`], ready for `execve`, for a command started unconfined.
+    pub plain: CStrings,
+    /// Why git is refused, when the repositories' configuration could not be read whole.
+    pub refused: Option<GitConfigError>,
+    scan: Scan,
+}
+
+impl ChildEnv {
+    /// Checks the host's additions, reads the repositories around `cwd` and builds the first
+    /// environment.
+    pub(super) fn new(
+        host: impl Iterator<Item = (OsString, OsString)>,
+        extra: &[(String, String)],
+        cwd: &Path,
+        tmpdir: Option<&Path>,
+    ) -> Result<ChildEnv, KernelError> {
+        let mut base: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
+        for (k, v) in FIXED {
+            base.insert(k.into(), v.into());
+        }
+        let mut checked = Vec::with_capacity(extra.len());
+        for (name, value) in extra {
+            let reason = if name.is_empty() {
+                Some("the name is empty")
+            } else if name.contains('=') {
+                Some("the name contains `=`")
+            } else if name.contains('\0') {
+                Some("the name contains a NUL byte")
+            } else if value.contains('\0') {
+                Some("the value contains a NUL byte")
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                return Err(KernelError::Env {
+                    name: name.clone(),
+                    reason,
+                });
+            }
+            checked.push((OsString::from(name), OsString::from(value)));
+        }
+        let last = |name: &str| {
+            checked
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| base.get(OsStr::new(name)).cloned())
+        };
+        let home = last("HOME").map(PathBuf::from);
+        let git_dir = checked
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "GIT_DIR")
+            .map(|(_, v)| PathBuf::from(v));
+        let scan = Scan::new(cwd, home.as_deref(), git_dir.as_deref());
+        let parts = Parts {
+            base,
+            extra: checked,
+            tmpdir: tmpdir.map(Path::to_path_buf),
+        };
+        let first = parts.assemble(scan).map_err(KernelError::Sandbox)?;
+        Ok(ChildEnv {
+            parts,
+            cwd: cwd.to_path_buf(),
+            home,
+            git_dir,
+            current: Mutex::new(Arc::new(first)),
+        })
+    }
+
+    /// The environment as it is now: the same as the last call's unless a configuration
+    /// file (or any path the last reading consulted) changed since, then read again.
+    pub(super) fn current(&self) -> io::Result<Arc<CallEnv>> {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        if !current.scan.is_current() {
+            let scan = Scan::new(&self.cwd, self.home.as_deref(), self.git_dir.as_deref());
+            *current = Arc::new(self.parts.assemble(scan)?);
+        }
+        Ok(Arc::clone(&current))
+    }
+}
+
+impl Parts {
+    fn assemble(&self, scan: Scan) -> io::Result<CallEnv> {
+        let mut env = self.base.clone();
+        let overrides = git_overrides(&scan.names);
+        env.insert(
+            "GIT_CONFIG_COUNT".into(),
+            overrides.len().to_string().into(),
+        );
+        for (i, (key, value)) in overrides.into_iter().enumerate() {
+            env.insert(format!("GIT_CONFIG_KEY_{i}").into(), key.into());
+            env.insert(format!("GIT_CONFIG_VALUE_{i}").into(), value.into());
+        }
+        for (name, value) in &self.extra {
+            env.insert(name.clone(), value.clone());
+        }
+        // Fail closed: a git started by the command (a build, a script) finds no repository.
+        if scan.refused.is_some() {
+            env.insert("GIT_DIR".into(), GIT_DIR_REFUSED.into());
+        }
+        let path = env.get(OsStr::new("PATH")).cloned();
+        env.insert("PATH".into(), absolute_path(path.as_deref()));
+        let env: Vec<(OsString, OsString)> = env.into_iter().collect();
+        let mut confined = env.clone();
+        if let Some(tmp) = &self.tmpdir {
+            confined.retain(|(k, _)| k != "TMPDIR");
+            confined.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
+            // git, which dies when it cannot read `~/.gitconfig` (out of a confined
+            // command's reach), is already pointed at no global config (`FIXED`).
+        }
+        Ok(CallEnv {
+            confined: CStrings::env(&confined)?,
+            plain: CStrings::env(&env)?,
+            env,
+            refused: scan.refused.clone(),
+            scan,
+        })
+    }
+}
+
+/// `PATH` as commands get it and the kernel resolves with it: its absolute entries only (an
+/// empty or relative entry, `::` or `.`, would have a program the command runs look in the
+/// working directory), [`DEFAULT_PATH`] when none is left or none was set.
+pub(super) fn absolute_path(path: Option<&OsStr>) -> OsString {
+    let dirs: Vec<PathBuf> = path
+        .map(|p| {
+            std::env::split_paths(p)
+                .filter(|d| d.is_absolute())
+                .collect()
+        })
+        .unwrap_or_default();
+    if dirs.is_empty() {
+        return DEFAULT_PATH.into();
+    }
+    std::env::join_paths(dirs).unwrap_or_else(|_| DEFAULT_PATH.into())
+}
+
+/// Whether `program` is git or one of its programs (`git-upload-pack`, `git-lfs`): what
+/// reads the repository's configuration.
+pub(super) fn is_git(program: &Path) -> bool {
+    program
+        .file_name()
+        .map(OsStr::as_bytes)
+        .is_some_and(|n| n == b"git" || n.starts_with(b"git-"))
+}
+
+/// The git configuration set at command-line precedence: the fixed program keys, then the
+/// program keys of every named section and alias the repositories' configurations define.
+fn git_overrides(names: &git::Names) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = GIT_PROGRAM_KEYS
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    let Some(names) = find_git_dir(cwd).map(|dir| RepoNames::read(&dir, home)) else {
-        return out;
-    };
     for (key, value) in GIT_DEFINED_KEYS {
         if names.keys.iter().any(|k| k.eq_ignore_ascii_case(key)) {
             out.push(((*key).to_owned(), (*value).to_owned()));
@@ -223,209 +371,23 @@ pub fn git_overrides(cwd: &Path, home: Option<&Path>) -> Vec<(String, String)> {
     out
 }
 
-/// The git directory of the repository around `cwd`: the first `.git` (a folder, or a file
-/// `gitdir: <path>`) from `cwd` up.
-fn find_git_dir(cwd: &Path) -> Option<PathBuf> {
-    for dir in cwd.ancestors() {
-        let dot_git = dir.join(".git");
-        let Ok(meta) = std::fs::metadata(&dot_git) else {
-            continue;
-        };
-        if meta.is_dir() {
-            return Some(dot_git);
-        }
-        if meta.is_file() {
-            let text = read_bounded(&dot_git)?;
-            let path = text.trim().strip_prefix("gitdir:")?.trim();
-            return Some(dir.join(path));
-        }
-    }
-    None
-}
-
-fn read_bounded(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut text = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_CONFIG_BYTES)
-        .read_to_end(&mut text)
-        .ok()?;
-    Some(String::from_utf8_lossy(&text).into_owned())
-}
-
-/// The names a repository's configuration defines: `(section, subsection)` pairs and alias
-/// names, gathered from its configuration files and everything they include.
-#[derive(Default)]
-struct RepoNames {
-    subsections: Vec<(String, String)>,
-    aliases: Vec<String>,
-    /// `section.key` of every variable outside a subsection.
-    keys: Vec<String>,
-    files: usize,
-}
-
-impl RepoNames {
-    fn read(git_dir: &Path, home: Option<&Path>) -> RepoNames {
-        let mut names = RepoNames::default();
-        let mut dirs = vec![git_dir.to_path_buf()];
-        // A linked worktree's own folder names the common one.
-        if let Some(common) = read_bounded(&git_dir.join("commondir")) {
-            dirs.push(git_dir.join(common.trim()));
-        }
-        for dir in dirs {
-            for file in ["config", "config.worktree"] {
-                names.read_file(&dir.join(file), home, 0);
-            }
-        }
-        names.subsections.sort();
-        names.subsections.dedup();
-        names.aliases.sort();
-        names.aliases.dedup();
-        names
-    }
-
-    fn read_file(&mut self, path: &Path, home: Option<&Path>, depth: usize) {
-        if depth > 8 || self.files >= MAX_CONFIG_FILES {
-            return;
-        }
-        let Some(text) = read_bounded(path) else {
-            return;
-        };
-        self.files += 1;
-        let base = path.parent().unwrap_or(Path::new("/"));
-        let mut section = String::new();
-        let mut subsection: Option<String> = None;
-        for raw in join_continued(&text) {
-            let mut line = raw.trim_start();
-            if let Some(rest) = line.strip_prefix('[') {
-                let Some((header, after)) = parse_header(rest) else {
-                    continue;
-                };
-                (section, subsection) = header;
-                if let Some(sub) = &subsection {
-                    self.subsections.push((section.clone(), sub.clone()));
-                }
-                // A variable may follow the header on the same line.
-                line = after.trim_start();
-            }
-            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-                continue;
-            }
-            let (key, value) = match line.split_once('=') {
-                Some((k, v)) => (k.trim(), Some(v)),
-                None => (line.trim(), None),
-            };
-            if subsection.is_none() {
-                self.keys
-                    .push(format!("{section}.{}", key.to_ascii_lowercase()));
-                if section.eq_ignore_ascii_case("alias") {
-                    self.aliases.push(key.to_ascii_lowercase());
-                }
-            }
-            let including = (section.eq_ignore_ascii_case("include") && subsection.is_none())
-                || section.eq_ignore_ascii_case("includeif");
-            if including
-                && key.eq_ignore_ascii_case("path")
-                && let Some(value) = value
-            {
-                let value = config_value(value);
-                let target = match value.strip_prefix("~/") {
-                    Some(rest) => match home {
-                        Some(home) => home.join(rest),
-                        None => continue,
-                    },
-                    None => base.join(&value),
-                };
-                self.read_file(&target, home, depth + 1);
-            }
-        }
-    }
-}
-
-/// Lines of a configuration file, a line ending in `\` joined with the next.
-fn join_continued(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    for line in text.lines() {
-        match line.strip_suffix('\\') {
-            Some(head) if !head.ends_with('\\') => current.push_str(head),
-            _ => {
-                current.push_str(line);
-                lines.push(std::mem::take(&mut current));
-            }
-        }
-    }
-    if !current.is_empty() {
-        lines.push(current);
-    }
-    lines
-}
-
-/// `section "sub"]rest` or `section.sub]rest` (the text after `[`): the section (lower
-/// case), the subsection, and what follows the `]`.
-fn parse_header(rest: &str) -> Option<((String, Option<String>), &str)> {
-    let name_end = rest.find(|c: char| c == ']' || c.is_whitespace() || c == '"')?;
-    let name = &rest[..name_end];
-    let after_name = rest[name_end..].trim_start();
-    if let Some(quoted) = after_name.strip_prefix('"') {
-        // `[section "sub"]`: the subsection keeps its case; `\x` is `x`.
-        let mut sub = String::new();
-        let mut chars = quoted.char_indices();
-        let mut end = None;
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => {
-                    if let Some((_, next)) = chars.next() {
-                        sub.push(next);
-                    }
-                }
-                '"' => {
-                    end = Some(i + 1);
-                    break;
-                }
-                c => sub.push(c),
-            }
-        }
-        let tail = quoted[end?..].trim_start().strip_prefix(']')?;
-        return Some(((name.to_ascii_lowercase(), Some(sub)), tail));
-    }
-    let tail = after_name.strip_prefix(']')?;
-    // `[section.sub]`: the old form, whose subsection is lower-cased.
-    Some(match name.split_once('.') {
-        Some((section, sub)) => (
-            (section.to_ascii_lowercase(), Some(sub.to_ascii_lowercase())),
-            tail,
-        ),
-        None => ((name.to_ascii_lowercase(), None), tail),
-    })
-}
-
-/// A configuration value as git reads it: quotes removed, `\"`, `\\`, `\t`, `\n` unescaped,
-/// a comment after `#` or `;` outside quotes dropped, outer space trimmed.
-fn config_value(raw: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut chars = raw.trim().chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => quoted = !quoted,
-            '\\' => match chars.next() {
-                Some('t') => out.push('\t'),
-                Some('n') => out.push('\n'),
-                Some(other) => out.push(other),
-                None => {}
-            },
-            '#' | ';' if !quoted => break,
-            c => out.push(c),
-        }
-    }
-    out.trim_end().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The environment of a command started directly, as a kernel in `cwd` builds it.
+    fn child_env(
+        host: impl Iterator<Item = (OsString, OsString)>,
+        extra: &[(String, String)],
+        cwd: &Path,
+    ) -> Result<Vec<(OsString, OsString)>, KernelError> {
+        let env = ChildEnv::new(host, extra, cwd, None)?;
+        Ok(env.current().unwrap().env.clone())
+    }
+
+    fn git_overrides_in(cwd: &Path) -> Vec<(String, String)> {
+        git_overrides(&Scan::new(cwd, None, None).names)
+    }
 
     #[test]
     fn the_env_allowlist_is_exact() {
@@ -498,7 +460,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.join("repo/extra.cfg"), "[merge \"m\"]\n\tdriver = z\n").unwrap();
-        let keys: Vec<String> = git_overrides(&dir.join("repo/sub"), None)
+        let keys: Vec<String> = git_overrides_in(&dir.join("repo/sub"))
             .into_iter()
             .skip(GIT_PROGRAM_KEYS.len())
             .map(|(k, v)| format!("{k}={v}"))
@@ -506,7 +468,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         for want in [
             "diff.ev\"il.command=true",
-            "diff.ev\"il.textconv=",
+            "diff.ev\"il.textconv=cat",
             "filter.Up.clean=",
             "filter.Up.process=",
             "merge.m.driver=false",
@@ -515,6 +477,33 @@ mod tests {
             "diff.external=true",
         ] {
             assert!(keys.iter().any(|k| k == want), "{want} not in {keys:?}");
+        }
+    }
+
+    #[test]
+    fn path_keeps_its_absolute_entries_only() {
+        for (given, want) in [
+            (Some(".:/usr/bin::/bin:"), "/usr/bin:/bin"),
+            (Some("bin:~/x"), DEFAULT_PATH),
+            (Some(""), DEFAULT_PATH),
+            (None, DEFAULT_PATH),
+            (Some("/opt/x/bin"), "/opt/x/bin"),
+        ] {
+            let got = absolute_path(given.map(OsStr::new));
+            assert_eq!(got, OsStr::new(want), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn git_and_its_programs_are_recognised() {
+        for (path, want) in [
+            ("/usr/bin/git", true),
+            ("/usr/lib/git-core/git-upload-pack", true),
+            ("/usr/bin/git-lfs", true),
+            ("/usr/bin/gitk", false),
+            ("/usr/bin/digit", false),
+        ] {
+            assert_eq!(is_git(Path::new(path)), want, "{path}");
         }
     }
 }

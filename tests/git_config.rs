@@ -1,0 +1,468 @@
+//! Planted git configuration, tried as an attacker would: a workspace whose repository (or a
+//! repository git opens from it) names a program in its configuration, and a confined git
+//! command that must not run it. Each test checks that the planted program printed nothing
+//! and left no marker, beside a control that runs plain git, unconfined and with the real
+//! configuration, and sees the program run — so the test proves the defence did the work.
+//!
+//! The planted program prints a canary and writes a marker in the workspace; the attacks run
+//! with the `writes` profile where a marker in the workspace could be written at all, so that
+//! the sandbox's own refusal to write is not what keeps the marker away.
+
+use nanotool_runtime::{
+    Access, CommandExecKernel, ExecResult, KernelSettings, SandboxMode, Toolbox,
+};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const WRITES: Access = Access {
+    writes: true,
+    network: false,
+};
+
+/// What the planted program prints.
+const CANARY: &str = "PLANTED-PROGRAM-RAN";
+
+fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// Plain git as a developer runs it (no system or global configuration), in `dir`.
+fn plain_git(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .output()
+        .unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = plain_git(dir, args);
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn commit(dir: &Path, message: &str) {
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            message,
+        ],
+    );
+}
+
+/// A repository in `dir` with `a.txt` committed and then modified, routed through the diff
+/// driver `evil` by `.gitattributes`.
+fn repo_with_diff(dir: &Path) {
+    git(dir, &["init", "-q", "."]);
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    std::fs::write(dir.join(".gitattributes"), "a.txt diff=evil\n").unwrap();
+    git(dir, &["add", "a.txt", ".gitattributes"]);
+    commit(dir, "a");
+    std::fs::write(dir.join("a.txt"), "a\nb\n").unwrap();
+}
+
+/// The planted program, outside the repository's tracked files: prints the canary and
+/// writes `marker`.
+fn payload(dir: &Path, marker: &Path) -> PathBuf {
+    let path = dir.join("planted.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A diff driver whose command is `program`.
+fn driver(program: &Path) -> String {
+    format!("[diff \"evil\"]\n\tcommand = {}\n", program.display())
+}
+
+fn append(path: &Path, text: &str) {
+    let mut config = std::fs::read_to_string(path).unwrap_or_default();
+    config.push_str(text);
+    std::fs::write(path, config).unwrap();
+}
+
+fn kernel(ws: &Path, env: &[(&str, &str)]) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: SandboxMode::BestEffort,
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+/// The planted program neither printed nor wrote anything.
+fn assert_no_trace(r: &ExecResult, marker: &Path) {
+    let text = r.text();
+    assert!(!text.contains(CANARY), "the planted program ran: {text}");
+    assert!(
+        !marker.exists(),
+        "the planted program left its marker: {text}"
+    );
+}
+
+/// Control: plain git, unconfined, runs the planted program (then the marker is removed).
+fn assert_plain_git_runs_it(dir: &Path, args: &[&str], marker: &Path) {
+    let out = plain_git(dir, args);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(CANARY) || marker.exists(),
+        "control: plain git did not run the planted program: {text}"
+    );
+    let _ = std::fs::remove_file(marker);
+}
+
+/// A refusal that names the file and the limit.
+fn assert_refused(r: &ExecResult, names: &[&str]) {
+    assert_eq!(r.exit_code, 126, "{r:?}");
+    let message = r.start_error.as_deref().unwrap_or_default();
+    for name in names {
+        assert!(message.contains(name), "`{name}` not in: {message}");
+    }
+}
+
+#[test]
+fn a_driver_after_one_mib_of_config_refuses_git_instead_of_running() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    let config = ws.path().join(".git/config");
+    let mut padding = String::new();
+    while padding.len() <= 1024 * 1024 {
+        padding.push_str("# padding so that the driver comes after the first MiB\n");
+    }
+    append(&config, &padding);
+    append(&config, &driver(&evil));
+
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_refused(&r, &[".git/config", "1 MiB"]);
+    // A command that runs git itself (a build, a script) is refused by git.
+    let r = k.run_as(&argv(&["sh", "-c", "git diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    // Other commands still run.
+    let r = k.run(&argv(&["cat", "a.txt"]));
+    assert_eq!((r.exit_code, r.output.as_str()), (0, "a\nb\n"), "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn a_driver_behind_more_includes_than_the_reader_takes_refuses_git() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    // A chain of 40 include files (each one file, well inside git's depth of 10 per chain:
+    // the chain is flat), the driver in the last.
+    let mut includes = String::new();
+    for i in 0..40 {
+        let name = format!("inc{i}.cfg");
+        std::fs::write(ws.path().join(".git").join(&name), "[core]\n").unwrap();
+        includes.push_str(&format!("[include]\n\tpath = {name}\n"));
+    }
+    append(&ws.path().join(".git/inc39.cfg"), &driver(&evil));
+    append(&ws.path().join(".git/config"), &includes);
+
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_refused(&r, &["inc", "files"]);
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn an_include_that_cannot_be_read_refuses_git() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    // A FIFO: a reader that opens it blocks until someone writes. The kernel must neither
+    // hang nor run git with what it could not read.
+    let fifo = ws.path().join(".git/fifo.cfg");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    append(
+        &ws.path().join(".git/config"),
+        &format!("[include]\n\tpath = fifo.cfg\n{}", driver(&evil)),
+    );
+
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_refused(&r, &["fifo.cfg"]);
+
+    // Control: without the FIFO, plain git runs the driver.
+    std::fs::remove_file(&fifo).unwrap();
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn a_header_hidden_behind_a_continued_comment_is_still_neutralised() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    // git ends a comment at the end of its line, a backslash or not.
+    append(
+        &ws.path().join(".git/config"),
+        &format!("# a comment \\\n{}", driver(&evil)),
+    );
+
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn a_workspace_that_is_a_bare_repository_is_not_opened() {
+    let ws = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    repo_with_diff(src.path());
+    git(src.path(), &["add", "a.txt"]);
+    commit(src.path(), "b");
+    // The workspace is the bare repository itself: its config and info/attributes are
+    // what git reads, and there is no `.git` to look for.
+    git(
+        ws.path(),
+        &["clone", "-q", "--bare", src.path().to_str().unwrap(), "."],
+    );
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    std::fs::create_dir_all(ws.path().join("info")).unwrap();
+    std::fs::write(ws.path().join("info/attributes"), "* diff=evil\n").unwrap();
+    append(
+        &ws.path().join("config"),
+        &format!(
+            "[core]\n\tfsmonitor = {e}\n[diff \"evil\"]\n\ttextconv = {e}\n",
+            e = evil.display()
+        ),
+    );
+
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "log", "-p"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert!(r.output.contains("bare"), "{r:?}");
+    // git older than 2.38 knows no safe.bareRepository and opens it (played here by a
+    // command-line setting, which comes after the kernel's): its driver is neutralised too.
+    let older = ["git", "-c", "safe.bareRepository=all", "log", "-p"];
+    let r = k.run_as(&argv(&older), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["log", "-p"], &marker);
+}
+
+/// `git -c protocol.file.allow=always`: a submodule from a local path.
+const FILE_OK: [&str; 2] = ["-c", "protocol.file.allow=always"];
+
+#[test]
+fn a_driver_in_a_submodules_own_config_is_neutralised() {
+    let sub = tempfile::tempdir().unwrap();
+    repo_with_diff(sub.path());
+    git(sub.path(), &["checkout", "-q", "a.txt"]);
+    let ws = tempfile::tempdir().unwrap();
+    git(ws.path(), &["init", "-q", "."]);
+    let url = sub.path().to_str().unwrap();
+    git(
+        ws.path(),
+        &[&FILE_OK[..], &["submodule", "add", "-q", url, "sub"]].concat(),
+    );
+    commit(ws.path(), "with a submodule");
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    // The submodule's configuration lives in the superproject's .git/modules/sub.
+    append(&ws.path().join(".git/modules/sub/config"), &driver(&evil));
+    std::fs::write(ws.path().join("sub/a.txt"), "changed\n").unwrap();
+
+    let k = kernel(ws.path(), &[]);
+    for args in [&["diff", "--submodule=diff"][..], &["status"]] {
+        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
+        assert_no_trace(&r, &marker);
+        assert_eq!(r.exit_code, 0, "{r:?}");
+    }
+
+    assert_plain_git_runs_it(ws.path(), &["diff", "--submodule=diff"], &marker);
+}
+
+#[test]
+fn a_driver_in_an_embedded_repository_is_neutralised() {
+    let ws = tempfile::tempdir().unwrap();
+    git(ws.path(), &["init", "-q", "."]);
+    // A repository inside the workspace's, recorded as a gitlink without any .gitmodules:
+    // git still opens it for `status` and `diff --submodule=diff`.
+    let emb = ws.path().join("emb");
+    std::fs::create_dir(&emb).unwrap();
+    repo_with_diff(&emb);
+    git(ws.path(), &["add", "emb"]);
+    commit(ws.path(), "embedded");
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    append(
+        &emb.join(".git/config"),
+        &format!(
+            "[filter \"f\"]\n\tclean = {e}\n{d}",
+            e = evil.display(),
+            d = driver(&evil)
+        ),
+    );
+
+    let k = kernel(ws.path(), &[]);
+    for args in [&["diff", "--submodule=diff"][..], &["status"]] {
+        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
+        assert_no_trace(&r, &marker);
+        assert_eq!(r.exit_code, 0, "{r:?}");
+    }
+
+    assert_plain_git_runs_it(ws.path(), &["diff", "--submodule=diff"], &marker);
+}
+
+#[test]
+fn a_config_written_after_the_kernel_was_built_is_neutralised() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    // Written by something the kernel does not run (the agent's own file tool).
+    append(&ws.path().join(".git/config"), &driver(&evil));
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn a_git_config_extracted_by_an_exec_tar_does_not_run_on_the_next_git_diff() {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    // An archive whose member is `.git/config`: the repository's config plus a driver.
+    let staging = tempfile::tempdir().unwrap();
+    std::fs::create_dir(staging.path().join(".git")).unwrap();
+    let mut config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
+    config.push_str(&driver(&evil));
+    std::fs::write(staging.path().join(".git/config"), config).unwrap();
+    let tar = Command::new("tar")
+        .args(["-cf"])
+        .arg(ws.path().join("update.tar"))
+        .args(["-C"])
+        .arg(staging.path())
+        .arg(".git/config")
+        .output()
+        .unwrap();
+    assert!(tar.status.success(), "{tar:?}");
+
+    let mut toolbox = Toolbox::new(kernel(ws.path(), &[]));
+    toolbox
+        .enable_exec_with_writes(vec!["tar".into(), "git".into()], true)
+        .unwrap();
+    let exec = |command: &str| {
+        toolbox
+            .call("exec", &serde_json::json!({ "command": command }), None)
+            .unwrap()
+    };
+    let before = exec("git diff");
+    assert!(!before.is_error, "{}", before.text);
+    let extracted = exec("tar -xf update.tar");
+    assert!(!extracted.is_error, "{}", extracted.text);
+    assert!(
+        std::fs::read_to_string(ws.path().join(".git/config"))
+            .unwrap()
+            .contains("evil"),
+        "the archive did not replace .git/config"
+    );
+    let after = exec("git diff");
+    assert!(!after.text.contains(CANARY), "{}", after.text);
+    assert!(!marker.exists(), "{}", after.text);
+    assert!(!after.is_error, "{}", after.text);
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
+fn relative_and_empty_path_entries_do_not_reach_the_command() {
+    let ws = tempfile::tempdir().unwrap();
+    let marker = ws.path().join("marker");
+    // A program named like a common one, planted in the workspace.
+    let planted = ws.path().join("planted");
+    std::fs::write(
+        &planted,
+        format!(
+            "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for path in [
+        ".:/usr/bin:/bin",
+        "::/usr/bin:/bin",
+        "/usr/bin:/bin:",
+        "bin:/usr/bin:/bin",
+    ] {
+        if path.starts_with("bin") {
+            std::fs::create_dir_all(ws.path().join("bin")).unwrap();
+            std::fs::copy(&planted, ws.path().join("bin/planted")).unwrap();
+        }
+        let k = kernel(ws.path(), &[("PATH", path)]);
+        // A program the command runs looks the bare name up in the PATH it was given.
+        let r = k.run_as(&argv(&["sh", "-c", "planted"]), WRITES, None);
+        assert_no_trace(&r, &marker);
+        assert_eq!(r.exit_code, 127, "{path}: {r:?}");
+        let r = k.run(&argv(&["env"]));
+        let given = r
+            .output
+            .lines()
+            .find_map(|l| l.strip_prefix("PATH="))
+            .unwrap_or_default()
+            .to_owned();
+        assert_eq!(given, "/usr/bin:/bin", "{path}: {r:?}");
+        // Control: the same PATH, given to a shell directly, runs the planted program.
+        let out = Command::new("sh")
+            .args(["-c", "planted"])
+            .current_dir(ws.path())
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(CANARY),
+            "control {path}: {out:?}"
+        );
+        std::fs::remove_file(&marker).unwrap();
+    }
+}
