@@ -8,7 +8,7 @@ use nanotool::{CODE_INVALID_ARGUMENTS, CancelHandle, Tool, Toolbox, hint};
 use serde_json::{Value, json};
 
 use crate::signals::{SignalWatch, make_non_dumpable};
-use crate::{Failure, print_json, write_stdout};
+use crate::report::{Failure, print_json, write_stdout};
 
 pub(crate) fn run(
     toolbox: &Toolbox,

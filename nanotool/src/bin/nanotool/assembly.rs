@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use nanotool::{CommandExecKernel, DescriptorError, KernelError, KernelSettings, Toolbox};
 
-use crate::Failure;
+use crate::report::Failure;
 use crate::cli::Common;
 
 /// Where the descriptors are: `WORK/tools`, or `None` when there is none yet. A work folder
