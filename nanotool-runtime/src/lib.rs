@@ -8,6 +8,7 @@
 //! | [`template`] | the template grammar: `grep -rn <pattern> <path>` parsed into tokens and slots |
 //! | [`policy`] | the deny list and the code-entry table, as data, and the checks over them |
 //! | [`slot`] | slot kinds and specs, validation of one value, rendering |
+//! | [`code_form`] | the code form: [`SlotType`] (a Rust type as a slot), [`CommandStruct`], [`CodeTool`], and what `#[command_tool]`'s generated code calls |
 //! | [`spec`] | [`CommandSpec`]: a parsed template plus its slot specs; JSON Schema; argv rendering |
 //! | [`kernel`] | [`CommandExecKernel`]: argv without a shell, locked cwd, timeout, bounded output |
 //! | [`tool`] | the object-safe [`Tool`] trait, [`ToolOutput`], and [`CommandTool`] (a spec as a tool) |
@@ -28,8 +29,8 @@ pub mod export;
 pub mod hint;
 pub mod kernel;
 pub mod policy;
+pub mod code_form;
 pub mod slot;
-pub mod slot_type;
 pub mod spec;
 pub mod template;
 pub mod tool;
@@ -44,8 +45,8 @@ pub use kernel::{
     SandboxStatus, UnreadableBinary,
 };
 pub use policy::PolicyError;
-pub use slot::{SlotError, SlotKind, SlotSpec};
-pub use slot_type::{CodeTool, CommandStruct, SlotType, WorkPath};
+pub use slot::{SlotClass, SlotError, SlotKind, SlotSpec};
+pub use code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 pub use spec::{Argv, CommandSpec, SpecError};
 pub use template::{Template, TemplateError};
 pub use tool::{CommandTool, Tool, ToolContext, ToolOutput};
