@@ -1300,9 +1300,9 @@ fn suggestion_work_is_bounded_by_the_longest_tool_name() {
     // Cheap whatever the length: no edit distance over a name longer than any tool's.
     let names = ["grep", "find", "sed_print"];
     let long = "g".repeat(1_000_000);
-    assert!(nanotool::hint::closest(&long, names).is_empty());
-    assert!(nanotool::hint::closest(&format!("grep{}", "x".repeat(70)), names).is_empty());
-    assert_eq!(nanotool::hint::closest("gerp", names), vec!["grep"]);
+    assert!(nanotool_runtime::hint::closest(&long, names).is_empty());
+    assert!(nanotool_runtime::hint::closest(&format!("grep{}", "x".repeat(70)), names).is_empty());
+    assert_eq!(nanotool_runtime::hint::closest("gerp", names), vec!["grep"]);
 }
 
 #[test]

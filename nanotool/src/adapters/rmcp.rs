@@ -32,7 +32,7 @@
 pub use ::rmcp;
 
 use crate::mcp::call_result;
-use crate::toolbox::UnknownTool;
+use crate::UnknownTool;
 use crate::{CallError, ToolOutput, Toolbox};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;

@@ -64,7 +64,6 @@ pub use era::{
 };
 pub use host::ToolHost;
 pub use log::{LogPipe, LogWriter, MAX_LOG_LINE};
-pub use nanotool_runtime::hint::MAX_TOOL_NAME_CHARS;
 pub use options::ServerOptions;
 pub use result::{call_result, structured_content};
 pub use server::McpServer;
