@@ -87,13 +87,8 @@
 //! ```
 
 use crate::error::CODE_INVALID_DESCRIPTOR;
-use crate::hint;
-use crate::kernel::Access;
-use crate::slot::{SlotKind, SlotSpec};
-use crate::spec::{CommandSpec, SpecError, is_tool_name};
-use crate::template::is_slot_name;
+use crate::spec::CommandSpec;
 use crate::tool::CommandTool;
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;

@@ -44,7 +44,6 @@ pub(crate) use author::AuthorProblem;
 pub use chars::{check_enum_value, is_forbidden_char};
 pub(crate) use path::render_components;
 pub(crate) use value::Typed;
-use value::plain;
 
 /// The kind of a slot, and so its JSON Schema type.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,12 +11,10 @@
 use crate::hint;
 use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
-use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
-use crate::template::{Fill, Part, Template, TemplateError};
+use crate::slot::{AuthorProblem, SlotKind, SlotSpec};
+use crate::template::{Fill, Part, Template};
 use serde_json::{Map, Value};
 use std::ops::{Deref, Range};
-use std::path::Path;
-use thiserror::Error;
 
 mod error;
 mod render;

@@ -1,7 +1,10 @@
 //! [`SpecError`]: why a [`CommandSpec`] could not be built, where in the template, and the
 //! caret line under it.
 
-use super::*;
+use crate::policy::PolicyError;
+use crate::template::TemplateError;
+use std::ops::Range;
+use thiserror::Error;
 
 fn variant_fix() -> &'static str {
     "or keep the enum's values from changing how the command reads (write an option in the \
