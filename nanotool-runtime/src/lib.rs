@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod async_call;
+pub mod code_form;
 pub mod descriptor;
 pub mod error;
 pub mod exec_tool;
@@ -29,7 +30,6 @@ pub mod export;
 pub mod hint;
 pub mod kernel;
 pub mod policy;
-pub mod code_form;
 pub mod slot;
 pub mod spec;
 pub mod template;
@@ -37,6 +37,7 @@ pub mod tool;
 pub mod toolbox;
 
 pub use async_call::{BlockingJob, CallError, ToolCall};
+pub use code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::{ExecLayer, ExecTool};
@@ -46,7 +47,6 @@ pub use kernel::{
 };
 pub use policy::PolicyError;
 pub use slot::{SlotClass, SlotError, SlotKind, SlotSpec};
-pub use code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 pub use spec::{Argv, CommandSpec, SpecError};
 pub use template::{Template, TemplateError};
 pub use tool::{CommandTool, Tool, ToolContext, ToolOutput};

@@ -1,10 +1,10 @@
 //! [`PolicyError`]: what the policy refuses, and its messages: where a slot stands ("the
 //! value of `-c`", "the program operand"), what it would be there, and what to write instead.
 
-use std::ops::Range;
 use super::scan::{self, Place, Site};
 use super::tables;
 use super::{built_in_denial, name_forms};
+use std::ops::Range;
 use thiserror::Error;
 
 /// A template or an argv the policy refuses. Every message says what is wrong and what to

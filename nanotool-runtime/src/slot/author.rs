@@ -2,10 +2,10 @@
 //! itself (an empty description or enum, a bad enum value, a pattern or range the kind cannot
 //! have, a default that would not pass a call's checks).
 
-use serde_json::Value;
 use super::chars::check_enum_value;
 use super::value::plain;
 use super::{SlotError, SlotKind, SlotSpec};
+use serde_json::Value;
 
 impl SlotSpec {
     /// Checks the author's constraints themselves (what [`crate::CommandSpec::new`] refuses):

@@ -188,7 +188,8 @@ mod tests {
         }}));
         assert_eq!(era_of(&modern, true, false), Ok(Era::Modern));
         assert_eq!(reply_era(&modern), Era::Modern);
-        let old = params(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}));
+        let old =
+            params(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}));
         assert_eq!(era_of(&old, false, true), Ok(Era::Handshake));
         assert!(era_of(&old, false, false).is_err());
         assert_eq!(reply_era(&old), Era::Handshake);

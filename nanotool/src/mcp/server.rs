@@ -49,7 +49,8 @@ impl McpServer {
     /// Cancels every call in flight (their process groups are killed, no response follows);
     /// returns how many there were. For a host shutting down on a signal.
     pub fn cancel_all(&self) -> usize {
-        self.current().map_or(0, |session| session.calls().cancel_all())
+        self.current()
+            .map_or(0, |session| session.calls().cancel_all())
     }
 
     /// Calls accepted and not yet finished.

@@ -158,7 +158,10 @@ impl Session {
             if id.is_some() {
                 self.send_error(
                     &reply_id,
-                    &RpcError::new(ErrorCode::INVALID_PARAMS, "\"params\" must be a JSON object"),
+                    &RpcError::new(
+                        ErrorCode::INVALID_PARAMS,
+                        "\"params\" must be a JSON object",
+                    ),
                 );
             }
             return None;
@@ -330,9 +333,7 @@ impl Session {
             max_calls: self.options.max_in_flight,
             max_bytes: self.options.max_request_bytes,
         };
-        let admitted = self
-            .calls
-            .admit(&id, request_bytes(&name, &args), limits)?;
+        let admitted = self.calls.admit(&id, request_bytes(&name, &args), limits)?;
         Ok(Job {
             id,
             key: admitted.key,

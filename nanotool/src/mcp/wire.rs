@@ -264,8 +264,14 @@ mod tests {
             parse_line(b"{\"a\":1,\"a\":2}").unwrap_err().code,
             ErrorCode::INVALID_REQUEST
         );
-        assert_eq!(parse_line(b"[1]").unwrap_err().code, ErrorCode::INVALID_REQUEST);
+        assert_eq!(
+            parse_line(b"[1]").unwrap_err().code,
+            ErrorCode::INVALID_REQUEST
+        );
         assert_eq!(parse_line(b"{").unwrap_err().code, ErrorCode::PARSE_ERROR);
-        assert_eq!(parse_line(b"\xff").unwrap_err().code, ErrorCode::PARSE_ERROR);
+        assert_eq!(
+            parse_line(b"\xff").unwrap_err().code,
+            ErrorCode::PARSE_ERROR
+        );
     }
 }

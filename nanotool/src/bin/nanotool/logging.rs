@@ -40,4 +40,3 @@ pub(crate) fn init_logging(serve: bool) {
         .with_target(false)
         .init();
 }
-

@@ -83,4 +83,3 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Serve => commands::serve::run(common),
     }
 }
-

@@ -8,8 +8,8 @@ use nanotool::{CODE_INVALID_ARGUMENTS, CancelHandle, Tool, Toolbox};
 use nanotool_runtime::hint;
 use serde_json::{Value, json};
 
-use crate::signals::{SignalWatch, make_non_dumpable};
 use crate::report::{Failure, print_json, write_stdout};
+use crate::signals::{SignalWatch, make_non_dumpable};
 
 pub(crate) fn run(
     toolbox: &Toolbox,
