@@ -26,7 +26,9 @@ mod cancel;
 mod env;
 mod output;
 mod result;
+#[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
+#[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 mod sys;
 mod wait;
 
@@ -606,6 +608,7 @@ impl Started {
         }
     }
 
+    #[allow(unsafe_code)] // waitpid on a child std did not spawn.
     fn wait(&mut self) -> io::Result<std::process::ExitStatus> {
         match self {
             Started::Std(child) => child.wait(),
