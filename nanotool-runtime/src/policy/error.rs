@@ -58,7 +58,7 @@ pub enum PolicyError {
         shown: Box<str>,
         /// The slot's byte range in the template source.
         span: Range<usize>,
-        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`]).
+        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`](super::CodeEntrySite::path_ok)).
         path_ok: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option

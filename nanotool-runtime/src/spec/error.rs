@@ -11,7 +11,7 @@ fn variant_fix() -> &'static str {
      template itself), or give the optional slot a default"
 }
 
-/// Why a [`CommandSpec`] could not be built (error 613 in a descriptor; a compile error in the
+/// Why a [`CommandSpec`](super::CommandSpec) could not be built (error 613 in a descriptor; a compile error in the
 /// code form).
 #[derive(Debug, Clone, Error)]
 pub enum SpecError {
