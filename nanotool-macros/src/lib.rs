@@ -24,6 +24,19 @@
 //! | `ctxt` | the error collector: one build shows every mistake |
 //! | `case` | `snake_case` tool names, `kebab-case` enum values |
 //! | `private` | the path of the facade's hidden module, the one path generated code names |
+//!
+//! ## Features
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | (none) | the crate has no optional features |
+//!
+//! ## Quick start
+//!
+//! Depend on `nanotool` and write `#[nanotool::command_tool("wc -l <file>")]` on a struct
+//! whose fields are the slots; the runnable examples are in the facade's documentation of
+//! `command_tool` and `SlotEnum` (a doctest here would need `nanotool`, which depends on this
+//! crate).
 #![deny(missing_docs)]
 
 use proc_macro::TokenStream;
@@ -39,51 +52,9 @@ mod slot_enum;
 
 /// Turns a struct into a command tool whose template is checked at compile time.
 ///
-/// ```
-/// use nanotool::{command_tool, CommandStruct, SlotEnum, WorkPath};
-///
-/// /// How `ls` lists.
-/// #[derive(SlotEnum)]
-/// pub enum Listing {
-///     /// One name per line.
-///     #[slot(value = "-1")]
-///     OnePerLine,
-///     /// Long format.
-///     #[slot(value = "-l")]
-///     Long,
-/// }
-///
-/// /// Count the lines of files in the workspace.
-/// #[command_tool("grep -c --max-count=<limit> <pattern> <file>", name = "count_lines")]
-/// pub struct CountLines {
-///     /// Text to count
-///     pub pattern: String,
-///     /// The file to read
-///     #[slot(default = "README.md")]
-///     pub file: WorkPath,
-///     /// Stop after this many matches
-///     #[slot(minimum = 1, maximum = 1000)]
-///     pub limit: Option<u32>,
-/// }
-///
-/// /// List a directory.
-/// #[command_tool("ls <mode> <dir>")]
-/// pub struct List {
-///     /// Listing format
-///     pub mode: Listing,
-///     /// Directory to list
-///     #[slot(default = ".")]
-///     pub dir: WorkPath,
-/// }
-///
-/// use nanotool::Tool;
-/// let tool = CountLines::tool();
-/// assert_eq!(tool.name(), "count_lines");
-/// assert_eq!(List::tool().name(), "list");
-/// let call = CountLines { pattern: "x".into(), file: WorkPath::from("a.txt"), limit: None };
-/// let argv = call.argv(std::path::Path::new(".")).unwrap();
-/// assert_eq!(argv.as_slice(), ["grep", "-c", "x", "./a.txt"]);
-/// ```
+/// The example is in the facade's documentation (`nanotool::command_tool`, below this text
+/// there), where it runs as a doctest: this crate cannot depend on `nanotool`, which depends
+/// on it.
 ///
 /// # What it checks at compile time
 ///
@@ -128,23 +99,8 @@ pub fn command_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// (`LongFormat` → `long-format`). Values are skeleton text, checked here: one argv element,
 /// no metacharacter, no placeholder; they may begin with `-` (`-l`).
 ///
-/// ```
-/// use nanotool::SlotEnum;
-/// use nanotool::SlotType;
-///
-/// #[derive(SlotEnum, Debug, PartialEq)]
-/// enum Order {
-///     #[slot(value = "-r")]
-///     Reverse,
-///     NameFirst,
-/// }
-///
-/// assert_eq!(
-///     Order::kind(),
-///     nanotool::SlotKind::Enum(vec!["-r".into(), "name-first".into()])
-/// );
-/// assert_eq!(Order::from_json(&"-r".into()), Ok(Order::Reverse));
-/// ```
+/// The example is in the facade's documentation (`nanotool::SlotEnum`), where it runs as a
+/// doctest.
 #[proc_macro_derive(SlotEnum, attributes(slot))]
 pub fn slot_enum(item: TokenStream) -> TokenStream {
     slot_enum::derive(item.into()).into()

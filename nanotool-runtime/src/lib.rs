@@ -19,6 +19,29 @@
 //! | [`exec_tool`] | [`ExecTool`]: the free-text form, off by default, five layers |
 //! | [`error`] | the error codes shared by every form |
 //! | [`hint`] | what error messages share: "did you mean", the kind of a JSON value |
+//!
+//! ## Features and platforms
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | (none) | the crate has no optional features; `nanotool` (the facade) has `cli`, `mcp`, `rmcp`, `rig` |
+//!
+//! On Linux the kernel confines every command (Landlock and seccomp, `kernel::sandbox`). On
+//! other Unix systems it runs the same process rules (argv without a shell, process group,
+//! timeout, output cap, environment) without a sandbox, and [`SandboxStatus`] says
+//! confinement is not available on this OS. Windows is refused at compile time.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use nanotool_runtime::template::Template;
+//!
+//! let template = Template::parse("grep -rn <pattern> <path>").unwrap();
+//! assert_eq!(template.binary(), "grep");
+//! assert_eq!(template.slot_names().collect::<Vec<_>>(), ["pattern", "path"]);
+//! // A shell metacharacter in the fixed text is refused, with its byte offset.
+//! assert!(Template::parse("grep x | sh").is_err());
+//! ```
 #![deny(missing_docs)]
 
 pub mod async_call;

@@ -25,6 +25,18 @@
 //! - [`export`]: one tool's definition for MCP, OpenAI and Anthropic.
 //! - [`builtins`]: `grep`, `find` and `sed_print`, written with the macro.
 //!
+//! ## Features
+//!
+//! | feature | default | what it adds | minimum Rust |
+//! |---|---|---|---|
+//! | `cli` | yes | the `nanotool` binary (`clap`, log output) | 1.88 |
+//! | `mcp` | with `cli` | [`mcp`]: the MCP server over stdio | 1.88 |
+//! | `rmcp` | no | `adapters::rmcp`: a [`Toolbox`] in the official Rust MCP SDK | 1.88 |
+//! | `rig` | no | `adapters::rig`: a [`Toolbox`]'s tools in a rig `ToolSet` | 1.95 |
+//!
+//! On Linux every command is confined (Landlock, seccomp); on other Unix systems the kernel
+//! runs without a sandbox and [`SandboxStatus`] says so; Windows is refused at compile time.
+//!
 //! Feature `cli` (on by default) builds the `nanotool` binary; a library user may turn the
 //! default features off. The template parser, the policy tables and the other internals are
 //! in `nanotool-runtime`, for a host that needs them.
@@ -71,7 +83,76 @@ pub mod builtins;
 pub mod mcp;
 
 // The code form.
-pub use nanotool_macros::{SlotEnum, command_tool};
+/// # Example
+///
+/// ```
+/// use nanotool::{command_tool, CommandStruct, SlotEnum, WorkPath};
+///
+/// /// How `ls` lists.
+/// #[derive(SlotEnum)]
+/// pub enum Listing {
+///     /// One name per line.
+///     #[slot(value = "-1")]
+///     OnePerLine,
+///     /// Long format.
+///     #[slot(value = "-l")]
+///     Long,
+/// }
+///
+/// /// Count the lines of files in the workspace.
+/// #[command_tool("grep -c --max-count=<limit> <pattern> <file>", name = "count_lines")]
+/// pub struct CountLines {
+///     /// Text to count
+///     pub pattern: String,
+///     /// The file to read
+///     #[slot(default = "README.md")]
+///     pub file: WorkPath,
+///     /// Stop after this many matches
+///     #[slot(minimum = 1, maximum = 1000)]
+///     pub limit: Option<u32>,
+/// }
+///
+/// /// List a directory.
+/// #[command_tool("ls <mode> <dir>")]
+/// pub struct List {
+///     /// Listing format
+///     pub mode: Listing,
+///     /// Directory to list
+///     #[slot(default = ".")]
+///     pub dir: WorkPath,
+/// }
+///
+/// use nanotool::Tool;
+/// let tool = CountLines::tool();
+/// assert_eq!(tool.name(), "count_lines");
+/// assert_eq!(List::tool().name(), "list");
+/// let call = CountLines { pattern: "x".into(), file: WorkPath::from("a.txt"), limit: None };
+/// let argv = call.argv(std::path::Path::new(".")).unwrap();
+/// assert_eq!(argv.as_slice(), ["grep", "-c", "x", "./a.txt"]);
+/// ```
+#[doc(inline)]
+pub use nanotool_macros::command_tool;
+/// # Example
+///
+/// ```
+/// use nanotool::SlotEnum;
+/// use nanotool::SlotType;
+///
+/// #[derive(SlotEnum, Debug, PartialEq)]
+/// enum Order {
+///     #[slot(value = "-r")]
+///     Reverse,
+///     NameFirst,
+/// }
+///
+/// assert_eq!(
+///     Order::kind(),
+///     nanotool::SlotKind::Enum(vec!["-r".into(), "name-first".into()])
+/// );
+/// assert_eq!(Order::from_json(&"-r".into()), Ok(Order::Reverse));
+/// ```
+#[doc(inline)]
+pub use nanotool_macros::SlotEnum;
 pub use nanotool_runtime::code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 
 // The descriptor form.
