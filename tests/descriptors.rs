@@ -744,3 +744,33 @@ fn what_only_the_runtime_can_check_the_loader_still_refuses() {
         assert!(DescriptorLoader::new().load_file(&file).is_err());
     }
 }
+
+/// A bundled descriptor is an example of what a descriptor can add: one that runs the same
+/// command as a built-in (`search_text` beside `grep`) shows a user two tools for one job,
+/// and tells the model the same thing twice. The built-ins' descriptor twins, which prove the
+/// two forms agree, live in `tests/fixtures/twins/`.
+#[test]
+fn no_bundled_descriptor_duplicates_a_built_in() {
+    let mut loader = DescriptorLoader::new();
+    for file in tool_files(&root().join("examples/tools")) {
+        let tool = loader.load_file(&file).unwrap_or_else(|e| panic!("{e}"));
+        let spec = tool.spec();
+        for builtin in nanotool::builtins::all() {
+            let template = builtin.spec().map(|s| s.template().source().to_owned());
+            assert_ne!(
+                template.as_deref(),
+                Some(spec.template().source()),
+                "{} runs the same command as the built-in `{}`",
+                file.display(),
+                builtin.name()
+            );
+            assert_ne!(
+                builtin.description(),
+                spec.description(),
+                "{} describes itself as the built-in `{}` does",
+                file.display(),
+                builtin.name()
+            );
+        }
+    }
+}

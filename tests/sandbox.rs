@@ -1774,11 +1774,6 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
             serde_json::json!({"file": "notes.txt"}),
             "3 ./notes.txt",
         ),
-        (
-            "find_files",
-            serde_json::json!({"pattern": "*.json"}),
-            "./data.json",
-        ),
         ("git_log", serde_json::json!({}), "seed"),
         (
             "head_file",
@@ -1791,16 +1786,6 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
             "\"k\": [",
         ),
         ("list_dir", serde_json::json!({}), "notes.txt"),
-        (
-            "print_lines",
-            serde_json::json!({"range": "2", "path": "notes.txt"}),
-            "beta",
-        ),
-        (
-            "search_text",
-            serde_json::json!({"pattern": "gam"}),
-            "./notes.txt:3:gamma",
-        ),
         (
             "grep",
             serde_json::json!({"pattern": "bet", "path": "."}),

@@ -3,7 +3,7 @@
 //! 1. The fixture table (`tests/fixtures/forms.rs`) through the descriptor side — both
 //!    `CommandSpec::new` and the descriptor loader on the row written as a `*.tool.json` —
 //!    refuses (613) or accepts each row exactly as its ui twin does at compile time.
-//! 2. Each built-in and its descriptor twin in `examples/tools/` (loaded by the descriptor
+//! 2. Each built-in and its descriptor twin in `tests/fixtures/twins/` (loaded by the descriptor
 //!    loader) give the same schema, the same argv and the same errors on one table of
 //!    argument sets.
 
@@ -122,7 +122,7 @@ fn refused_for_its_class(class: &str, error: &SpecError) -> bool {
 /// A descriptor twin, loaded by the descriptor loader.
 fn twin(file: &str) -> CommandSpec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/tools")
+        .join("tests/fixtures/twins")
         .join(file);
     let tool = DescriptorLoader::new()
         .load_file(&path)

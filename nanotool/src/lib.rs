@@ -86,6 +86,27 @@ pub mod mcp;
 /// # Example
 ///
 /// ```
+/// use nanotool::SlotEnum;
+/// use nanotool::SlotType;
+///
+/// #[derive(SlotEnum, Debug, PartialEq)]
+/// enum Order {
+///     #[slot(value = "-r")]
+///     Reverse,
+///     NameFirst,
+/// }
+///
+/// assert_eq!(
+///     Order::kind(),
+///     nanotool::SlotKind::Enum(vec!["-r".into(), "name-first".into()])
+/// );
+/// assert_eq!(Order::from_json(&"-r".into()), Ok(Order::Reverse));
+/// ```
+#[doc(inline)]
+pub use nanotool_macros::SlotEnum;
+/// # Example
+///
+/// ```
 /// use nanotool::{command_tool, CommandStruct, SlotEnum, WorkPath};
 ///
 /// /// How `ls` lists.
@@ -132,27 +153,6 @@ pub mod mcp;
 /// ```
 #[doc(inline)]
 pub use nanotool_macros::command_tool;
-/// # Example
-///
-/// ```
-/// use nanotool::SlotEnum;
-/// use nanotool::SlotType;
-///
-/// #[derive(SlotEnum, Debug, PartialEq)]
-/// enum Order {
-///     #[slot(value = "-r")]
-///     Reverse,
-///     NameFirst,
-/// }
-///
-/// assert_eq!(
-///     Order::kind(),
-///     nanotool::SlotKind::Enum(vec!["-r".into(), "name-first".into()])
-/// );
-/// assert_eq!(Order::from_json(&"-r".into()), Ok(Order::Reverse));
-/// ```
-#[doc(inline)]
-pub use nanotool_macros::SlotEnum;
 pub use nanotool_runtime::code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 
 // The descriptor form.

@@ -122,29 +122,29 @@ impl<'v> RawDescriptor<'v> {
                 ));
             }
         }
-        if let Some(schema) = object.get("$schema") {
-            if !schema.is_string() {
-                problems.push((
-                    "$schema".into(),
-                    format!(
-                        "is {}; write the schema's URL as a string",
-                        hint::json_kind(schema)
-                    ),
-                ));
-            }
+        if let Some(schema) = object.get("$schema")
+            && !schema.is_string()
+        {
+            problems.push((
+                "$schema".into(),
+                format!(
+                    "is {}; write the schema's URL as a string",
+                    hint::json_kind(schema)
+                ),
+            ));
         }
         let name = required_str(object, "name", None, &mut problems, "e.g. \"search_text\"");
-        if let Some(name) = name {
-            if !is_tool_name(name) {
-                problems.push((
-                    "name".into(),
-                    format!(
-                        "`{name}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` \
+        if let Some(name) = name
+            && !is_tool_name(name)
+        {
+            problems.push((
+                "name".into(),
+                format!(
+                    "`{name}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` \
                          or `-` (e.g. `{}`)",
-                        crate::spec::suggest_tool_name(name)
-                    ),
-                ));
-            }
+                    crate::spec::suggest_tool_name(name)
+                ),
+            ));
         }
         let description = required_str(
             object,
@@ -488,13 +488,13 @@ pub(super) fn argument(name: &str, value: &Value, problems: &mut Vec<Problem>) -
     };
     let minimum = bound("minimum");
     let maximum = bound("maximum");
-    if let (Some(lo), Some(hi)) = (minimum, maximum) {
-        if lo > hi {
-            problems.push((
-                at("minimum"),
-                format!("{lo} is above the maximum {hi}; swap them"),
-            ));
-        }
+    if let (Some(lo), Some(hi)) = (minimum, maximum)
+        && lo > hi
+    {
+        problems.push((
+            at("minimum"),
+            format!("{lo} is above the maximum {hi}; swap them"),
+        ));
     }
     if problems.len() > before {
         return None;

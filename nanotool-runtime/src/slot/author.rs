@@ -46,30 +46,29 @@ impl SlotSpec {
                 )));
             }
         }
-        if let (Some(min), Some(max)) = (self.minimum, self.maximum) {
-            if min > max {
-                return Some(AuthorProblem::InvalidRange(format!(
-                    "the minimum {} is above the maximum {}; swap them",
-                    plain(min),
-                    plain(max)
-                )));
-            }
+        if let (Some(min), Some(max)) = (self.minimum, self.maximum)
+            && min > max
+        {
+            return Some(AuthorProblem::InvalidRange(format!(
+                "the minimum {} is above the maximum {}; swap them",
+                plain(min),
+                plain(max)
+            )));
         }
-        if self.kind == SlotKind::Integer {
-            if let (Some(min), Some(max)) = (self.minimum, self.maximum) {
-                if min.ceil() > max.floor() {
-                    return Some(AuthorProblem::InvalidRange(format!(
-                        "no integer lies between {} and {}; widen the range",
-                        plain(min),
-                        plain(max)
-                    )));
-                }
-            }
+        if self.kind == SlotKind::Integer
+            && let (Some(min), Some(max)) = (self.minimum, self.maximum)
+            && min.ceil() > max.floor()
+        {
+            return Some(AuthorProblem::InvalidRange(format!(
+                "no integer lies between {} and {}; widen the range",
+                plain(min),
+                plain(max)
+            )));
         }
-        if let Some(default) = &self.default {
-            if let Err(e) = self.check_default(default) {
-                return Some(AuthorProblem::InvalidDefault(e.reason));
-            }
+        if let Some(default) = &self.default
+            && let Err(e) = self.check_default(default)
+        {
+            return Some(AuthorProblem::InvalidDefault(e.reason));
         }
         None
     }
