@@ -326,8 +326,8 @@ pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
             ));
         }
     }
-    if let (Some(min), Some(max)) = (&out.minimum, &out.maximum) {
-        if min.value > max.value {
+    if let (Some(min), Some(max)) = (&out.minimum, &out.maximum)
+        && min.value > max.value {
             cx.error_at(
                 max.span,
                 format!(
@@ -336,7 +336,6 @@ pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
                 ),
             );
         }
-    }
     out
 }
 
@@ -402,8 +401,8 @@ pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        if let syn::Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
             {
@@ -411,7 +410,6 @@ pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
                     lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
                 }
             }
-        }
     }
     let text = lines.join("\n");
     let text = text.trim();

@@ -313,12 +313,11 @@ fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> Strin
 /// Compiles a field's pattern with the runtime's own
 /// [`compile_pattern`](nanotool_runtime::slot::compile_pattern), as a descriptor's is.
 fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
-    if let Some(lit) = &attrs.pattern {
-        if let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value()) {
+    if let Some(lit) = &attrs.pattern
+        && let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value()) {
             cx.error_at(
                 lit.span(),
                 format!("invalid `pattern` regex: {err}\nwrite a regex the `regex` crate accepts, e.g. `pattern = r\"^\\d+(,\\d+)?$\"`"),
             );
         }
-    }
 }

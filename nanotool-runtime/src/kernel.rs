@@ -32,7 +32,13 @@ mod output;
 mod result;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
+// The Linux backend's calls; elsewhere (and under `--cfg nanotool_portable`) POSIX's.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
+mod sys;
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+#[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
+#[path = "kernel/sys_portable.rs"]
 mod sys;
 mod wait;
 

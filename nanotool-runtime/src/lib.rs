@@ -44,6 +44,12 @@
 //! ```
 #![deny(missing_docs)]
 
+// The kernel needs a Unix: process groups, `killpg`, `waitpid`, `poll` on a pipe.
+#[cfg(not(unix))]
+compile_error!(
+    "nanotool-runtime runs commands on Unix systems only (Linux with its sandbox; macOS and the BSDs without one): Windows has no process groups, killpg or waitpid; build on Linux, macOS or a BSD (or WSL)"
+);
+
 pub mod async_call;
 pub mod code_form;
 pub mod descriptor;

@@ -28,9 +28,19 @@
 //! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
 //! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
 
+// Linux: Landlock, the seccomp filter, the clone spawn. Elsewhere (and under
+// `--cfg nanotool_portable`): the portable backend, std's spawn and no confinement.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod rules;
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 mod seccomp;
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod spawn;
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+#[path = "sandbox/portable.rs"]
+mod portable;
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+pub(crate) use portable::{rules, seccomp, spawn};
 
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
@@ -188,6 +198,9 @@ impl SandboxStatus {
         if self.mode == SandboxMode::Off {
             return None;
         }
+        #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+        return Some(format!("the sandbox is {}", portable::NOT_AVAILABLE));
+        #[allow(unreachable_code)] // After the portable backend's answer.
         let mut missing = Vec::new();
         if let Err(why) = &self.landlock_abi {
             missing.push(format!("Landlock: {why}"));
@@ -417,7 +430,10 @@ impl Sandbox {
             // user may read another's `environ` and `mem` there: close the agent's to all but
             // itself (the `nanotool` binary does so at start anyway).
             // SAFETY: prctl(PR_SET_DUMPABLE) takes plain integers and touches no memory.
-            unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+            #[cfg(target_os = "linux")]
+            unsafe {
+                libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0)
+            };
         }
         let mut read = read;
         read.extend(enclosing_git_dirs(workspace));

@@ -1,0 +1,255 @@
+//! The portable backend: what stands in for Landlock, the seccomp filter and the Linux spawn
+//! on a system without them (macOS, the BSDs; on Linux under `--cfg nanotool_portable`, which
+//! is how the tests run the kernel on this backend).
+//!
+//! Nothing is confined here: every profile's confinement fails to build with
+//! [`NOT_AVAILABLE`], so `best-effort` runs commands directly (and the status says so) and
+//! `required` refuses every call. A command still starts through std's spawn (`posix_spawn`
+//! where the platform has it) with an argv and no shell, in the locked cwd, with the
+//! allowlisted environment, stdin `/dev/null`, stdout and stderr on the kernel's pipe, and in a
+//! process group of its own, so the timeout, the cancel and the end of a call kill the whole
+//! group as on Linux.
+//!
+//! The items mirror the Linux modules' (`rules`, `seccomp`, `spawn`) by name and signature, so
+//! the kernel's code is the same on both backends.
+
+/// Why there is no sandbox on this backend, as the status and a refusal say it.
+pub(crate) const NOT_AVAILABLE: &str = "not available on this OS: Landlock and seccomp are Linux's; commands run without a sandbox";
+
+/// The Landlock side: a profile's description, and no ruleset.
+pub(crate) mod rules {
+    use std::path::PathBuf;
+
+    /// Nothing is confined, so no path is listed as readable by confined commands.
+    pub(crate) const SYSTEM_DIRS: &[&str] = &[];
+    /// As [`SYSTEM_DIRS`].
+    pub(crate) const ETC_FILES: &[&str] = &[];
+
+    /// What a profile would allow (the fields of the Linux backend's profile).
+    #[derive(Debug, Clone)]
+    #[allow(dead_code)] // Built by the sandbox as on Linux; nothing reads it here.
+    pub(crate) struct Profile {
+        pub workspace: PathBuf,
+        pub writes: bool,
+        pub network: bool,
+        pub tmpdir: Option<PathBuf>,
+        pub read: Vec<PathBuf>,
+        pub write: Vec<PathBuf>,
+        pub abi: u32,
+    }
+
+    /// How far a ruleset took (never built here).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[allow(dead_code)] // Named by the sandbox's routing; no ruleset is ever built here.
+    pub(crate) enum Enforced {
+        Fully,
+        Partially,
+        Not,
+    }
+
+    /// There is no Landlock ABI on this backend.
+    pub(crate) fn kernel_abi() -> Result<u32, &'static str> {
+        Err(super::NOT_AVAILABLE)
+    }
+}
+
+/// The seccomp side: no filter.
+pub(crate) mod seccomp {
+    /// What the filter would allow (the fields of the Linux backend's spec).
+    #[derive(Debug, Clone, Copy)]
+    #[allow(dead_code)] // Built by the sandbox as on Linux; nothing reads it here.
+    pub(crate) struct FilterSpec {
+        pub agent_pid: libc::pid_t,
+        pub agent_pgid: libc::pid_t,
+        pub tcp: bool,
+        pub udp: bool,
+        pub writes: bool,
+        pub landlock_abi: u32,
+        pub pid_namespace: bool,
+        pub root: bool,
+    }
+
+    /// This backend writes no filter.
+    pub(crate) fn supported() -> bool {
+        false
+    }
+}
+
+/// Starting a command: std's spawn, in a process group of its own.
+pub(crate) mod spawn {
+    use super::rules::{Enforced, Profile};
+    use super::seccomp::FilterSpec;
+    use crate::kernel::PidNamespace;
+    use std::convert::Infallible;
+    use std::ffi::{CStr, CString, OsStr, OsString};
+    use std::io;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    use std::path::Path;
+    use std::process::{Command, Stdio};
+
+    /// An argv or an environment block (`KEY=VALUE`), checked for NUL bytes once.
+    #[derive(Debug)]
+    pub(crate) struct CStrings(Vec<CString>);
+
+    impl CStrings {
+        /// From byte strings; one holding a NUL byte is an error naming it.
+        pub(crate) fn new<I, B>(items: I) -> io::Result<CStrings>
+        where
+            I: IntoIterator<Item = B>,
+            B: Into<Vec<u8>>,
+        {
+            items
+                .into_iter()
+                .map(|b| {
+                    CString::new(b).map_err(|e| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!(
+                                "`{}` contains a NUL byte",
+                                String::from_utf8_lossy(&e.into_vec())
+                            ),
+                        )
+                    })
+                })
+                .collect::<io::Result<Vec<_>>>()
+                .map(CStrings)
+        }
+
+        /// An environment block: `KEY=VALUE` strings.
+        pub(crate) fn env(vars: &[(OsString, OsString)]) -> io::Result<CStrings> {
+            CStrings::new(vars.iter().map(|(k, v)| {
+                let mut kv = k.as_bytes().to_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                kv
+            }))
+        }
+
+        fn items(&self) -> impl Iterator<Item = &OsStr> {
+            self.0.iter().map(|c| OsStr::from_bytes(c.as_bytes()))
+        }
+    }
+
+    /// What the probe of a profile found (never built here).
+    #[derive(Debug, Clone)]
+    pub(crate) struct Setup {
+        pub landlock: Result<Enforced, String>,
+        pub seccomp: Result<(), String>,
+    }
+
+    /// A profile's confinement: none can be built on this backend, so none exists.
+    #[derive(Debug)]
+    pub(crate) struct Confinement {
+        pub setup: Setup,
+        never: Infallible,
+    }
+
+    impl Confinement {
+        /// Always the error that says this OS has no sandbox.
+        pub(crate) fn new(
+            _profile: &Profile,
+            _spec: FilterSpec,
+            _abi: u32,
+        ) -> io::Result<Confinement> {
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                super::NOT_AVAILABLE,
+            ))
+        }
+
+        /// Never called: no confinement exists.
+        pub(crate) fn spawn(
+            &self,
+            _program: &Path,
+            _argv: &CStrings,
+            _env: &CStrings,
+            _cwd: &CStr,
+            _output: &OwnedFd,
+            _namespace: Option<&NsPlan>,
+        ) -> io::Result<Spawned> {
+            match self.never {}
+        }
+    }
+
+    /// A started command: its pid (it leads its own group); never a pidfd here.
+    #[derive(Debug)]
+    pub(crate) struct Spawned {
+        pub pid: libc::pid_t,
+        pub pidfd: Option<OwnedFd>,
+    }
+
+    /// `/dev/null`, the commands' stdin.
+    pub(crate) fn dev_null() -> io::Result<OwnedFd> {
+        Ok(std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")?
+            .into())
+    }
+
+    /// Starts `program` with std's spawn: argv\[0\] as written, the environment `env` and
+    /// nothing else, in `cwd`, stdin `null`, stdout and stderr on `output`, leading a new
+    /// process group (`process_group(0)`, which keeps std on `posix_spawn`).
+    pub(crate) fn spawn_plain(
+        program: &Path,
+        argv: &CStrings,
+        env: &CStrings,
+        cwd: &CStr,
+        output: &OwnedFd,
+        null: &OwnedFd,
+    ) -> io::Result<Spawned> {
+        let mut args = argv.items();
+        let mut command = Command::new(program);
+        if let Some(arg0) = args.next() {
+            command.arg0(arg0);
+        }
+        command.args(args).env_clear();
+        for kv in env.items() {
+            let bytes = kv.as_bytes();
+            if let Some(eq) = bytes.iter().position(|&b| b == b'=') {
+                command.env(
+                    OsStr::from_bytes(&bytes[..eq]),
+                    OsStr::from_bytes(&bytes[eq + 1..]),
+                );
+            }
+        }
+        command
+            .current_dir(OsStr::from_bytes(cwd.to_bytes()))
+            .stdin(Stdio::from(null.try_clone()?))
+            .stdout(Stdio::from(output.try_clone()?))
+            .stderr(Stdio::from(output.try_clone()?))
+            .process_group(0);
+        let child = command.spawn()?;
+        let pid = libc::pid_t::try_from(child.id())
+            .map_err(|_| io::Error::other("the child's pid does not fit a pid_t"))?;
+        // Dropping a `Child` neither waits nor kills; the kernel reaps it by pid.
+        drop(child);
+        Ok(Spawned { pid, pidfd: None })
+    }
+
+    /// How a confined command would get its PID namespace (never: nothing is confined).
+    #[derive(Debug)]
+    pub(crate) struct NsPlan(Infallible);
+
+    /// No PID namespaces on this backend.
+    pub(crate) fn pid_namespace() -> (PidNamespace, Option<NsPlan>) {
+        (PidNamespace::Unavailable(super::NOT_AVAILABLE.to_owned()), None)
+    }
+
+    /// Reaps the child `pid`, returning its wait status.
+    pub(crate) fn reap(pid: libc::pid_t) -> io::Result<libc::c_int> {
+        loop {
+            let mut status = 0;
+            // SAFETY: waits for our own child; `status` is a valid int.
+            if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
+                return Ok(status);
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The portable backend's system calls (POSIX only), under the names the kernel's wait loop
+//! uses on Linux (`sys`): a pipe whose read end is non-blocking, `poll`, `killpg`, `waitid`,
+//! `waitpid`. What Linux alone has (pidfds, eventfds, `F_SETPIPE_SZ`, the child subreaper) is
+//! absent: the pidfd and eventfd calls fail, and the wait loop then polls the child and the
+//! cancel handle on its short tick, as it does on a Linux that lacks them.
+//!
+//! Without `pipe2`, the pipe's fds become close-on-exec just after they are made: a command
+//! that another thread spawns in between may inherit one, which only delays the end of its
+//! output until that command exits (the wait loop ends on the child's exit anyway).
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// Converts a `-1` return into the thread's `errno`.
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+/// The error of a Linux-only call on this backend.
+fn unsupported<T>() -> io::Result<T> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "not available on this OS",
+    ))
+}
+
+/// A pipe: `(read end, write end)`, both close-on-exec, the read end non-blocking.
+pub(super) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as RawFd; 2];
+    // SAFETY: `fds` is a valid array of two ints for the system to fill.
+    check(unsafe { libc::pipe(fds.as_mut_ptr()) })?;
+    // SAFETY: pipe succeeded, so both fds are open and owned by nobody else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    for fd in [&read, &write] {
+        // SAFETY: F_SETFD on an fd we own.
+        check(unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) })?;
+    }
+    // SAFETY: F_GETFL/F_SETFL on an fd we own.
+    let flags = check(unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETFL) })?;
+    check(unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) })?;
+    Ok((read, write))
+}
+
+/// A pipe's size is the system's here.
+pub(super) fn grow_pipe(_fd: &OwnedFd, _bytes: usize) {}
+
+/// No pidfds on this backend.
+pub(super) fn pidfd_open(_pid: libc::pid_t) -> io::Result<OwnedFd> {
+    unsupported()
+}
+
+/// No pidfds on this backend: the kernel kills the group by number.
+pub(super) fn pidfd_kill_group(_pidfd: &OwnedFd) -> io::Result<()> {
+    unsupported()
+}
+
+/// No pidfds on this backend.
+pub(super) fn pidfd_exit_status(_pidfd: &OwnedFd) -> Option<libc::c_int> {
+    None
+}
+
+/// No eventfds on this backend: a cancel handle is polled on the wait loop's tick.
+pub(super) fn eventfd() -> io::Result<OwnedFd> {
+    unsupported()
+}
+
+/// Never called: no eventfd exists here.
+pub(super) fn eventfd_fire(_fd: &OwnedFd) {}
+
+/// Waits until one of `fds` is ready or `timeout` passes (`None` = no limit), with `poll`
+/// (the timeout rounded up to a millisecond). Returns the number of ready fds (0 on timeout);
+/// `EINTR` counts as 0 ready, the caller loops anyway.
+pub(super) fn ppoll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<usize> {
+    let ms = match timeout {
+        Some(t) => libc::c_int::try_from(t.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX),
+        None => -1,
+    };
+    // SAFETY: `fds` is a valid slice of pollfd.
+    let ret = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    if ret == -1 {
+        let err = io::Error::last_os_error();
+        if err.kind() == io::ErrorKind::Interrupted {
+            return Ok(0);
+        }
+        return Err(err);
+    }
+    Ok(ret as usize)
+}
+
+/// Result of one non-blocking read.
+pub(super) enum ReadOutcome {
+    /// This many bytes were read.
+    Data(usize),
+    /// Every write end is closed and the pipe is empty.
+    Eof,
+    /// Nothing to read right now.
+    WouldBlock,
+}
+
+/// One `read(2)` into `buf`.
+pub(super) fn read(fd: &OwnedFd, buf: &mut [u8]) -> ReadOutcome {
+    loop {
+        // SAFETY: reads at most `buf.len()` bytes into a valid, writable buffer.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n > 0 {
+            return ReadOutcome::Data(n as usize);
+        }
+        if n == 0 {
+            return ReadOutcome::Eof;
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return ReadOutcome::WouldBlock,
+            _ => return ReadOutcome::Eof,
+        }
+    }
+}
+
+/// `SIGKILL` to a whole process group; an already empty group is not an error.
+pub(super) fn kill_group(pgid: libc::pid_t) {
+    if pgid > 1 {
+        // SAFETY: killpg with a positive pgid; it cannot touch anything outside that group.
+        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    }
+}
+
+/// Whether the child `pid` has exited or not, without reaping it: `Some(true)` exited,
+/// `Some(false)` running, `None` not our unreaped child.
+fn peek(pid: libc::pid_t) -> Option<bool> {
+    // SAFETY: `info` is zeroed plain data the system fills; WNOWAIT leaves the child reapable.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let ret = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // With WNOHANG and no change, the struct stays zeroed (POSIX: `si_pid` 0).
+        (ret == 0).then_some(info.si_signo != 0)
+    }
+}
+
+/// Whether `pid` is still a child of ours that nobody has reaped (running or a zombie).
+pub(super) fn still_ours(pid: libc::pid_t) -> bool {
+    peek(pid).is_some()
+}
+
+/// Whether the child `pid` has exited (or is gone), without reaping it.
+pub(super) fn has_exited(pid: libc::pid_t) -> bool {
+    peek(pid).unwrap_or(true)
+}
+
+/// Whether orphans come back to this process: only as pid 1 here.
+pub(super) fn reaps_orphans() -> bool {
+    // SAFETY: getpid cannot fail.
+    unsafe { libc::getpid() == 1 }
+}
+
+/// How long [`reap_group`] waits for the killed members of a group to die.
+const REAP_PATIENCE: Duration = Duration::from_millis(500);
+
+/// Reaps this process's children in group `pgid` (killed just before). Bounded.
+pub(super) fn reap_group(pgid: libc::pid_t) {
+    if pgid <= 1 {
+        return;
+    }
+    let until = std::time::Instant::now() + REAP_PATIENCE;
+    loop {
+        let mut status = 0;
+        // SAFETY: waits only for our own children in group `pgid`.
+        let ret = unsafe { libc::waitpid(-pgid, &mut status, libc::WNOHANG) };
+        if ret > 0 {
+            continue;
+        }
+        if ret < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        if ret < 0 || std::time::Instant::now() >= until {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Whether the calling process may read and search the directory `path`.
+pub(super) fn can_enter(path: &std::path::Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"))?;
+    // SAFETY: `c` is a valid NUL-terminated path.
+    check(unsafe { libc::access(c.as_ptr(), libc::R_OK | libc::X_OK) }).map(|_| ())
+}
