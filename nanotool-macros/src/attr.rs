@@ -327,15 +327,16 @@ pub fn slot_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> SlotAttrs {
         }
     }
     if let (Some(min), Some(max)) = (&out.minimum, &out.maximum)
-        && min.value > max.value {
-            cx.error_at(
-                max.span,
-                format!(
-                    "`maximum = {}` is below `minimum = {}`: no value could pass; swap them",
-                    max.value, min.value
-                ),
-            );
-        }
+        && min.value > max.value
+    {
+        cx.error_at(
+            max.span,
+            format!(
+                "`maximum = {}` is below `minimum = {}`: no value could pass; swap them",
+                max.value, min.value
+            ),
+        );
+    }
     out
 }
 
@@ -405,11 +406,11 @@ pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
             && let Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
             }) = &nv.value
-            {
-                for line in s.value().lines() {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-                }
+        {
+            for line in s.value().lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
+        }
     }
     let text = lines.join("\n");
     let text = text.trim();

@@ -314,10 +314,11 @@ fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> Strin
 /// [`compile_pattern`](nanotool_runtime::slot::compile_pattern), as a descriptor's is.
 fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
     if let Some(lit) = &attrs.pattern
-        && let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value()) {
-            cx.error_at(
+        && let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value())
+    {
+        cx.error_at(
                 lit.span(),
                 format!("invalid `pattern` regex: {err}\nwrite a regex the `regex` crate accepts, e.g. `pattern = r\"^\\d+(,\\d+)?$\"`"),
             );
-        }
+    }
 }

@@ -30,15 +30,15 @@
 
 // Linux: Landlock, the seccomp filter, the clone spawn. Elsewhere (and under
 // `--cfg nanotool_portable`): the portable backend, std's spawn and no confinement.
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+#[path = "sandbox/portable.rs"]
+mod portable;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod rules;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 mod seccomp;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod spawn;
-#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-#[path = "sandbox/portable.rs"]
-mod portable;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 pub(crate) use portable::{rules, seccomp, spawn};
 

@@ -77,7 +77,9 @@ pub(super) fn eventfd_fire(_fd: &OwnedFd) {}
 /// `EINTR` counts as 0 ready, the caller loops anyway.
 pub(super) fn ppoll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<usize> {
     let ms = match timeout {
-        Some(t) => libc::c_int::try_from(t.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX),
+        Some(t) => {
+            libc::c_int::try_from(t.as_nanos().div_ceil(1_000_000)).unwrap_or(libc::c_int::MAX)
+        }
         None => -1,
     };
     // SAFETY: `fds` is a valid slice of pollfd.

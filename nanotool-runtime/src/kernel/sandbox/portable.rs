@@ -14,7 +14,8 @@
 //! the kernel's code is the same on both backends.
 
 /// Why there is no sandbox on this backend, as the status and a refusal say it.
-pub(crate) const NOT_AVAILABLE: &str = "not available on this OS: Landlock and seccomp are Linux's; commands run without a sandbox";
+pub(crate) const NOT_AVAILABLE: &str =
+    "not available on this OS: Landlock and seccomp are Linux's; commands run without a sandbox";
 
 /// The Landlock side: a profile's description, and no ruleset.
 pub(crate) mod rules {
@@ -235,7 +236,10 @@ pub(crate) mod spawn {
 
     /// No PID namespaces on this backend.
     pub(crate) fn pid_namespace() -> (PidNamespace, Option<NsPlan>) {
-        (PidNamespace::Unavailable(super::NOT_AVAILABLE.to_owned()), None)
+        (
+            PidNamespace::Unavailable(super::NOT_AVAILABLE.to_owned()),
+            None,
+        )
     }
 
     /// Reaps the child `pid`, returning its wait status.

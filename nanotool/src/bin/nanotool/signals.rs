@@ -37,10 +37,50 @@ extern "C" fn note_signal(signal: libc::c_int) {
         // SAFETY: write(2) on a pipe fd we own, from a one-byte local; errno is put back so
         // the interrupted code sees its own.
         unsafe {
-            let errno = *libc::__errno_location();
+            let errno = errno_location();
+            let saved = errno.map(|e| *e);
             libc::write(fd, (&byte as *const u8).cast(), 1);
-            *libc::__errno_location() = errno;
+            if let (Some(e), Some(saved)) = (errno, saved) {
+                *e = saved;
+            }
         }
+    }
+}
+
+/// Where the calling thread's `errno` lives (each libc names it its own way); `None` on a
+/// system not listed, where the handler then leaves `errno` as its `write` set it.
+fn errno_location() -> Option<*mut libc::c_int> {
+    // SAFETY (each arm): returns the thread's errno slot; touches nothing.
+    #[cfg(any(target_os = "linux", target_os = "emscripten", target_os = "redox"))]
+    return Some(unsafe { libc::__errno_location() });
+    #[cfg(any(
+        target_vendor = "apple",
+        target_os = "freebsd",
+        target_os = "dragonfly"
+    ))]
+    return Some(unsafe { libc::__error() });
+    #[cfg(any(target_os = "android", target_os = "netbsd", target_os = "openbsd"))]
+    return Some(unsafe { libc::__errno() });
+    #[allow(unreachable_code)]
+    None
+}
+
+/// A pipe whose fds are close-on-exec: at once where the system has `pipe2`, else just after
+/// (macOS; the binary makes it at start, before any command runs).
+fn cloexec_pipe(fds: &mut [libc::c_int; 2]) -> libc::c_int {
+    #[cfg(not(target_vendor = "apple"))]
+    // SAFETY: pipe2 writes two fds into the array.
+    return unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    #[cfg(target_vendor = "apple")]
+    // SAFETY: pipe writes two fds into the array; F_SETFD on the fds it made.
+    unsafe {
+        if libc::pipe(fds.as_mut_ptr()) != 0 {
+            return -1;
+        }
+        for fd in *fds {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+        0
     }
 }
 
@@ -66,8 +106,7 @@ impl SignalWatch {
     pub(crate) fn start() -> Option<Self> {
         use std::os::fd::FromRawFd;
         let mut fds = [-1; 2];
-        // SAFETY: pipe2 writes two fds into the array; both are ours to own from here on.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        if cloexec_pipe(&mut fds) != 0 {
             tracing::warn!(
                 "no signal pipe ({}); a signal ends nanotool without cancelling calls",
                 io::Error::last_os_error()
