@@ -1,10 +1,16 @@
 //! The kernel on its portable backend: what macOS and the BSDs get, played on Linux by
-//! building with `--cfg nanotool_portable` (the Linux backend switched off). CI runs this file
-//! with the other kernel tests that way:
+//! building with `--cfg nanotool_portable` (the Linux backend switched off). CI (`.ci/run`)
+//! runs this file and the runtime's own tests that way, in a target directory of their own
+//! (the cfg changes every artifact):
 //!
 //! ```sh
-//! RUSTFLAGS="--cfg nanotool_portable" cargo test --locked --test portable --test kernel --test lifecycle
+//! RUSTFLAGS="--cfg nanotool_portable" CARGO_TARGET_DIR=target/portable \
+//!     cargo test --locked -p nanotool-runtime --lib --test portable
 //! ```
+//!
+//! The workspace's kernel fault tests pass on this backend too
+//! (`... cargo test --locked --test kernel`); `tests/lifecycle.rs` is Linux's (pidfds, parent
+//! death, namespaces) and does not.
 //!
 //! Built normally (the Linux backend), this file has no tests: the sandbox's own tests say
 //! what Linux enforces.
