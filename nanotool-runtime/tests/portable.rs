@@ -15,6 +15,9 @@
 //! Built normally (the Linux backend), this file has no tests: the sandbox's own tests say
 //! what Linux enforces.
 #![cfg(nanotool_portable)]
+// A variable of the host set for one test (std's environment lock covers every reader here:
+// the kernel reads the environment with std, and spawns with `env_clear`), and `kill(pid, 0)`.
+#![allow(unsafe_code)]
 
 use nanotool_runtime::{Access, CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::Path;
@@ -91,7 +94,7 @@ fn best_effort_runs_commands_unconfined_with_the_kernel_rules() {
     assert_eq!(result.output.trim(), "2 notes.txt");
     // The locked cwd, the allowlisted environment, stdin /dev/null, one pipe for both streams.
     let script = "pwd; echo \"secret=${NANOTOOL_PORTABLE_SECRET:-unset}\"; cat; echo err >&2";
-    // SAFETY of the test: one variable of this test's own, read by no other test.
+    // SAFETY: one variable of this test's own; every reader goes through std's lock.
     unsafe { std::env::set_var("NANOTOOL_PORTABLE_SECRET", "leaked") };
     let kernel = CommandExecKernel::new(KernelSettings {
         cwd: dir.path().to_path_buf(),
