@@ -1,4 +1,4 @@
-//! metachar: nul.
+//! metachar: nul_byte.
 use nanotool::command_tool;
 
 /// Runs a command.
