@@ -46,7 +46,7 @@ pub(crate) const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
 /// programs it names could not all be neutralised.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GitConfigError {
-    /// A configuration file is larger than [`MAX_CONFIG_BYTES`].
+    /// A configuration file is larger than `MAX_CONFIG_BYTES`.
     #[error(
         "git is refused in this workspace: the configuration file `{}` is over {} MiB, the most nanotool reads of one file to neutralise the programs a configuration names; make it smaller",
         path.display(), limit / (1024 * 1024)
@@ -57,7 +57,7 @@ pub enum GitConfigError {
         /// The limit in bytes.
         limit: u64,
     },
-    /// A repository's configuration spans more than [`MAX_CONFIG_FILES`] files.
+    /// A repository's configuration spans more than `MAX_CONFIG_FILES` files.
     #[error(
         "git is refused in this workspace: `{}` is past the {limit} configuration files (includes counted) nanotool reads for one repository to neutralise the programs a configuration names; include fewer files",
         path.display()
@@ -79,8 +79,8 @@ pub enum GitConfigError {
         /// The limit.
         limit: usize,
     },
-    /// More repositories (submodules, embedded repositories) than [`MAX_REPOSITORIES`], or
-    /// more folders under `modules/` than [`MAX_MODULE_DIRS`].
+    /// More repositories (submodules, embedded repositories) than `MAX_REPOSITORIES`, or
+    /// more folders under `modules/` than `MAX_MODULE_DIRS`.
     #[error(
         "git is refused in this workspace: at `{}`, more {what} than the {limit} nanotool reads to neutralise the programs their configurations name",
         path.display()
