@@ -515,6 +515,7 @@ fn plain_programs_run_confined_at_every_abi() {
         let writes = Access {
             writes: true,
             network: false,
+            ..Access::READ_ONLY
         };
         let r = k.run_as(
             &words(&["tar", "-xf", "in.tar", "-C", &format!("out{abi}")]),

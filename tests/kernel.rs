@@ -56,6 +56,7 @@ fn unconfined_kernel(dir: &Path) -> CommandExecKernel {
 const WRITES: Access = Access {
     writes: true,
     network: false,
+    ..Access::READ_ONLY
 };
 
 /// Runs `f` on its own thread; fails the test if it has not returned within the watchdog.

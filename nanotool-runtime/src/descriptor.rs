@@ -30,7 +30,7 @@
 //! | `command` | required | the template (`grep -rn <pattern> <path>`) |
 //! | `arguments` | optional | one entry per slot of the template; may be left out by a tool without slots |
 //! | `writes` | optional | `true`: the command may write, create and delete inside the workspace (default `false`: read-only) |
-//! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path |
+//! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path; `"local"`: a private loopback only (127.0.0.1 and ::1 of the call's own, nothing else) |
 //! | `$schema` | optional | ignored: lets editors check the file against `schemas/tool.schema.json` |
 //!
 //! Each argument takes `type` (`string`, `integer`, `number`, `enum` or `path`) and

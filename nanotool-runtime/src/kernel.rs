@@ -26,6 +26,7 @@
 
 mod cancel;
 mod env;
+mod explain;
 mod lifecycle;
 mod output;
 mod result;
@@ -50,7 +51,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-use env::{CallEnv, ChildEnv};
+use env::{CallEnv, ChildEnv, EnvKind};
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
@@ -269,7 +270,13 @@ impl CommandExecKernel {
         sandbox.pid_namespace = ns_plan.is_some();
         sandbox.status.pid_namespace = ns_plan.is_some();
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
-        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, sandbox.tmpdir())?;
+        let added = sandbox.added();
+        let private = env::Private {
+            tmpdir: sandbox.tmpdir(),
+            home: sandbox.home(),
+            added: &added,
+        };
+        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, private)?;
         let env = child_env
             .current()
             .map_err(KernelError::Sandbox)?
@@ -425,7 +432,7 @@ impl CommandExecKernel {
     /// })
     /// .unwrap();
     /// let touch = ["touch", "made"].map(String::from);
-    /// let writes = Access { writes: true, network: false };
+    /// let writes = Access { writes: true, network: false, ..Access::READ_ONLY };
     /// assert_eq!(kernel.run_as(&touch, writes, None).exit_code, 0);
     /// assert!(dir.path().join("made").exists());
     /// ```
@@ -475,18 +482,22 @@ impl CommandExecKernel {
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv, env),
+            Route::Direct => self.start_direct(name, program, argv, access, env),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
+                let kind = EnvKind::of(program, argv, access);
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
+                    .map_err(|e| spawn_error(name, program, &e))?;
+                let vars = env
+                    .for_call(kind, true)
                     .map_err(|e| spawn_error(name, program, &e))?;
                 match confinement.spawn(
                     program,
                     &argv,
-                    &env.confined,
+                    vars,
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
@@ -504,19 +515,17 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
+        access: Access,
         env: &CallEnv,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
+        let kind = EnvKind::of(program, argv, access);
         let argv = CStrings::new(argv.iter().map(String::as_bytes))
             .map_err(|e| spawn_error(name, program, &e))?;
-        match spawner::spawn_plain(
-            program,
-            &argv,
-            &env.plain,
-            &self.cwd_c,
-            &write_end,
-            &self.null,
-        ) {
+        let vars = env
+            .for_call(kind, false)
+            .map_err(|e| spawn_error(name, program, &e))?;
+        match spawner::spawn_plain(program, &argv, vars, &self.cwd_c, &write_end, &self.null) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
         }
@@ -686,6 +695,11 @@ impl CommandExecKernel {
                 result.cancelled = true;
                 result.exit_code = EXIT_CANCELLED;
             }
+        }
+        // A confined command that failed with a refusal in its output: say what the tool may
+        // not do and what would allow it.
+        if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
+            result.sandbox_note = explain::sandbox_note(&result.output, access);
         }
         result.duration = started.elapsed();
         result

@@ -660,6 +660,11 @@ pub fn build_tool(
             spec
         })
         .collect();
-    CommandSpec::new(name, description, template, specs)
-        .map(|spec| CommandTool::new(spec.with_access(Access { writes, network })))
+    CommandSpec::new(name, description, template, specs).map(|spec| {
+        CommandTool::new(spec.with_access(Access {
+            writes,
+            network,
+            ..Access::READ_ONLY
+        }))
+    })
 }

@@ -439,7 +439,7 @@ impl CommandSpec {
     ///
     /// let spec = CommandSpec::new("fmt", "Format the crate", "cargo fmt", vec![]).unwrap();
     /// assert_eq!(spec.access(), Access::READ_ONLY);
-    /// let spec = spec.with_access(Access { writes: true, network: false });
+    /// let spec = spec.with_access(Access { writes: true, network: false, ..Access::READ_ONLY });
     /// assert!(spec.access().writes);
     /// ```
     pub fn with_access(mut self, access: Access) -> Self {

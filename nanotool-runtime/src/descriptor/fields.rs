@@ -166,9 +166,27 @@ impl<'v> RawDescriptor<'v> {
                 false
             }
         };
+        let writes = flag("writes");
+        // `network`: `true`, `false`, or `"local"` (a private loopback only).
+        let (network, local_network) = match object.get("network") {
+            None => (false, false),
+            Some(Value::Bool(b)) => (*b, false),
+            Some(Value::String(s)) if s == "local" => (false, true),
+            Some(other) => {
+                problems.push((
+                    "network".to_owned(),
+                    format!(
+                        "is {}; write `true` (TCP and UDP anywhere), `\"local\"` (a private loopback: 127.0.0.1 and ::1 of the call's own) or `false` (default: offline)",
+                        hint::json_kind(other)
+                    ),
+                ));
+                (false, false)
+            }
+        };
         let access = Access {
-            writes: flag("writes"),
-            network: flag("network"),
+            writes,
+            network,
+            local_network,
         };
         let mut slots = Vec::new();
         match object.get("arguments") {

@@ -32,12 +32,18 @@ pub struct ExecResult {
     pub omitted_bytes: u64,
     /// The command ran confined by the sandbox (Landlock and seccomp in place).
     pub confined: bool,
+    /// When a confined command failed and its output shows a refusal the sandbox may have
+    /// caused: one line saying what the tool may not do and how its author or host could
+    /// allow it (`"writes": true`, `"network": "local"`, `--sandbox-read DIR`). The text
+    /// carries it too.
+    pub sandbox_note: Option<String>,
 }
 
 impl ExecResult {
     /// The result text: `exit: N`, then the notes that apply, each on its own
     /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
-    /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
+    /// `cancelled`, `N bytes omitted`, the [`sandbox_note`](Self::sandbox_note)), then
+    /// `output: ` and the output.
     pub fn text(&self) -> String {
         let mut text = format!("exit: {}\n", self.exit_code);
         if let Some(err) = &self.start_error {
@@ -52,6 +58,10 @@ impl ExecResult {
         }
         if self.truncated {
             text.push_str(&format!("{} bytes omitted\n", self.omitted_bytes));
+        }
+        if let Some(note) = &self.sandbox_note {
+            text.push_str(note);
+            text.push('\n');
         }
         text.push_str("output: ");
         text.push_str(&self.output);

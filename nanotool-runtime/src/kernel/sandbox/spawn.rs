@@ -114,6 +114,8 @@ pub(crate) struct Confinement {
     caps: Option<[CapData; 2]>,
     /// `/dev/null`, read-write, the commands' stdin.
     null: OwnedFd,
+    /// A private loopback per command (`"network": "local"`), and how to make it.
+    pub local_network: Option<std::sync::Arc<LocalNet>>,
     pub setup: Setup,
 }
 
@@ -179,6 +181,7 @@ impl Confinement {
             filter,
             caps: capabilities_to_keep(profile.writes),
             null,
+            local_network: None,
             setup: Setup { landlock, seccomp },
         })
     }
@@ -209,6 +212,7 @@ impl Confinement {
                 output,
                 null: &self.null,
                 namespace,
+                local_network: self.local_network.as_deref(),
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
                     filter: &fprog,
@@ -259,6 +263,7 @@ pub(crate) fn spawn_plain(
             output,
             null,
             namespace: None,
+            local_network: None,
             confine: None,
         },
     )
@@ -272,6 +277,7 @@ struct Launch<'a> {
     output: &'a OwnedFd,
     null: &'a OwnedFd,
     namespace: Option<&'a NsPlan>,
+    local_network: Option<&'a LocalNet>,
     confine: Option<Confine<'a>>,
 }
 
@@ -365,6 +371,97 @@ fn map_ptrs(plan: &NsPlan) -> ((*const u8, usize), (*const u8, usize)) {
     }
 }
 
+/// How a `"network": "local"` command gets its private loopback: a network namespace of its
+/// own (`CLONE_NEWNET`), directly where the agent may make one (root), else through a user
+/// namespace; its `lo` brought up by the child before it confines itself
+/// ([`loopback_up`]). Decided once per kernel ([`local_network`]).
+#[derive(Debug)]
+pub(crate) struct LocalNet {
+    flags: c_int,
+    /// With a user namespace: the `uid_map` and `gid_map` lines.
+    maps: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl LocalNet {
+    /// The clone flags and id maps of a command that also has `flags` and `maps` (its PID
+    /// namespace's): one user namespace serves both.
+    fn join(
+        &self,
+        flags: c_int,
+        maps: ((*const u8, usize), (*const u8, usize)),
+    ) -> (c_int, ((*const u8, usize), (*const u8, usize))) {
+        let maps = match (&self.maps, maps.0.0.is_null()) {
+            (Some((uid, gid)), true) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
+            _ => maps,
+        };
+        (flags | self.flags, maps)
+    }
+}
+
+/// Tries a network namespace the way a `"network": "local"` command gets one (directly, then
+/// through a user namespace), with a child that does only that and exits.
+pub(crate) fn local_network() -> Result<LocalNet, String> {
+    let direct = NsPlan {
+        flags: libc::CLONE_NEWNET,
+        maps: None,
+        agent: None,
+    };
+    let direct_error = match try_namespace(&direct) {
+        Ok(()) => {
+            return Ok(LocalNet {
+                flags: libc::CLONE_NEWNET,
+                maps: None,
+            });
+        }
+        Err(e) => e,
+    };
+    // SAFETY: getuid/getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let through_user = NsPlan {
+        flags: libc::CLONE_NEWNET | libc::CLONE_NEWUSER,
+        maps: None,
+        agent: None,
+    };
+    match try_namespace(&through_user) {
+        Ok(()) => Ok(LocalNet {
+            flags: through_user.flags,
+            maps: Some((
+                format!("{uid} {uid} 1\n").into_bytes(),
+                format!("{gid} {gid} 1\n").into_bytes(),
+            )),
+        }),
+        Err(user_error) => Err(format!(
+            "no network namespace can be made here (directly: {direct_error}; through a user namespace: {user_error})"
+        )),
+    }
+}
+
+/// Brings up `lo` in the child's new network namespace (`SIOCSIFFLAGS`), with raw system
+/// calls only; `false` when it cannot.
+fn loopback_up() -> bool {
+    // `struct ifreq`: the name, then the flags (a short) where the union starts.
+    let mut ifreq = [0u8; 40];
+    ifreq[..2].copy_from_slice(b"lo");
+    let flags = (libc::IFF_UP | libc::IFF_RUNNING | libc::IFF_LOOPBACK) as i16;
+    ifreq[16..18].copy_from_slice(&flags.to_ne_bytes());
+    // SAFETY: a socket of this child's, an ioctl reading and writing `ifreq` (40 bytes, the
+    // kernel's `struct ifreq`), and its close.
+    unsafe {
+        let fd = libc::syscall(
+            libc::SYS_socket,
+            libc::AF_INET,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::syscall(libc::SYS_ioctl, fd, libc::SIOCSIFFLAGS, ifreq.as_mut_ptr()) == 0;
+        libc::syscall(libc::SYS_close, fd);
+        ok
+    }
+}
+
 /// The namespace trial's child: exits at once (the clone is what is tried).
 extern "C" fn trial_child(_arg: *mut c_void) -> c_int {
     // SAFETY: exit(2) of this child.
@@ -435,10 +532,13 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         &moved
     };
     let failure = Failure::default();
-    let ((uid_map, gid_map), ns_flags) = match l.namespace {
+    let ((mut uid_map, mut gid_map), mut ns_flags) = match l.namespace {
         Some(plan) => (map_ptrs(plan), plan.flags),
         None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
     };
+    if let Some(net) = l.local_network {
+        (ns_flags, (uid_map, gid_map)) = net.join(ns_flags, (uid_map, gid_map));
+    }
     let (ruleset, filter, caps) = match &l.confine {
         Some(c) => (c.ruleset, c.filter as *const libc::sock_fprog, c.caps),
         None => (-1, std::ptr::null(), std::ptr::null()),
@@ -464,6 +564,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             .map_or(-1, |(_, fd)| fd.as_raw_fd()),
         uid_map,
         gid_map,
+        loopback: l.local_network.is_some(),
         failure: &failure,
     };
     // The child's stack: allocated, never initialised (the child writes before it reads).
@@ -601,6 +702,7 @@ enum Step {
     Seccomp,
     Stdio,
     CloseFds,
+    Loopback,
     Exec,
 }
 
@@ -619,6 +721,7 @@ impl From<i32> for Step {
             Step::Seccomp,
             Step::Stdio,
             Step::CloseFds,
+            Step::Loopback,
         ]
         .into_iter()
         .find(|s| *s as i32 == n)
@@ -641,6 +744,7 @@ impl Step {
             Step::Seccomp => "installing the seccomp filter",
             Step::Stdio => "setting up stdio",
             Step::CloseFds => "closing inherited fds",
+            Step::Loopback => "bringing up the private loopback",
             Step::Exec => "execve",
         }
     }
@@ -668,6 +772,8 @@ struct ChildArgs {
     /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
     uid_map: (*const u8, usize),
     gid_map: (*const u8, usize),
+    /// In a network namespace of its own: bring its `lo` up.
+    loopback: bool,
     failure: *const Failure,
 }
 
@@ -794,6 +900,9 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         // unmapped command still creates files with the agent's ids (the kernel's ids do
         // not change), it only sees itself and them as the overflow user (`nobody`).
         let _ = write_id_maps(a);
+        if a.loopback && !loopback_up() {
+            fail(Step::Loopback);
+        }
         // 2. The call's own group.
         if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
             fail(Step::Group);
