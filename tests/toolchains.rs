@@ -225,25 +225,9 @@ fn python_runs_the_projects_code_and_never_a_planted_stdlib_module() {
     } else {
         eprintln!("skipped: python3 -m pytest (pytest cannot be imported here)");
     }
-    // pip: the installed packages, and an install planned offline from a local project.
+    // pip: the installed packages.
     let pip_list = tool("pip_list", "python3 -m pip list", json!({}));
     passes(&k, "pip list", &call(&k, &pip_list, json!({})), "pip");
-    write(
-        root,
-        "pkg/setup.py",
-        "from setuptools import setup\nsetup(name='tinypkg', version='0.1', py_modules=[])\n",
-    );
-    let pip_dry = tool(
-        "pip_dry_run",
-        "python3 -m pip install --dry-run --no-index --no-deps --no-build-isolation ./pkg",
-        json!({}),
-    );
-    passes(
-        &k,
-        "pip install --dry-run",
-        &call(&k, &pip_dry, json!({})),
-        "tinypkg",
-    );
 }
 
 #[test]
@@ -298,60 +282,17 @@ fn a_linter_writing_its_cache_in_a_read_only_tool_is_told_what_would_allow_it() 
 }
 
 #[test]
-fn npm_runs_its_scripts_with_a_private_home() {
-    if !has("npm") {
-        eprintln!("skipped: npm is not installed");
-        return;
-    }
-    let ws = tempfile::tempdir().unwrap();
-    let root = ws.path();
-    write(
-        root,
-        "package.json",
-        r#"{"name": "demo", "version": "1.0.0", "scripts": {"test": "node test.js", "build": "node build.js"}}"#,
-    );
-    write(
-        root,
-        "test.js",
-        "console.log('npm-test-ok', process.env.HOME);\n",
-    );
-    write(root, "build.js", "console.log('npm-build-ok');\n");
-    let k = kernel(root, &["npm", "node"]);
-    let test = tool("npm_test", "npm test", json!({}));
-    let out = call(&k, &test, json!({}));
-    passes(&k, "npm test", &out, "npm-test-ok");
-    // HOME is the kernel's private one, never the agent's.
-    let home = std::env::var("HOME").unwrap();
-    assert!(
-        !out.text.contains(&format!("npm-test-ok {home}\n")),
-        "{}",
-        out.text
-    );
-    let run = tool(
-        "npm_run",
-        "npm run <script>",
-        json!({"arguments": {"script": {"type": "enum", "enum": ["build", "test"], "description": "Script"}}}),
-    );
-    passes(
-        &k,
-        "npm run build",
-        &call(&k, &run, json!({"script": "build"})),
-        "npm-build-ok",
-    );
-}
-
-#[test]
 fn the_private_home_is_empty_writable_and_removed_with_the_kernel() {
     let ws = tempfile::tempdir().unwrap();
-    let k = kernel(ws.path(), &[]);
+    let k = kernel(ws.path(), &["python3"]);
     if !k.sandbox_status().enforced() {
         return;
     }
-    let probe = tool("home_probe", "sh tools/home.sh", json!({}));
+    let probe = tool("home_probe", "python3 tools/home.py", json!({}));
     write(
         ws.path(),
-        "tools/home.sh",
-        "echo \"home=$HOME\"; echo \"cache=$XDG_CACHE_HOME\"; ls -A \"$HOME\" | wc -l; mkdir -p \"$XDG_CACHE_HOME/x\" && echo made > \"$XDG_CACHE_HOME/x/f\" && echo wrote\n",
+        "tools/home.py",
+        "import os\nh = os.environ['HOME']\nc = os.environ['XDG_CACHE_HOME']\nprint('home=' + h)\nprint('cache=' + c)\nos.makedirs(c + '/x', exist_ok=True)\nopen(c + '/x/f', 'w').write('made')\nprint('wrote')\n",
     );
     let out = call(&k, &probe, json!({}));
     passes(&k, "the private home", &out, "wrote");

@@ -91,7 +91,8 @@ pub const RUNNER_FIXED: &[(&str, &str)] = &[
     ("GIT_ASKPASS", ""),
     ("SSH_ASKPASS", ""),
     ("GIT_ALLOW_PROTOCOL", "file"),
-    ("GIT_PROXY_COMMAND", "none"),
+    // Empty: no proxy (the variable wins over a planted `core.gitProxy`; `none` would be run).
+    ("GIT_PROXY_COMMAND", ""),
     ("GIT_PAGER", "cat"),
     ("GIT_EDITOR", ":"),
     ("GIT_SEQUENCE_EDITOR", ":"),
@@ -227,7 +228,8 @@ pub const GIT_NAMED_KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("uploadpack", "git-upload-pack"),
             ("receivepack", "git-receive-pack"),
-            ("vcs", ""),
+            // Not `vcs`: an empty one names the helper `""`, which breaks every remote, and the
+            // helper a `vcs` names is a transport `GIT_ALLOW_PROTOCOL` already governs.
             ("proxy", ""),
         ],
     ),
