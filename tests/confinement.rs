@@ -596,3 +596,48 @@ fn opt_is_readable_only_when_the_host_adds_it() {
     let r = added.run_as(&cat, Access::READ_ONLY, None);
     assert!(r.output.contains("opt-canary-5150"), "{r:?}");
 }
+
+/// `cargo metadata` of a tiny crate, confined, with the toolchain added as a host would add it
+/// (`--sandbox-read ~/.cargo --sandbox-read ~/.rustup`), at every ABI.
+#[test]
+fn cargo_metadata_runs_confined_with_the_toolchain_added() {
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let (cargo_home, rustup_home) = (home.join(".cargo"), home.join(".rustup"));
+    let cargo = cargo_home.join("bin/cargo");
+    if !cargo.exists() || !rustup_home.exists() {
+        return; // no rustup toolchain under $HOME on this machine
+    }
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(ws.path().join("src")).unwrap();
+    std::fs::write(ws.path().join("src/lib.rs"), "").unwrap();
+    let argv: Vec<String> = [
+        cargo.to_str().unwrap(),
+        "metadata",
+        "--offline",
+        "--no-deps",
+        "--format-version",
+        "1",
+    ]
+    .map(String::from)
+    .to_vec();
+    for abi in abis() {
+        let k = CommandExecKernel::new(KernelSettings {
+            cwd: ws.path().to_path_buf(),
+            landlock_abi_limit: Some(abi),
+            sandbox_read: vec![cargo_home.clone(), rustup_home.clone()],
+            max_output: 1 << 16,
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        let r = k.run_as(&argv, Access::READ_ONLY, None);
+        assert_eq!(r.exit_code, 0, "ABI {abi}: {r:?}");
+        assert!(r.output.contains("\"name\":\"tiny\""), "ABI {abi}: {r:?}");
+    }
+}
