@@ -27,6 +27,7 @@
 mod cancel;
 mod env;
 mod lifecycle;
+mod limits;
 mod output;
 mod result;
 mod sandbox;
@@ -35,6 +36,7 @@ mod wait;
 
 pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
+pub use limits::{LimitHit, Limits, LimitsStatus};
 pub use result::{ExecResult, UnreadableBinary};
 
 pub use env::GitConfigError;
@@ -51,6 +53,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use env::{CallEnv, ChildEnv};
+use limits::ChildLimits;
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
@@ -112,6 +115,9 @@ pub struct KernelSettings {
     /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
     /// and [`CommandExecKernel::spawn_status`] says why.
     pub pid_namespace: bool,
+    /// What one call may consume: memory, file size, open files, CPU time, its priority
+    /// and OOM score (see [`Limits`]; default [`Limits::default`]).
+    pub limits: Limits,
 }
 
 impl Default for KernelSettings {
@@ -126,6 +132,7 @@ impl Default for KernelSettings {
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
             pid_namespace: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -216,6 +223,10 @@ pub struct CommandExecKernel {
     ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
+    /// The call's limits as the spawn child applies them.
+    child_limits: ChildLimits,
+    /// The limits as they hold (clamped to the host's), for the status and the results.
+    limits_status: LimitsStatus,
 }
 
 thread_local! {
@@ -284,7 +295,14 @@ impl CommandExecKernel {
         let path_dirs = std::env::split_paths(&path_value).collect();
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
+        let (child_limits, applied) = ChildLimits::new(&settings.limits);
+        let limits_status = LimitsStatus {
+            limits: applied,
+            autogroup: limits::autogroup_applies(),
+        };
         Ok(CommandExecKernel {
+            child_limits,
+            limits_status,
             cwd_c,
             cwd,
             settings,
@@ -318,6 +336,19 @@ impl CommandExecKernel {
     /// overrides of a call follow the repository's configuration as it is then.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
+    }
+
+    /// Which limits hold for this kernel's commands (one line with `Display`, printed after
+    /// the sandbox's and the spawn's status lines).
+    ///
+    /// ```
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// assert!(kernel.limits_status().to_string().starts_with("limits: memory 4 GiB"));
+    /// ```
+    pub fn limits_status(&self) -> LimitsStatus {
+        self.limits_status.clone()
     }
 
     /// How commands start and end beside this host (one line with `Display`): the host's
@@ -490,6 +521,7 @@ impl CommandExecKernel {
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
+                    Some(&self.child_limits),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -516,6 +548,7 @@ impl CommandExecKernel {
             &self.cwd_c,
             &write_end,
             &self.null,
+            Some(&self.child_limits),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -658,6 +691,7 @@ impl CommandExecKernel {
                 } else if let Some(sig) = status.signal() {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
+                    result.limit = LimitHit::from_signal(sig, &self.limits_status.limits);
                 }
             }
             Err(e) => {

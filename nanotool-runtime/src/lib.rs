@@ -43,6 +43,7 @@ pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, Promise,
     SandboxMode, SandboxStatus, UnreadableBinary,
 };
+pub use kernel::{LimitHit, Limits, LimitsStatus};
 pub use policy::PolicyError;
 pub use slot::{SlotError, SlotKind, SlotSpec};
 pub use slot_type::{CodeTool, CommandStruct, SlotType, WorkPath};
