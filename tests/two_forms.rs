@@ -11,10 +11,10 @@
 mod forms;
 
 use forms::{FORMS, Verdict};
+use nanotool::DescriptorLoader;
 use nanotool::builtins::{Find, Grep, SedPrint};
-use nanotool::descriptor::DescriptorLoader;
-use nanotool::template::TemplateErrorKind;
 use nanotool::{CODE_INVALID_DESCRIPTOR, CommandSpec, CommandStruct, PolicyError, SpecError};
+use nanotool_runtime::template::TemplateErrorKind;
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -35,6 +35,13 @@ fn ui() {
     t.pass("tests/ui/pass/*.rs");
 }
 
+/// The facade's public surface is the curated list: the runtime's internals are not
+/// re-exported (not an attack class, so no fixture row).
+#[test]
+fn facade() {
+    trybuild::TestCases::new().compile_fail("tests/ui/facade/*.rs");
+}
+
 /// Reads the first string literal after `#[command_tool(` in a ui case, unescaped.
 fn template_of(source: &str) -> Option<String> {
     let start = source.find("#[command_tool(")? + "#[command_tool(".len();

@@ -3,6 +3,7 @@
 //! panics.
 
 use crate::ctxt::Ctxt;
+use nanotool_runtime::kernel::Access;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned;
@@ -14,10 +15,9 @@ pub struct ToolArgs {
     pub template: LitStr,
     /// `name = "..."`, if given.
     pub name: Option<LitStr>,
-    /// The `writes` flag: the command may write inside the workspace.
-    pub writes: bool,
-    /// The `network` flag: the command may use TCP and UDP.
-    pub network: bool,
+    /// What the tool's commands may do beyond reading the workspace: the `writes` flag (write
+    /// inside it) and the `network` flag (use TCP and UDP), as the runtime's [`Access`].
+    pub access: Access,
 }
 
 const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes` and `, network`";
@@ -37,7 +37,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             )
         })?;
         let mut name: Option<LitStr> = None;
-        let (mut writes, mut network) = (false, false);
+        let mut access = Access::READ_ONLY;
         let mut errors: Vec<syn::Error> = Vec::new();
         while !input.is_empty() {
             input.parse::<syn::Token![,]>()?;
@@ -63,9 +63,9 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                     continue;
                 }
                 let flag = if key == "writes" {
-                    &mut writes
+                    &mut access.writes
                 } else {
-                    &mut network
+                    &mut access.network
                 };
                 if *flag {
                     errors.push(syn::Error::new(
@@ -109,18 +109,17 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 ));
             }
         }
-        Ok((template, name, writes, network, errors))
+        Ok((template, name, access, errors))
     };
     match parser.parse2(args) {
-        Ok((template, name, writes, network, errors)) => {
+        Ok((template, name, access, errors)) => {
             for e in errors {
                 cx.syn_error(e);
             }
             Some(ToolArgs {
                 template,
                 name,
-                writes,
-                network,
+                access,
             })
         }
         Err(e) => {

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! A descriptor goes through exactly the same code as a `#[command_tool]` struct: its fields
-//! become [`SlotSpec`]s, [`CommandSpec::new`] parses the template, applies the policy and
+//! become [`SlotSpec`](crate::slot::SlotSpec)s, [`CommandSpec::new`] parses the template, applies the policy and
 //! matches slots to specs, and the result runs as a [`CommandTool`]. This module only reads
 //! files and turns JSON into those types; it holds no security rule of its own besides the
 //! file-level ones (size limit, no symbolic links, regular files only).
@@ -36,7 +36,7 @@
 //! Each argument takes `type` (`string`, `integer`, `number`, `enum` or `path`) and
 //! `description` (both required), and `required`, `default`, `enum`, `pattern`, `minimum`,
 //! `maximum`. An enum may be written `"type": "enum", "enum": [...]` or, as JSON Schema writes
-//! it, `"type": "string", "enum": [...]`: both mean the same [`SlotKind::Enum`]. `pattern` is
+//! it, `"type": "string", "enum": [...]`: both mean the same [`SlotKind::Enum`](crate::slot::SlotKind::Enum). `pattern` is
 //! for `string` arguments, `minimum`/`maximum` for `integer` and `number` ones. An argument is
 //! required unless it has a `default` or says `"required": false`; `"required": true` beside a
 //! `"default"` is a contradiction and an error. Any other field, at the top or in an argument,
@@ -87,13 +87,8 @@
 //! ```
 
 use crate::error::CODE_INVALID_DESCRIPTOR;
-use crate::hint;
-use crate::kernel::Access;
-use crate::slot::{SlotKind, SlotSpec};
-use crate::spec::{CommandSpec, SpecError, is_tool_name};
-use crate::template::is_slot_name;
+use crate::spec::CommandSpec;
 use crate::tool::CommandTool;
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;

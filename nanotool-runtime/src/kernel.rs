@@ -26,11 +26,14 @@
 
 mod cancel;
 mod env;
+#[allow(unsafe_code)] // pidfds, waitid and the group kill: system calls.
 mod lifecycle;
 mod limits;
 mod output;
 mod result;
+#[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
+#[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 mod sys;
 mod wait;
 

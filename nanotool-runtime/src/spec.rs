@@ -4,19 +4,17 @@
 //! a descriptor): [`CommandSpec::new`] parses the template, matches every placeholder to a
 //! [`SlotSpec`], checks the author's constraints and runs the policy. Every call then goes
 //! through [`CommandSpec::render`], the one validator, which turns JSON arguments into an
-//! [`Argv`] or a [`SlotError`] (code 614). What does *not* live here: running the argv (see
+//! [`Argv`] or a [`SlotError`](crate::slot::SlotError) (code 614). What does *not* live here: running the argv (see
 //! [`crate::kernel`]) and the tool trait (see [`crate::tool`]). Beside it: `render` (the
 //! stages of [`CommandSpec::render`]) and `error` ([`SpecError`] and its caret line).
 
 use crate::hint;
 use crate::kernel::Access;
 use crate::policy::{self, PolicyError, SlotFreedom};
-use crate::slot::{AuthorProblem, SlotError, SlotKind, SlotSpec, Typed};
-use crate::template::{Fill, Part, Template, TemplateError};
+use crate::slot::{AuthorProblem, SlotKind, SlotSpec};
+use crate::template::{Fill, Part, Template};
 use serde_json::{Map, Value};
 use std::ops::{Deref, Range};
-use std::path::Path;
-use thiserror::Error;
 
 mod error;
 mod render;

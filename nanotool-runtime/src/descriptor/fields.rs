@@ -2,7 +2,15 @@
 //! each argument read into a [`SlotSpec`], and a [`SpecError`] turned into a 613 error that
 //! points at the field at fault.
 
-use super::*;
+use super::{ARGUMENT_FIELDS, ARGUMENT_TYPES, DESCRIPTOR_FIELDS, DescriptorError};
+use crate::hint;
+use crate::kernel::Access;
+use crate::slot::{SlotKind, SlotSpec};
+use crate::spec::{SpecError, is_tool_name};
+use crate::template::is_slot_name;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::Path;
 
 /// Turns a [`SpecError`] into a 613 error: a template or policy error points into `command`
 /// with a caret line; an error about one argument points at the field at fault.

@@ -1,14 +1,17 @@
 //! [`SpecError`]: why a [`CommandSpec`] could not be built, where in the template, and the
 //! caret line under it.
 
-use super::*;
+use crate::policy::PolicyError;
+use crate::template::TemplateError;
+use std::ops::Range;
+use thiserror::Error;
 
 fn variant_fix() -> &'static str {
     "or keep the enum's values from changing how the command reads (write an option in the \
      template itself), or give the optional slot a default"
 }
 
-/// Why a [`CommandSpec`] could not be built (error 613 in a descriptor; a compile error in the
+/// Why a [`CommandSpec`](super::CommandSpec) could not be built (error 613 in a descriptor; a compile error in the
 /// code form).
 #[derive(Debug, Clone, Error)]
 pub enum SpecError {

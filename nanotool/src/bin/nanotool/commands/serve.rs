@@ -9,8 +9,9 @@ use nanotool::mcp::{McpServer, ServerOptions};
 
 use crate::assembly::{Assembled, assemble, unreadable_binaries, warn_descriptors};
 use crate::cli::Common;
+use crate::logging::{LOG_FLUSH_WAIT, LOG_PIPE};
+use crate::report::Failure;
 use crate::signals::{SignalWatch, make_non_dumpable};
-use crate::{Failure, LOG_FLUSH_WAIT, LOG_PIPE};
 
 pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     let Assembled {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use nanotool::{CommandExecKernel, DescriptorError, KernelError, KernelSettings, Toolbox};
 
-use crate::Failure;
 use crate::cli::Common;
+use crate::report::Failure;
 
 /// Where the descriptors are: `WORK/tools`, or `None` when there is none yet. A work folder
 /// or descriptor folder that exists but cannot be read is an error (exit 1), never an empty

@@ -4,8 +4,8 @@
 //! run, beside a `ping` round trip (the transport's floor); then 32 concurrent calls, counted.
 //!
 //! ```sh
-//! cargo run --release --example bench_mcp
-//! NANOTOOL_BIN=/path/to/nanotool cargo run --release --example bench_mcp   # another build
+//! cargo bench --bench bench_mcp
+//! NANOTOOL_BIN=/path/to/nanotool cargo bench --bench bench_mcp   # another build
 //! ```
 
 use std::io::{BufRead, BufReader, Write};

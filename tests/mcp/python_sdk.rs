@@ -5,12 +5,10 @@
 //! The interpreter comes from `NANOTOOL_TEST_PYTHON`, which `scripts/test` sets after
 //! installing the SDK in `.venv`; without it these tests fail and say so (they never skip).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::bin::nanotool_bin;
+use crate::common::bin::nanotool_bin;
 
 fn python() -> PathBuf {
     match std::env::var_os("NANOTOOL_TEST_PYTHON") {

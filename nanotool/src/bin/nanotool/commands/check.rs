@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::assembly::{Assembled, assemble_from, unreadable_binaries};
 use crate::cli::Common;
-use crate::{Failure, print_json, write_stdout};
+use crate::report::{Failure, print_json, write_stdout};
 
 pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
     let dir = match dir {

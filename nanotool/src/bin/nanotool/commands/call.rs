@@ -4,11 +4,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use nanotool::mcp;
-use nanotool::{CODE_INVALID_ARGUMENTS, CancelHandle, Tool, Toolbox, hint};
+use nanotool::{CODE_INVALID_ARGUMENTS, CancelHandle, Tool, Toolbox};
+use nanotool_runtime::hint;
 use serde_json::{Value, json};
 
+use crate::report::{Failure, print_json, write_stdout};
 use crate::signals::{SignalWatch, make_non_dumpable};
-use crate::{Failure, print_json, write_stdout};
 
 pub(crate) fn run(
     toolbox: &Toolbox,

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use nanotool::Toolbox;
 
 use crate::assembly::warn_unreadable;
-use crate::{Failure, print_json, write_stdout};
+use crate::report::{Failure, print_json, write_stdout};
 
 pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
     let tools = toolbox.tools();

@@ -4,7 +4,7 @@ use nanotool::Toolbox;
 use serde_json::Value;
 
 use crate::cli::Format;
-use crate::{Failure, print_json};
+use crate::report::{Failure, print_json};
 
 pub(crate) fn run(toolbox: &Toolbox, format: Format) -> Result<u8, Failure> {
     let defs = match format {

@@ -8,9 +8,9 @@
 //! Each case runs in a fresh server process; the figures are read from `/proc/<pid>/status`.
 //!
 //! ```sh
-//! cargo run --release --example bench_mcp_dos
+//! cargo bench --bench bench_mcp_dos
 //! # another build side by side (e.g. an older commit's):
-//! NANOTOOL_BIN=/path/to/nanotool cargo run --release --example bench_mcp_dos
+//! NANOTOOL_BIN=/path/to/nanotool cargo bench --bench bench_mcp_dos
 //! ```
 
 use std::io::{BufRead, BufReader, Write};

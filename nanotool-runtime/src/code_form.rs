@@ -1,4 +1,5 @@
-//! The runtime side of the code form: how a Rust field type becomes a slot.
+//! The code form: the runtime side of `#[command_tool]` structs, how a Rust field type
+//! becomes a slot, and the support the generated code calls (hidden from the docs).
 //!
 //! [`SlotType`] maps a field type to a [`SlotKind`] and converts between the typed value and
 //! the JSON the model sends. The `#[command_tool]` macro never looks at a type's *name*: it
@@ -24,77 +25,12 @@
 use crate::kernel::Access;
 use crate::kernel::{CommandExecKernel, ExecResult};
 use crate::policy::SlotFreedom;
-use crate::slot::{SlotError, SlotKind, SlotSpec};
+use crate::slot::{SlotClass, SlotError, SlotKind, SlotSpec};
 use crate::spec::{Argv, CommandSpec, SpecError};
 use crate::tool::{CommandTool, Tool, ToolContext, ToolOutput};
 use serde_json::Value;
 use std::fmt;
 use std::path::Path;
-
-/// The kind of a slot as a constant, so compile-time assertions can look at it
-/// ([`SlotKind`] itself holds the enum values and cannot be matched in a `const`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotClass {
-    /// [`SlotKind::String`].
-    String,
-    /// [`SlotKind::Integer`].
-    Integer,
-    /// [`SlotKind::Number`].
-    Number,
-    /// [`SlotKind::Enum`].
-    Enum,
-    /// [`SlotKind::Path`].
-    Path,
-}
-
-impl SlotClass {
-    /// Whether a `#[slot(pattern = "...")]` makes sense on this class (strings only).
-    pub const fn takes_pattern(self) -> bool {
-        matches!(self, SlotClass::String)
-    }
-
-    /// Whether `#[slot(minimum = ..)]` / `maximum` make sense (integers and numbers).
-    pub const fn takes_bounds(self) -> bool {
-        matches!(self, SlotClass::Integer | SlotClass::Number)
-    }
-
-    /// Whether a string literal is a sensible default (string, enum value, path).
-    pub const fn takes_string_default(self) -> bool {
-        matches!(self, SlotClass::String | SlotClass::Enum | SlotClass::Path)
-    }
-
-    /// Whether an integer literal is a sensible default (integer or number).
-    pub const fn takes_integer_default(self) -> bool {
-        matches!(self, SlotClass::Integer | SlotClass::Number)
-    }
-
-    /// Whether a float literal is a sensible default (number only).
-    pub const fn takes_float_default(self) -> bool {
-        matches!(self, SlotClass::Number)
-    }
-
-    /// How free a value of this class is where code goes: a string is free, a path is a
-    /// confined path, an integer, number or enum value cannot carry code. (A string slot with
-    /// a `pattern` is constrained too: [`SlotSpec::freedom`] adds that.)
-    pub const fn freedom(self) -> SlotFreedom {
-        match self {
-            SlotClass::String => SlotFreedom::Free,
-            SlotClass::Path => SlotFreedom::Path,
-            SlotClass::Integer | SlotClass::Number | SlotClass::Enum => SlotFreedom::Constrained,
-        }
-    }
-
-    /// The class of a [`SlotKind`].
-    pub fn of(kind: &SlotKind) -> Self {
-        match kind {
-            SlotKind::String => SlotClass::String,
-            SlotKind::Integer => SlotClass::Integer,
-            SlotKind::Number => SlotClass::Number,
-            SlotKind::Enum(_) => SlotClass::Enum,
-            SlotKind::Path => SlotClass::Path,
-        }
-    }
-}
 
 /// A Rust type that can be a slot of a `#[command_tool]` struct.
 ///
@@ -294,7 +230,7 @@ impl<T: SlotType> SlotType for Option<T> {
 /// renders it prefixed `./` so no binary reads it as an option.
 ///
 /// ```
-/// use nanotool_runtime::slot_type::WorkPath;
+/// use nanotool_runtime::code_form::WorkPath;
 ///
 /// let p = WorkPath::from("src");
 /// assert_eq!(p.as_str(), "src");
@@ -389,7 +325,8 @@ pub trait CommandStruct: Sized + Send + Sync + 'static {
     /// The template as written.
     const TEMPLATE: &'static str;
 
-    /// The tool, built once from the template and the slot specs the field types give.
+    /// The tool, built once from the template and the slot specs the field types give (a
+    /// [`BuildFn`]).
     fn built() -> Result<&'static CommandTool, &'static SpecError>;
 
     /// The call's arguments as the model would send them.
@@ -406,18 +343,18 @@ pub trait CommandStruct: Sized + Send + Sync + 'static {
     /// Runs this call through `kernel`: the values go through the same validation and
     /// rendering as a JSON call ([`CommandSpec::render`]), then the kernel runs the argv.
     fn run(&self, kernel: &CommandExecKernel) -> Result<ExecResult, SlotError> {
-        run_of(Self::NAME, Self::built(), &self.to_args(), kernel)
+        run_of(Self::NAME, Self::built, &self.to_args(), kernel)
     }
 
     /// The argv this call renders to, with paths confined to `root`.
     fn argv(&self, root: &Path) -> Result<Argv, SlotError> {
-        render_of(Self::NAME, Self::built(), &self.to_args(), root)
+        render_of(Self::NAME, Self::built, &self.to_args(), root)
     }
 
     /// Validates JSON arguments (as the model sends them) with [`CommandSpec::render`], then
     /// builds the typed call.
     fn from_args(args: &Value, root: &Path) -> Result<Self, SlotError> {
-        let spec = validate_of(Self::NAME, Self::built(), args, root)?;
+        let spec = validate_of(Self::NAME, Self::built, args, root)?;
         Self::from_validated(spec, args)
     }
 
@@ -505,10 +442,8 @@ impl Tool for CodeTool {
     }
 }
 
-type Built = Result<&'static CommandTool, &'static SpecError>;
-
-fn spec_of(name: &str, tool: Built) -> Result<&'static CommandSpec, SlotError> {
-    tool.map(CommandTool::spec).map_err(|err| {
+fn spec_of(name: &str, build: BuildFn) -> Result<&'static CommandSpec, SlotError> {
+    build().map(CommandTool::spec).map_err(|err| {
         SlotError::new(
             name,
             format!("the tool `{name}` itself is invalid ({err}); fix its definition"),
@@ -516,28 +451,28 @@ fn spec_of(name: &str, tool: Built) -> Result<&'static CommandSpec, SlotError> {
     })
 }
 
-fn render_of(name: &str, tool: Built, args: &Value, root: &Path) -> Result<Argv, SlotError> {
-    spec_of(name, tool)?.render(args, root)
+fn render_of(name: &str, build: BuildFn, args: &Value, root: &Path) -> Result<Argv, SlotError> {
+    spec_of(name, build)?.render(args, root)
 }
 
 fn run_of(
     name: &str,
-    tool: Built,
+    build: BuildFn,
     args: &Value,
     kernel: &CommandExecKernel,
 ) -> Result<ExecResult, SlotError> {
-    let argv = render_of(name, tool, args, kernel.cwd())?;
-    let access = spec_of(name, tool)?.access();
+    let argv = render_of(name, build, args, kernel.cwd())?;
+    let access = spec_of(name, build)?.access();
     Ok(kernel.run_as(argv.as_slice(), access, None))
 }
 
 fn validate_of(
     name: &str,
-    tool: Built,
+    build: BuildFn,
     args: &Value,
     root: &Path,
 ) -> Result<&'static CommandSpec, SlotError> {
-    let spec = spec_of(name, tool)?;
+    let spec = spec_of(name, build)?;
     spec.render(args, root)?;
     Ok(spec)
 }
@@ -617,16 +552,15 @@ pub struct SlotDef {
 }
 
 /// Builds a macro tool through [`CommandSpec::new`], the same constructor descriptors use
-/// (used by generated code; one body for every tool). `writes` and `network` are the
-/// attribute's flags, set on the spec as a descriptor's fields are.
+/// (used by generated code; one body for every tool). `access` holds the attribute's
+/// `writes` and `network` flags, set on the spec as a descriptor's fields are.
 #[doc(hidden)]
 pub fn build_tool(
     name: &str,
     description: &str,
     template: &str,
     slots: &[SlotDef],
-    writes: bool,
-    network: bool,
+    access: Access,
 ) -> Result<CommandTool, SpecError> {
     let specs = slots
         .iter()
@@ -661,5 +595,5 @@ pub fn build_tool(
         })
         .collect();
     CommandSpec::new(name, description, template, specs)
-        .map(|spec| CommandTool::new(spec.with_access(Access { writes, network })))
+        .map(|spec| CommandTool::new(spec.with_access(access)))
 }

@@ -2,7 +2,7 @@
 //! slot specs, name uniqueness) against a bare `serde_json::from_slice::<Value>` of the same
 //! files, both listing the folder and reading every file.
 //!
-//! `cargo run --release --example bench_descriptors [FILES] [RUNS]` (default 10000 files, 15 runs).
+//! `cargo bench --bench bench_descriptors [-- FILES RUNS]` (default 10000 files, 15 runs).
 
 use nanotool_runtime::descriptor::{DescriptorLoad, DescriptorLoader};
 use serde_json::Value;
@@ -78,7 +78,8 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    // `cargo bench` adds `--bench` to the arguments.
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let files: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(15);
     // Folders repeat their arguments (the same `range` of a sed tool, copied around): the

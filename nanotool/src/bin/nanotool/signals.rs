@@ -5,6 +5,7 @@
 //! - [`SignalWatch`]: SIGINT, SIGTERM and SIGHUP caught by a handler that only writes a byte to
 //!   a pipe; a thread reads it and cancels the running calls, so their process groups die
 //!   with nanotool instead of being orphaned.
+#![allow(unsafe_code)] // this module is where the binary's `unsafe` lives.
 
 use std::io;
 

@@ -6,7 +6,7 @@
 //! 2. the delay from dropping a running call's future to its process group being gone
 //!    (`kill(-pgid, 0)` answering `ESRCH`): median and p90.
 //!
-//! `cargo run --release --example bench_async [N]` (N calls of each kind, default 2000).
+//! `cargo bench --bench bench_async [-- N]` (N calls of each kind, default 2000).
 
 use nanotool::{Access, CommandExecKernel, KernelSettings, Tool, ToolContext, ToolOutput, Toolbox};
 use serde_json::{Value, json};
@@ -97,8 +97,10 @@ fn group_exists(pgid: i32) -> bool {
 }
 
 fn main() {
+    // `cargo bench` adds `--bench` to the arguments.
     let n: usize = std::env::args()
-        .nth(1)
+        .skip(1)
+        .find(|a| a != "--bench")
         .and_then(|a| a.parse().ok())
         .unwrap_or(2000);
     let mut toolbox = Toolbox::new(CommandExecKernel::new(KernelSettings::default()).unwrap());

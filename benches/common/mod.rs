@@ -1,9 +1,9 @@
-//! What the benchmark examples share: the `nanotool` binary they drive.
+//! What the benchmarks share: the `nanotool` binary they drive.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The `nanotool` binary of the build this example belongs to, built first with the same
+/// The `nanotool` binary of the build this benchmark belongs to, built first with the same
 /// profile; `NANOTOOL_BIN` names another build instead (e.g. an older commit's), to measure
 /// side by side.
 pub fn nanotool_bin() -> PathBuf {
@@ -11,7 +11,7 @@ pub fn nanotool_bin() -> PathBuf {
         return PathBuf::from(bin);
     }
     let exe = std::env::current_exe().expect("own path");
-    // target/<profile>/examples/<example>
+    // target/<profile>/deps/<benchmark>
     let profile_dir = exe
         .parent()
         .and_then(Path::parent)
