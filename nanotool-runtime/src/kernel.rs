@@ -28,6 +28,7 @@ mod cancel;
 mod env;
 #[allow(unsafe_code)] // pidfds, waitid and the group kill: system calls.
 mod lifecycle;
+#[allow(unsafe_code)] // getrlimit of the host's own limits: a system call.
 mod limits;
 mod output;
 mod result;
