@@ -572,7 +572,10 @@ fn list_names_what_does_not_hold_on_an_older_linux() {
 #[test]
 fn opt_is_readable_only_when_the_host_adds_it() {
     let ws = tempfile::tempdir().unwrap();
-    let Ok(vendor) = tempfile::Builder::new().prefix("nanotool-test-").tempdir_in("/opt") else {
+    let Ok(vendor) = tempfile::Builder::new()
+        .prefix("nanotool-test-")
+        .tempdir_in("/opt")
+    else {
         return; // no writable /opt on this machine
     };
     let secret = vendor.path().join("licence.key");

@@ -32,6 +32,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         unreadable_binaries(&toolbox),
     );
     let spawn_status = toolbox.kernel().spawn_status().to_string();
+    let limits_status = toolbox.kernel().limits_status().to_string();
     // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
     // removed there by hand.
     let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
@@ -63,6 +64,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     }
     tracing::info!("{}", toolbox_status.0);
     tracing::info!("{spawn_status}");
+    tracing::info!("{limits_status}");
     for (tool, hint) in &toolbox_status.1 {
         tracing::warn!("tool `{tool}`: {hint}");
     }
