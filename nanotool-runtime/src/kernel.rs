@@ -36,12 +36,15 @@ mod result;
 mod sandbox;
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 mod sys;
+#[allow(unsafe_code)] // openat, unlinkat and readdir: system calls.
+mod tree;
 mod wait;
 
 pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use limits::{LimitHit, Limits, LimitsStatus};
 pub use result::{ExecResult, UnreadableBinary};
+pub use tree::remove_tree;
 
 pub use env::GitConfigError;
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
