@@ -313,3 +313,20 @@ fn the_status_says_which_limits_hold() {
         assert!(line.contains(part), "{part:?} not in {line}");
     }
 }
+
+#[test]
+fn an_argument_over_the_kernels_limit_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(dir.path(), SandboxMode::BestEffort, Limits::default());
+    let big = "x".repeat(128 * 1024);
+    let r = k.run(&["echo".to_owned(), "small".to_owned(), big]);
+    let err = r.start_error.clone().unwrap_or_default();
+    assert!(
+        err.contains("argument 2") && err.contains("128 KiB"),
+        "{}",
+        r.text()
+    );
+    // Just under the limit still runs.
+    let fits = "x".repeat(128 * 1024 - 1);
+    assert_eq!(k.run(&["echo".to_owned(), fits]).exit_code, 0);
+}

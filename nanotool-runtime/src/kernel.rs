@@ -78,6 +78,8 @@ pub const EXIT_CANNOT_EXECUTE: i32 = 126;
 /// Exit code when the binary was not found, or argv was empty (as a shell reports it).
 pub const EXIT_NOT_FOUND: i32 = 127;
 
+/// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
+const MAX_ARG_LEN: usize = 128 * 1024;
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
 /// longer; the call returns anyway.
@@ -589,6 +591,17 @@ impl CommandExecKernel {
                 EXIT_CANNOT_EXECUTE,
                 format!(
                     "argument {i} contains a NUL byte, which no process can receive; remove it"
+                ),
+                started,
+            );
+        }
+        // Linux refuses (E2BIG) any one argument of 128 KiB or more with its NUL.
+        if let Some(i) = argv.iter().position(|a| a.len() >= MAX_ARG_LEN) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} is {} bytes; Linux takes at most 128 KiB (131,071 bytes) per argument: pass less, or the data through a file in the workspace",
+                    argv[i].len()
                 ),
                 started,
             );
