@@ -188,6 +188,7 @@ impl Confinement {
 
     /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
     /// on `output` (a pipe's write end). The child leads its own group.
+    #[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
     pub(crate) fn spawn(
         &self,
         program: &Path,
