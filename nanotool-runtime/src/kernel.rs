@@ -28,17 +28,23 @@ mod cancel;
 mod env;
 #[allow(unsafe_code)] // pidfds, waitid and the group kill: system calls.
 mod lifecycle;
+#[allow(unsafe_code)] // getrlimit of the host's own limits: a system call.
+mod limits;
 mod output;
 mod result;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 mod sys;
+#[allow(unsafe_code)] // openat, unlinkat and readdir: system calls.
+mod tree;
 mod wait;
 
 pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
+pub use limits::{LimitHit, Limits, LimitsStatus};
 pub use result::{ExecResult, UnreadableBinary};
+pub use tree::remove_tree;
 
 pub use env::GitConfigError;
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
@@ -54,6 +60,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use env::{CallEnv, ChildEnv};
+use limits::ChildLimits;
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
@@ -71,6 +78,8 @@ pub const EXIT_CANNOT_EXECUTE: i32 = 126;
 /// Exit code when the binary was not found, or argv was empty (as a shell reports it).
 pub const EXIT_NOT_FOUND: i32 = 127;
 
+/// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
+const MAX_ARG_LEN: usize = 128 * 1024;
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
 /// longer; the call returns anyway.
@@ -115,6 +124,9 @@ pub struct KernelSettings {
     /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
     /// and [`CommandExecKernel::spawn_status`] says why.
     pub pid_namespace: bool,
+    /// What one call may consume: memory, file size, open files, CPU time, its priority
+    /// and OOM score (see [`Limits`]; default [`Limits::default`]).
+    pub limits: Limits,
 }
 
 impl Default for KernelSettings {
@@ -129,6 +141,7 @@ impl Default for KernelSettings {
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
             pid_namespace: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -219,6 +232,10 @@ pub struct CommandExecKernel {
     ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
+    /// The call's limits as the spawn child applies them.
+    child_limits: ChildLimits,
+    /// The limits as they hold (clamped to the host's), for the status and the results.
+    limits_status: LimitsStatus,
 }
 
 thread_local! {
@@ -287,7 +304,14 @@ impl CommandExecKernel {
         let path_dirs = std::env::split_paths(&path_value).collect();
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
+        let (child_limits, applied) = ChildLimits::new(&settings.limits);
+        let limits_status = LimitsStatus {
+            limits: applied,
+            autogroup: limits::autogroup_applies(),
+        };
         Ok(CommandExecKernel {
+            child_limits,
+            limits_status,
             cwd_c,
             cwd,
             settings,
@@ -321,6 +345,19 @@ impl CommandExecKernel {
     /// overrides of a call follow the repository's configuration as it is then.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
+    }
+
+    /// Which limits hold for this kernel's commands (one line with `Display`, printed after
+    /// the sandbox's and the spawn's status lines).
+    ///
+    /// ```
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// assert!(kernel.limits_status().to_string().starts_with("limits: memory 4 GiB"));
+    /// ```
+    pub fn limits_status(&self) -> LimitsStatus {
+        self.limits_status.clone()
     }
 
     /// How commands start and end beside this host (one line with `Display`): the host's
@@ -493,6 +530,7 @@ impl CommandExecKernel {
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
+                    Some(&self.child_limits),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -519,6 +557,7 @@ impl CommandExecKernel {
             &self.cwd_c,
             &write_end,
             &self.null,
+            Some(&self.child_limits),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -552,6 +591,17 @@ impl CommandExecKernel {
                 EXIT_CANNOT_EXECUTE,
                 format!(
                     "argument {i} contains a NUL byte, which no process can receive; remove it"
+                ),
+                started,
+            );
+        }
+        // Linux refuses (E2BIG) any one argument of 128 KiB or more with its NUL.
+        if let Some(i) = argv.iter().position(|a| a.len() >= MAX_ARG_LEN) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} is {} bytes; Linux takes at most 128 KiB (131,071 bytes) per argument: pass less, or the data through a file in the workspace",
+                    argv[i].len()
                 ),
                 started,
             );
@@ -661,6 +711,7 @@ impl CommandExecKernel {
                 } else if let Some(sig) = status.signal() {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
+                    result.limit = LimitHit::from_signal(sig, &self.limits_status.limits);
                 }
             }
             Err(e) => {

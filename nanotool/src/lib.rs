@@ -97,6 +97,7 @@ pub use nanotool_runtime::kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
     SandboxStatus, UnreadableBinary,
 };
+pub use nanotool_runtime::kernel::{LimitHit, Limits, LimitsStatus};
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
 ///

@@ -32,11 +32,14 @@ pub struct ExecResult {
     pub omitted_bytes: u64,
     /// The command ran confined by the sandbox (Landlock and seccomp in place).
     pub confined: bool,
+    /// The limit that ended the command, when its signal tells (`SIGXFSZ`, `SIGXCPU`).
+    pub limit: Option<super::LimitHit>,
 }
 
 impl ExecResult {
     /// The result text: `exit: N`, then the notes that apply, each on its own
-    /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
+    /// line (`could not start: ...`, `timed out after N s`, `killed: file size limit 1 GiB
+    /// reached`, `killed by signal N (SIGNAME)`,
     /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
     pub fn text(&self) -> String {
         let mut text = format!("exit: {}\n", self.exit_code);
@@ -47,6 +50,8 @@ impl ExecResult {
             text.push_str(&format!("timed out after {} s\n", seconds(self.duration)));
         } else if self.cancelled {
             text.push_str("cancelled\n");
+        } else if let Some(hit) = self.limit {
+            text.push_str(&format!("{hit}\n"));
         } else if let Some(sig) = self.signal {
             text.push_str(&format!("killed by signal {sig} ({})\n", signal_name(sig)));
         }

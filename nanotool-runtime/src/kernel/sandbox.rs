@@ -720,7 +720,10 @@ impl TempDir {
 }
 
 impl Drop for TempDir {
+    /// Removed however deep or locked its content (`tree`): a drop has nobody to report a
+    /// failure to; a host that must know calls [`remove_tree`](super::tree::remove_tree)
+    /// itself first (the `serve` command does, and logs the path).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = super::tree::remove_tree(&self.0);
     }
 }

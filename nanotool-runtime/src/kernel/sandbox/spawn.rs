@@ -7,7 +7,9 @@
 //!    ignores them; then the parent-death signal (`SIGKILL` when the thread that started it
 //!    ends, which the kernel's run keeps alive until the call ends), checked against a parent
 //!    that died before it was set;
-//! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
+//! 2. `setsid()`: the call's own session and process group, made before the filter refuses
+//!    it (a session of its own also gives the call its own CPU share under autogroup); then
+//!    the call's limits (`limits`): `oom_score_adj`, niceness, resource limits;
 //! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
 //!    files;
 //! 4. the profile's Landlock ruleset (`landlock_restrict_self`), then the seccomp filter;
@@ -27,6 +29,7 @@
 //! child makes raw system calls only, allocates nothing and takes no lock. A step that fails
 //! writes its name and errno where the parent reads them, and the child exits.
 
+use super::super::limits::ChildLimits;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
@@ -185,6 +188,7 @@ impl Confinement {
 
     /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
     /// on `output` (a pipe's write end). The child leads its own group.
+    #[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
     pub(crate) fn spawn(
         &self,
         program: &Path,
@@ -193,6 +197,7 @@ impl Confinement {
         cwd: &CStr,
         output: &OwnedFd,
         namespace: Option<&NsPlan>,
+        limits: Option<&ChildLimits>,
     ) -> io::Result<Spawned> {
         let fprog = libc::sock_fprog {
             len: u16::try_from(self.filter.len()).map_err(|_| {
@@ -209,6 +214,7 @@ impl Confinement {
                 output,
                 null: &self.null,
                 namespace,
+                limits,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
                     filter: &fprog,
@@ -249,6 +255,7 @@ pub(crate) fn spawn_plain(
     cwd: &CStr,
     output: &OwnedFd,
     null: &OwnedFd,
+    limits: Option<&ChildLimits>,
 ) -> io::Result<Spawned> {
     launch(
         program,
@@ -259,6 +266,7 @@ pub(crate) fn spawn_plain(
             output,
             null,
             namespace: None,
+            limits,
             confine: None,
         },
     )
@@ -272,6 +280,7 @@ struct Launch<'a> {
     output: &'a OwnedFd,
     null: &'a OwnedFd,
     namespace: Option<&'a NsPlan>,
+    limits: Option<&'a ChildLimits>,
     confine: Option<Confine<'a>>,
 }
 
@@ -464,6 +473,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             .map_or(-1, |(_, fd)| fd.as_raw_fd()),
         uid_map,
         gid_map,
+        limits: ChildLimitArgs::new(l.limits),
         failure: &failure,
     };
     // The child's stack: allocated, never initialised (the child writes before it reads).
@@ -594,6 +604,7 @@ enum Step {
     ParentGone,
     IdMaps,
     Group,
+    Limits,
     Chdir,
     NoNewPrivs,
     Capabilities,
@@ -612,6 +623,7 @@ impl From<i32> for Step {
             Step::ParentGone,
             Step::IdMaps,
             Step::Group,
+            Step::Limits,
             Step::Chdir,
             Step::NoNewPrivs,
             Step::Capabilities,
@@ -633,7 +645,8 @@ impl Step {
             Step::ParentDeath => "setting the parent-death signal",
             Step::ParentGone => "the agent exited",
             Step::IdMaps => "writing the user namespace's id maps",
-            Step::Group => "setpgid",
+            Step::Group => "setsid",
+            Step::Limits => "setting the call's resource limits",
             Step::Chdir => "chdir",
             Step::NoNewPrivs => "no_new_privs",
             Step::Capabilities => "dropping capabilities",
@@ -668,7 +681,81 @@ struct ChildArgs {
     /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
     uid_map: (*const u8, usize),
     gid_map: (*const u8, usize),
+    /// The call's limits (`rlimits` null: none).
+    limits: ChildLimitArgs,
     failure: *const Failure,
+}
+
+/// [`ChildLimits`] as the child reads them.
+struct ChildLimitArgs {
+    rlimits: *const (c_int, libc::rlimit),
+    count: usize,
+    oom_first: bool,
+    nice: i32,
+}
+
+impl ChildLimitArgs {
+    fn new(limits: Option<&ChildLimits>) -> Self {
+        match limits {
+            Some(l) => ChildLimitArgs {
+                rlimits: l.rlimits.as_ptr(),
+                count: l.rlimits.len(),
+                oom_first: l.oom_first,
+                nice: l.nice,
+            },
+            None => ChildLimitArgs {
+                rlimits: std::ptr::null(),
+                count: 0,
+                oom_first: false,
+                nice: 0,
+            },
+        }
+    }
+}
+
+/// The call's limits, applied by the child to itself: `oom_score_adj` first (it opens a
+/// file, which a low limit on open files could refuse), then the niceness, then the resource
+/// limits. A vfork child's `oom_score_adj` is its own (Linux leaves the processes sharing its
+/// memory alone for a vfork child); raising it and the niceness needs no privilege, and a
+/// host that refuses either (no `/proc`, a niceness already higher) keeps its own. A
+/// resource limit that cannot be set fails the start: the command must not run unbounded.
+///
+/// # Safety
+/// Raw system calls only; `l`'s pointer is valid for `count` entries.
+unsafe fn apply_limits(l: &ChildLimitArgs) -> Result<(), Step> {
+    // SAFETY (each call): raw system calls on this child's own state.
+    unsafe {
+        if l.oom_first {
+            let fd = libc::syscall(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                c"/proc/self/oom_score_adj".as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                let v = b"1000";
+                libc::syscall(libc::SYS_write, fd, v.as_ptr(), v.len());
+                libc::syscall(libc::SYS_close, fd);
+            }
+        }
+        if l.nice != 0 {
+            libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, l.nice);
+        }
+        for i in 0..l.count {
+            let (resource, limit) = &*l.rlimits.add(i);
+            if libc::syscall(
+                libc::SYS_prlimit64,
+                0,
+                *resource,
+                limit as *const libc::rlimit,
+                std::ptr::null_mut::<libc::rlimit>(),
+            ) != 0
+            {
+                return Err(Step::Limits);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The kernel's `struct sigaction` (x86_64 and aarch64 share this layout).
@@ -794,9 +881,28 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         // unmapped command still creates files with the agent's ids (the kernel's ids do
         // not change), it only sees itself and them as the overflow user (`nobody`).
         let _ = write_id_maps(a);
-        // 2. The call's own group.
-        if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
+        // The host's limit on open files, before the call's own replaces it (closing the
+        // inherited fds below may need it).
+        let mut host_files = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::syscall(
+            libc::SYS_prlimit64,
+            0,
+            libc::RLIMIT_NOFILE,
+            std::ptr::null::<libc::rlimit>(),
+            &mut host_files as *mut libc::rlimit,
+        ) != 0
+        {
+            fail(Step::CloseFds);
+        }
+        // 2. The call's own session and group, then its limits.
+        if libc::syscall(libc::SYS_setsid) < 0 {
             fail(Step::Group);
+        }
+        if let Err(step) = apply_limits(&a.limits) {
+            fail(step);
         }
         // 3. Workspace, no new privileges, capabilities.
         if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
@@ -855,23 +961,10 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.confine && libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
             // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
             // (EPERM): close each fd up to the limit on open files (an fd above it cannot
-            // exist unless the limit was lowered after it was opened), at most the first
-            // 65,536, which bounds the cost where the limit is a million.
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            if libc::syscall(
-                libc::SYS_prlimit64,
-                0,
-                libc::RLIMIT_NOFILE,
-                std::ptr::null::<libc::rlimit>(),
-                &mut limit as *mut libc::rlimit,
-            ) != 0
-            {
-                fail(Step::CloseFds);
-            }
-            let top = limit.rlim_cur.min(1 << 16) as libc::c_long;
+            // exist unless the limit was lowered after it was opened: the host's is taken
+            // before the call's own), at most the first 65,536, which bounds the cost where
+            // the limit is a million.
+            let top = host_files.rlim_cur.min(1 << 16) as libc::c_long;
             for fd in 3..top {
                 libc::syscall(libc::SYS_close, fd);
             }
