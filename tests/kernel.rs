@@ -328,7 +328,10 @@ fn one_gib_of_output_is_capped_with_head_and_tail() {
         "{}",
         r.output.len()
     );
-    assert_eq!(r.omitted_bytes + nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT as u64, r.total_bytes);
+    assert_eq!(
+        r.omitted_bytes + nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT as u64,
+        r.total_bytes
+    );
     assert!(r.text().contains(&format!(
         "\n{} bytes omitted\noutput: HEAD-START",
         r.omitted_bytes

@@ -97,9 +97,8 @@ fn each_tool_has_its_cap_and_keeps_head_and_tail() {
         r#"{"name": "count_small_cap", "description": "Counts", "command": "seq 1 20000",
             "max_output": 1000}"#,
     );
-    let at_default = descriptor(
-        r#"{"name": "count", "description": "Counts", "command": "seq 1 20000"}"#,
-    );
+    let at_default =
+        descriptor(r#"{"name": "count", "description": "Counts", "command": "seq 1 20000"}"#);
     for (tool, cap) in [
         (&CountSmallCap::tool() as &dyn Tool, 1000u64),
         (&descriptor_cap, 1000),
@@ -112,7 +111,10 @@ fn each_tool_has_its_cap_and_keeps_head_and_tail() {
         assert_eq!(exec.omitted_bytes, total - cap, "cap {cap}");
         assert!(exec.output.starts_with("1\n2\n3\n"), "the head is kept");
         assert!(exec.output.ends_with("19999\n20000\n"), "the tail is kept");
-        assert!(exec.output.contains(&format!("[... {} bytes omitted ...]", total - cap)));
+        assert!(
+            exec.output
+                .contains(&format!("[... {} bytes omitted ...]", total - cap))
+        );
     }
 }
 
@@ -188,14 +190,46 @@ fn every_bad_setting_in_a_descriptor_is_a_613_naming_the_file_and_field() {
         (r#""env": ["A=1"]"#, "env", "write an object"),
         (r#""env": {"A-B": "1"}"#, "env.A-B", "not a variable name"),
         (r#""env": {"1A": "1"}"#, "env.1A", "not a variable name"),
-        (r#""env": {"DEBUG": 1}"#, "env.DEBUG", "write the value as a string"),
-        (r#""env": {"LD_PRELOAD": "/x.so"}"#, "env.LD_PRELOAD", "`LD_*`"),
-        (r#""env": {"GIT_SSH_COMMAND": "x"}"#, "env.GIT_SSH_COMMAND", "`GIT_*`"),
-        (r#""env": {"HOME": "/tmp"}"#, "env.HOME", "kernel decides it"),
-        (r#""env": {"TMPDIR": "/tmp"}"#, "env.TMPDIR", "kernel decides it"),
-        (r#""env": {"BASH_ENV": "/x"}"#, "env.BASH_ENV", "kernel decides it"),
-        (r#""env": {"PYTHONNOUSERSITE": ""}"#, "env.PYTHONNOUSERSITE", "for every command"),
-        (r#""env": {"PAGER": "less"}"#, "env.PAGER", "for every command"),
+        (
+            r#""env": {"DEBUG": 1}"#,
+            "env.DEBUG",
+            "write the value as a string",
+        ),
+        (
+            r#""env": {"LD_PRELOAD": "/x.so"}"#,
+            "env.LD_PRELOAD",
+            "`LD_*`",
+        ),
+        (
+            r#""env": {"GIT_SSH_COMMAND": "x"}"#,
+            "env.GIT_SSH_COMMAND",
+            "`GIT_*`",
+        ),
+        (
+            r#""env": {"HOME": "/tmp"}"#,
+            "env.HOME",
+            "kernel decides it",
+        ),
+        (
+            r#""env": {"TMPDIR": "/tmp"}"#,
+            "env.TMPDIR",
+            "kernel decides it",
+        ),
+        (
+            r#""env": {"BASH_ENV": "/x"}"#,
+            "env.BASH_ENV",
+            "kernel decides it",
+        ),
+        (
+            r#""env": {"PYTHONNOUSERSITE": ""}"#,
+            "env.PYTHONNOUSERSITE",
+            "for every command",
+        ),
+        (
+            r#""env": {"PAGER": "less"}"#,
+            "env.PAGER",
+            "for every command",
+        ),
         (r#""timeot": 9"#, "timeot", "did you mean `timeout`"),
     ];
     for (field, pointer, words) in cases {

@@ -127,7 +127,11 @@ fn every_fixture_row_has_its_ui_case_and_back() {
             assert!(written, "{}: max_output {bytes}", file.display());
         }
         for (name, _) in form.env {
-            assert!(args.contains(&format!("{name} = ")), "{}: {name}", file.display());
+            assert!(
+                args.contains(&format!("{name} = ")),
+                "{}: {name}",
+                file.display()
+            );
         }
     }
     for form in FORMS {

@@ -171,13 +171,19 @@ fn settings(cx: &mut Ctxt, settings: &Settings) {
     if settings.env.len() > kernel::MAX_ENV_VARS {
         cx.error_at(
             settings.env[kernel::MAX_ENV_VARS].0.span(),
-            format!("a tool may set at most {} environment variables", kernel::MAX_ENV_VARS),
+            format!(
+                "a tool may set at most {} environment variables",
+                kernel::MAX_ENV_VARS
+            ),
         );
     }
     for (i, (name, value)) in settings.env.iter().enumerate() {
         let text = name.to_string();
         if settings.env[..i].iter().any(|(n, _)| *n == text) {
-            cx.error_spanned_by(name, format!("`{text}` is set twice in `env(...)`: set it once"));
+            cx.error_spanned_by(
+                name,
+                format!("`{text}` is set twice in `env(...)`: set it once"),
+            );
             continue;
         }
         match kernel::check_env(&text, &value.value()) {

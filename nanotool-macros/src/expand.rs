@@ -151,9 +151,16 @@ fn generate(
 ) -> TokenStream {
     let p = private::path();
     // Checked already (`check::settings`): in range, so they fit a `u64`.
-    let timeout = option_tokens(settings.timeout.map(|(v, _)| Literal::u64_suffixed(v as u64)));
-    let max_output =
-        option_tokens(settings.max_output.map(|(v, _)| Literal::u64_suffixed(v as u64)));
+    let timeout = option_tokens(
+        settings
+            .timeout
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
+    let max_output = option_tokens(
+        settings
+            .max_output
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
     let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
     let env_values: Vec<&syn::LitStr> = settings.env.iter().map(|(_, v)| v).collect();
     let ident = &input.ident;

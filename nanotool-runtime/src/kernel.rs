@@ -428,7 +428,12 @@ impl CommandExecKernel {
     /// Runs one argv with the default profile; `cancel` may end it from any thread (a handle
     /// fired before the call ends it at once, without starting anything).
     pub fn run_cancellable(&self, argv: &[String], cancel: &CancelHandle) -> ExecResult {
-        self.run_inner(argv, Access::READ_ONLY, &RunSettings::default(), Some(cancel))
+        self.run_inner(
+            argv,
+            Access::READ_ONLY,
+            &RunSettings::default(),
+            Some(cancel),
+        )
     }
 
     /// Runs one argv with the profile `access` (what the tool declared: `writes`,

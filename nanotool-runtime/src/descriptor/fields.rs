@@ -67,7 +67,8 @@ pub(super) fn spec_error(file: &Path, command: &str, e: &SpecError) -> Descripto
         SpecError::InvalidDefault { slot, .. } => (arg(slot, "default"), e.to_string()),
         SpecError::Settings(settings) => {
             let pointer = match settings {
-                RunSettingsError::EnvName { name, .. } | RunSettingsError::EnvValue { name, .. } => {
+                RunSettingsError::EnvName { name, .. }
+                | RunSettingsError::EnvValue { name, .. } => {
                     format!("env.{name}")
                 }
                 other => other.field().to_owned(),
