@@ -6,7 +6,7 @@
 //! here decides whether a tool is valid.
 
 use crate::ast::{self, Field};
-use crate::attr::{DefaultValue, Settings};
+use crate::attr::{DefaultValue, ToolArgs};
 use crate::check::{self, Assertion};
 use crate::ctxt::Ctxt;
 use crate::private;
@@ -37,16 +37,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let description = input.description.as_deref().unwrap_or_default();
     let assertions: TokenStream = checked.assertions.iter().map(assertion).collect();
-    generate(
-        item,
-        &checked.name,
-        description,
-        &args.template,
-        args.access,
-        &args.settings,
-        fields,
-        &assertions,
-    )
+    generate(item, &checked.name, description, args, fields, &assertions)
 }
 
 /// An [`Assertion`] written out as a const item: the build fails with its message when its
@@ -143,12 +134,11 @@ fn generate(
     input: &DeriveInput,
     name: &str,
     description: &str,
-    template: &syn::LitStr,
-    access: Access,
-    settings: &Settings,
+    args: &ToolArgs,
     fields: &[Field],
     assertions: &TokenStream,
 ) -> TokenStream {
+    let (template, access, settings) = (&args.template, args.access, &args.settings);
     let p = private::path();
     // Checked already (`check::settings`): in range, so they fit a `u64`.
     let timeout = option_tokens(

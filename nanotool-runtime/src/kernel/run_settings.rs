@@ -92,8 +92,8 @@ pub enum RunSettingsError {
         "max_output of {bytes} bytes is out of range: give a number of bytes from 1 to {MAX_OUTPUT_LIMIT} (16 MiB)"
     )]
     MaxOutput {
-        /// The cap as given.
-        bytes: u128,
+        /// The cap as given (`u64::MAX` for anything larger).
+        bytes: u64,
     },
     /// An environment variable's name may not be set by a tool.
     #[error("environment variable `{name}`: {reason}")]
@@ -206,6 +206,7 @@ pub fn check_timeout_secs(secs: f64) -> Result<(), RunSettingsError> {
 /// Checks an output cap in bytes: more than zero, at most [`MAX_OUTPUT_LIMIT`].
 pub fn check_max_output(bytes: u128) -> Result<(), RunSettingsError> {
     if bytes == 0 || bytes > MAX_OUTPUT_LIMIT as u128 {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
         return Err(RunSettingsError::MaxOutput { bytes });
     }
     Ok(())
