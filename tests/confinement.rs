@@ -568,3 +568,31 @@ fn list_names_what_does_not_hold_on_an_older_linux() {
     let status = json[0]["sandbox"]["status"].as_str().unwrap();
     assert!(status.starts_with("sandbox: landlock ABI"), "{status}");
 }
+
+#[test]
+fn opt_is_readable_only_when_the_host_adds_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let Ok(vendor) = tempfile::Builder::new()
+        .prefix("nanotool-test-")
+        .tempdir_in("/opt")
+    else {
+        return; // no writable /opt on this machine
+    };
+    let secret = vendor.path().join("licence.key");
+    std::fs::write(&secret, "opt-canary-5150\n").unwrap();
+    let cat = vec!["cat".to_owned(), secret.display().to_string()];
+    let k = kernel(ws.path(), None, SandboxMode::BestEffort);
+    let r = k.run_as(&cat, Access::READ_ONLY, None);
+    if k.sandbox_status().enforced() {
+        assert!(!r.output.contains("opt-canary"), "{r:?}");
+        assert_ne!(r.exit_code, 0, "{r:?}");
+    }
+    let added = CommandExecKernel::new(KernelSettings {
+        cwd: ws.path().to_path_buf(),
+        sandbox_read: vec![vendor.path().to_path_buf()],
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = added.run_as(&cat, Access::READ_ONLY, None);
+    assert!(r.output.contains("opt-canary-5150"), "{r:?}");
+}

@@ -7,7 +7,7 @@
 //! | resource | read-only tool (default) | tool that declares `writes` |
 //! |---|---|---|
 //! | the workspace (the kernel's cwd) | read, execute | read, write, create, delete |
-//! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/opt`, `/etc/alternatives`) and a few `/etc` files | read, execute | same |
+//! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc/alternatives`; not `/opt`) and a few `/etc` files | read, execute | same |
 //! | the kernel's private temp dir (`TMPDIR`, removed when the kernel drops) | read, write | same |
 //! | `/dev/null` (rw), `/dev/zero`, `/dev/urandom`, `/dev/random` (r) | yes | same |
 //! | host-added paths ([`KernelSettings::sandbox_read`], [`KernelSettings::sandbox_write`]) | as added | as added |
