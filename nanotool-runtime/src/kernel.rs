@@ -32,6 +32,7 @@ mod lifecycle;
 mod limits;
 mod output;
 mod result;
+mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
@@ -44,6 +45,11 @@ pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use limits::{LimitHit, Limits, LimitsStatus};
 pub use result::{ExecResult, UnreadableBinary};
+pub use run_settings::{
+    MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
+    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_max_output,
+    check_timeout_secs, env_name_problem,
+};
 pub use tree::remove_tree;
 
 pub use env::GitConfigError;
@@ -59,7 +65,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-use env::{CallEnv, ChildEnv};
+use env::ChildEnv;
 use limits::ChildLimits;
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
@@ -68,6 +74,14 @@ use wait::{Stop, drain, wait_loop};
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The output cap when neither the tool nor the host sets one, in bytes, kept as head + tail:
+/// about what a coding agent's own shell tool gives a model (Claude Code's truncates at
+/// 30,000 characters; see DECISIONS.md).
+pub const DEFAULT_MAX_OUTPUT: usize = 30_000;
+
+/// The timeout when neither the tool nor the host sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Exit code of a run that timed out (as `timeout(1)` reports it).
 pub const EXIT_TIMEOUT: i32 = 124;
@@ -99,9 +113,11 @@ const FALLBACK_TICK: Duration = Duration::from_millis(5);
 pub struct KernelSettings {
     /// Working directory every command runs in (canonicalised at construction).
     pub cwd: PathBuf,
-    /// Time after which the whole process group is killed (default 30 s).
+    /// Time after which the whole process group is killed (default [`DEFAULT_TIMEOUT`], 30 s);
+    /// a tool's own [`RunSettings::timeout`] wins.
     pub timeout: Duration,
-    /// Output cap in bytes, kept as head + tail (default 2048).
+    /// Output cap in bytes, kept as head + tail (default [`DEFAULT_MAX_OUTPUT`], 30,000); a
+    /// tool's own [`RunSettings::max_output`] wins.
     pub max_output: usize,
     /// Extra environment variables the host passes to every command (they win over the
     /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
@@ -133,8 +149,8 @@ impl Default for KernelSettings {
     fn default() -> Self {
         KernelSettings {
             cwd: PathBuf::from("."),
-            timeout: Duration::from_secs(30),
-            max_output: 2048,
+            timeout: DEFAULT_TIMEOUT,
+            max_output: DEFAULT_MAX_OUTPUT,
             env: Vec::new(),
             sandbox: SandboxMode::default(),
             sandbox_read: Vec::new(),
@@ -443,13 +459,18 @@ impl CommandExecKernel {
 
     /// Runs one argv with the default profile (read-only workspace, no network).
     pub fn run(&self, argv: &[String]) -> ExecResult {
-        self.run_inner(argv, Access::READ_ONLY, None)
+        self.run_inner(argv, Access::READ_ONLY, &RunSettings::default(), None)
     }
 
     /// Runs one argv with the default profile; `cancel` may end it from any thread (a handle
     /// fired before the call ends it at once, without starting anything).
     pub fn run_cancellable(&self, argv: &[String], cancel: &CancelHandle) -> ExecResult {
-        self.run_inner(argv, Access::READ_ONLY, Some(cancel))
+        self.run_inner(
+            argv,
+            Access::READ_ONLY,
+            &RunSettings::default(),
+            Some(cancel),
+        )
     }
 
     /// Runs one argv with the profile `access` (what the tool declared: `writes`,
@@ -475,7 +496,35 @@ impl CommandExecKernel {
         access: Access,
         cancel: Option<&CancelHandle>,
     ) -> ExecResult {
-        self.run_inner(argv, access, cancel)
+        self.run_inner(argv, access, &RunSettings::default(), cancel)
+    }
+
+    /// [`run_as`](Self::run_as) with the tool's own settings for this call: its timeout and
+    /// output cap instead of the kernel's, its variables after the kernel's environment. The
+    /// settings are checked ([`RunSettings::check`]); a value that fails starts nothing.
+    ///
+    /// ```
+    /// use nanotool_runtime::kernel::RunSettings;
+    /// use nanotool_runtime::{Access, CommandExecKernel, KernelSettings};
+    /// use std::time::Duration;
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// let argv = ["sh", "-c", "echo $GREETING; sleep 5"].map(String::from);
+    /// let settings = RunSettings::new()
+    ///     .with_env("GREETING", "hello")
+    ///     .with_timeout(Duration::from_millis(300));
+    /// let result = kernel.run_with(&argv, Access::READ_ONLY, &settings, None);
+    /// assert!(result.timed_out);
+    /// assert_eq!(result.output, "hello\n");
+    /// ```
+    pub fn run_with(
+        &self,
+        argv: &[String],
+        access: Access,
+        settings: &RunSettings,
+        cancel: Option<&CancelHandle>,
+    ) -> ExecResult {
+        self.run_inner(argv, access, settings, cancel)
     }
 
     /// Resolves argv\[0\] to the absolute path to run.
@@ -511,7 +560,7 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         access: Access,
-        env: &CallEnv,
+        env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
@@ -526,7 +575,7 @@ impl CommandExecKernel {
                 match confinement.spawn(
                     program,
                     &argv,
-                    &env.confined,
+                    env.confined,
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
@@ -545,7 +594,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
-        env: &CallEnv,
+        env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
         let argv = CStrings::new(argv.iter().map(String::as_bytes))
@@ -553,7 +602,7 @@ impl CommandExecKernel {
         match spawner::spawn_plain(
             program,
             &argv,
-            &env.plain,
+            env.plain,
             &self.cwd_c,
             &write_end,
             &self.null,
@@ -568,6 +617,7 @@ impl CommandExecKernel {
         &self,
         argv: &[String],
         access: Access,
+        run: &RunSettings,
         cancel: Option<&CancelHandle>,
     ) -> ExecResult {
         let started = Instant::now();
@@ -606,6 +656,10 @@ impl CommandExecKernel {
                 started,
             );
         }
+        if let Err(e) = run.check() {
+            let message = format!("`{name}`: the tool's settings cannot be used: {e}");
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+        }
         let program = match self.resolve(name) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
@@ -624,7 +678,26 @@ impl CommandExecKernel {
         {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, refused.to_string(), started);
         }
-        let (child, read_end, confined) = match self.start(name, &program, argv, access, &env) {
+        // The tool's own variables, set after every other: a block of its own for this call.
+        let tool_env = if run.env.is_empty() {
+            None
+        } else {
+            match self.child_env.with_tool_env(&env, &run.env) {
+                Ok(blocks) => Some(blocks),
+                Err(e) => {
+                    let message = format!("`{name}`: the environment cannot be built: {e}");
+                    return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+                }
+            }
+        };
+        let env_ref = match &tool_env {
+            Some((confined, plain)) => CallEnvRef { confined, plain },
+            None => CallEnvRef {
+                confined: &env.confined,
+                plain: &env.plain,
+            },
+        };
+        let (child, read_end, confined) = match self.start(name, &program, argv, access, env_ref) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -651,10 +724,10 @@ impl CommandExecKernel {
         let mut buf = READ_BUFFER
             .take()
             .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
-        let mut capture = Capture::new(self.settings.max_output);
+        let mut capture = Capture::new(run.max_output.unwrap_or(self.settings.max_output));
         let mut pipe = Some(read_end);
         // A timeout too large to add to the clock means no timeout.
-        let deadline = started.checked_add(self.settings.timeout);
+        let deadline = started.checked_add(run.timeout.unwrap_or(self.settings.timeout));
         let stop = wait_loop(
             pid,
             pidfd.as_ref(),
@@ -744,6 +817,15 @@ impl CommandExecKernel {
         result.duration = started.elapsed();
         result
     }
+}
+
+/// The environment blocks of one call, ready for `execve`.
+#[derive(Clone, Copy)]
+struct CallEnvRef<'a> {
+    /// For a confined command (with the sandbox's `TMPDIR`).
+    confined: &'a CStrings,
+    /// For a command started unconfined.
+    plain: &'a CStrings,
 }
 
 /// The exit code and message when the output pipe cannot be made.

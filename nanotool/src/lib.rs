@@ -107,7 +107,7 @@ pub use nanotool_runtime::kernel::{LimitHit, Limits, LimitsStatus};
 #[doc(hidden)]
 pub mod __private_v0_1 {
     pub use nanotool_runtime::code_form::{
-        CommandStruct, DefaultDef, SlotDef, SlotType, args_object, build_tool, require,
+        CommandStruct, DefaultDef, SettingsDef, SlotDef, SlotType, args_object, build_tool, require,
     };
     pub use nanotool_runtime::kernel::Access;
     pub use nanotool_runtime::policy::SlotFreedom;

@@ -265,6 +265,26 @@ impl ChildEnv {
         })
     }
 
+    /// `call`'s environment with a tool's own variables set after every other (names checked
+    /// by the caller, `RunSettings::check`): the blocks for a confined and a plain command.
+    pub(super) fn with_tool_env(
+        &self,
+        call: &CallEnv,
+        tool: &[(String, String)],
+    ) -> io::Result<(CStrings, CStrings)> {
+        let mut env: BTreeMap<OsString, OsString> = call.env.iter().cloned().collect();
+        for (name, value) in tool {
+            env.insert(name.into(), value.into());
+        }
+        let env: Vec<(OsString, OsString)> = env.into_iter().collect();
+        let mut confined = env.clone();
+        if let Some(tmp) = &self.parts.tmpdir {
+            confined.retain(|(k, _)| k != "TMPDIR");
+            confined.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
+        }
+        Ok((CStrings::env(&confined)?, CStrings::env(&env)?))
+    }
+
     /// The environment as it is now: the same as the last call's unless a configuration
     /// file (or any path the last reading consulted) changed since, then read again.
     pub(super) fn current(&self) -> io::Result<Arc<CallEnv>> {

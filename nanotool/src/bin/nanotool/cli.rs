@@ -41,7 +41,7 @@ pub(crate) struct Common {
     /// Kill a command's whole process group after SECS seconds [default: 30]
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_timeout)]
     pub(crate) timeout: Option<Duration>,
-    /// Keep at most BYTES of a command's output, as head and tail [default: 2048]
+    /// Keep at most BYTES of a command's output, as head and tail [default: 30000]
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_max_output)]
     pub(crate) max_output: Option<usize>,
     /// Enable the free-text `exec` tool for these binaries only
