@@ -325,11 +325,14 @@ fn one_gib_of_output_is_capped_with_head_and_tail() {
     let marker = format!("[... {} bytes omitted ...]", r.omitted_bytes);
     assert!(r.output.contains(&marker));
     assert!(
-        r.output.len() <= 2048 + marker.len() + 2,
+        r.output.len() <= nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT + marker.len() + 2,
         "{}",
         r.output.len()
     );
-    assert_eq!(r.omitted_bytes + 2048, r.total_bytes);
+    assert_eq!(
+        r.omitted_bytes + nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT as u64,
+        r.total_bytes
+    );
     assert!(r.text().contains(&format!(
         "\n{} bytes omitted\noutput: HEAD-START",
         r.omitted_bytes

@@ -1,6 +1,6 @@
 //! The first stage of `#[command_tool]`: the struct and the attribute's arguments read into a
-//! small syntax tree ([`Input`]), with every problem of shape (not a struct with named
-//! fields, no doc comment, a bad `#[slot(...)]`) reported to the [`Ctxt`]. The checks
+//! small syntax tree ([`Input`]), with every problem of syntax (not a struct with named
+//! fields, a generic struct, a bad `#[slot(...)]`) reported to the [`Ctxt`]. The checks
 //! ([`crate::check::check`]) and the expansion ([`crate::expand`]) read only this.
 
 use crate::attr::{self, SlotAttrs, ToolArgs};
@@ -19,7 +19,8 @@ pub struct Input {
     /// The slots, one per named field; `None` when the item is not a struct with named
     /// fields (a unit struct has none).
     pub fields: Option<Vec<Field>>,
-    /// The struct's doc comment: the tool's description.
+    /// The struct's doc comment: the tool's description (`None` when missing, an error of
+    /// [`crate::check`]).
     pub description: Option<String>,
 }
 
@@ -31,8 +32,9 @@ pub struct Field {
     pub name: String,
     /// The field's type.
     pub ty: Type,
-    /// The field's doc comment: the slot's description (empty when missing, an error).
-    pub doc: String,
+    /// The field's doc comment: the slot's description (`None` when missing, an error of
+    /// [`crate::check`]).
+    pub doc: Option<String>,
     /// What `#[slot(...)]` says.
     pub attrs: SlotAttrs,
 }
@@ -62,15 +64,6 @@ pub fn parse(cx: &mut Ctxt, args: TokenStream, item: TokenStream) -> Result<Inpu
     }
 
     let description = attr::doc_comment(&item.attrs);
-    if description.is_none() {
-        cx.error_spanned_by(
-            &item.ident,
-            format!(
-                "struct `{}` has no doc comment: it is the tool's description, and the model needs it to choose the tool; write `/// What the tool does` above the struct",
-                item.ident
-            ),
-        );
-    }
 
     let fields = named.map(|named| {
         named
@@ -130,20 +123,12 @@ fn field(cx: &mut Ctxt, f: &syn::Field) -> Option<Field> {
     let ident = f.ident.clone()?;
     let name = ident.unraw().to_string();
     let doc = attr::doc_comment(&f.attrs);
-    if doc.is_none() {
-        cx.error_spanned_by(
-            &ident,
-            format!(
-                "field `{name}` has no doc comment: it is the slot's description, and the model needs it to fill the slot; write `/// What {name} is` above the field"
-            ),
-        );
-    }
     let attrs = attr::slot_attrs(cx, &f.attrs);
     Some(Field {
         ident,
         name,
         ty: f.ty.clone(),
-        doc: doc.unwrap_or_default(),
+        doc,
         attrs,
     })
 }

@@ -40,13 +40,10 @@ fn separated(ident: &str, sep: char) -> String {
     out
 }
 
-/// Whether `name` is a valid tool name (`^[A-Za-z0-9_-]{1,64}$`): the runtime's own rule,
-/// the one a descriptor's name meets.
-pub use nanotool_runtime::spec::is_tool_name;
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{kebab_case, snake_case};
+    use nanotool_runtime::spec::is_tool_name;
 
     #[test]
     fn cases() {

@@ -1,31 +1,44 @@
-//! The compile-time checks, each through nanotool-runtime's own functions: the template
-//! grammar ([`Template::parse`]), the policy ([`policy::check_template`]), the tool-name
-//! rule, and pattern regexes. What the macro cannot see (a field's type) becomes a const
-//! assertion on [`SlotType`](nanotool_runtime::slot_type::SlotType) in the expansion.
+//! Every check of `#[command_tool]`, in one place, each through nanotool-runtime's own
+//! functions where the runtime has one: the doc comments (the tool's and each slot's
+//! description), the template grammar ([`Template::parse`]), the policy
+//! ([`policy::check_template`]), template slots against fields, the tool-name rule, and
+//! pattern regexes, the run settings (`timeout`, `max_output`, `env`). What the macro cannot see (a field's type) becomes an [`Assertion`]: a
+//! condition on [`SlotType`](nanotool_runtime::code_form::SlotType) and its message, which
+//! [`crate::expand`] only writes out as a const item.
 
 use crate::ast::{Field, Input};
-use crate::attr::SlotAttrs;
+use crate::attr::{DefaultValue, Settings, SlotAttrs};
 use crate::ctxt::Ctxt;
+use nanotool_runtime::kernel;
 use nanotool_runtime::policy::{self, SlotFreedom};
-use nanotool_runtime::template::Template;
-use std::ops::Range;
+use nanotool_runtime::spec::{is_tool_name, suggest_tool_name};
+use nanotool_runtime::template::{Template, caret_line};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
 use syn::LitStr;
+use syn::spanned::Spanned;
 
 /// A slot standing where its binary takes code, and the policy's words for it.
-pub struct CodeEntry {
+struct CodeEntry {
     /// The slot's name.
-    pub slot: String,
+    slot: String,
     /// The policy's message, with the template and a caret under the slot.
-    pub message: String,
+    message: String,
     /// A path-typed field may stand there too: the only danger is how a free value is
     /// spelled, and a path is always rendered `./relative` (`less <file>`).
-    pub path_ok: bool,
+    path_ok: bool,
 }
 
-/// Two lines: the template and a caret under `span`, drawn by the runtime's own
-/// [`caret_line`](nanotool_runtime::template::caret_line).
-pub fn caret_line(source: &str, span: Range<usize>) -> String {
-    nanotool_runtime::template::caret_line(source, span)
+/// A rule that depends on a field's type, checked by the compiler: the build fails with
+/// `message`, pointing at `span`, when `condition` (a const expression over the field type's
+/// `SlotType`) is false.
+pub struct Assertion {
+    /// Where the error points: the field's type, or the setting that does not fit it.
+    pub span: Span,
+    /// A const `bool` expression.
+    pub condition: TokenStream,
+    /// What is wrong and what to write instead.
+    pub message: String,
 }
 
 fn policy_message(template: &Template, err: &policy::PolicyError) -> String {
@@ -40,7 +53,7 @@ fn policy_message(template: &Template, err: &policy::PolicyError) -> String {
 
 /// Parses the template with the runtime's parser; an error is spanned at the literal and
 /// shows the template with a caret under the offending character.
-pub fn template(cx: &mut Ctxt, lit: &LitStr) -> Option<Template> {
+fn template(cx: &mut Ctxt, lit: &LitStr) -> Option<Template> {
     let source = lit.value();
     match Template::parse(&source) {
         Ok(template) => Some(template),
@@ -54,7 +67,7 @@ pub fn template(cx: &mut Ctxt, lit: &LitStr) -> Option<Template> {
 /// Applies the policy: anything refused whatever the slots' types are is an error at the
 /// literal; the slots that stand where code goes are returned for a const assertion
 /// (those with a `pattern` pass, as the runtime's [`SlotFreedom`] says).
-pub fn policy(
+fn policy(
     cx: &mut Ctxt,
     lit: &LitStr,
     template: &Template,
@@ -100,13 +113,15 @@ pub fn policy(
 pub struct Checked {
     /// The tool's name (given or derived from the struct).
     pub name: String,
-    /// The slots that stand where code goes, for the type assertions.
-    pub code_entries: Vec<CodeEntry>,
+    /// The type-dependent rules, for the compiler to check.
+    pub assertions: Vec<Assertion>,
 }
 
-/// Every check of a read `#[command_tool]`: each field's pattern, the tool name, the template
-/// grammar, template slots against fields, and the policy.
+/// Every check of a read `#[command_tool]`: the doc comments, each field's pattern, the tool
+/// name, the template grammar, template slots against fields, the policy, then the
+/// assertions on the field types.
 pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
+    docs(cx, input);
     for f in input.fields.iter().flatten() {
         pattern(cx, &f.attrs);
     }
@@ -115,6 +130,9 @@ pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
         input.args.as_ref().and_then(|a| a.name.as_ref()),
         &input.item.ident,
     );
+    if let Some(args) = &input.args {
+        settings(cx, &args.settings);
+    }
     let mut code_entries = Vec::new();
     if let (Some(args), Some(fields)) = (&input.args, &input.fields)
         && let Some(template) = self::template(cx, &args.template)
@@ -127,7 +145,146 @@ pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
         };
         code_entries = policy(cx, &args.template, &template, &has_pattern);
     }
-    Checked { name, code_entries }
+    let assertions = input
+        .fields
+        .iter()
+        .flatten()
+        .flat_map(|f| type_assertions(f, &code_entries))
+        .collect();
+    Checked { name, assertions }
+}
+
+/// The run settings, through the runtime's own checks (the descriptor loader runs the same):
+/// a timeout and a cap in range, each variable one a tool may set, each name once.
+fn settings(cx: &mut Ctxt, settings: &Settings) {
+    if let Some((secs, span)) = settings.timeout {
+        // Beyond f64's exact integers a value is far out of range anyway.
+        if let Err(e) = kernel::check_timeout_secs(secs as f64) {
+            cx.error_at(span, format!("{e}: write `timeout = 900` for 15 minutes"));
+        }
+    }
+    if let Some((bytes, span)) = settings.max_output {
+        if let Err(e) = kernel::check_max_output(bytes) {
+            cx.error_at(span, format!("{e}: write `max_output = 65536` for 64 KiB"));
+        }
+    }
+    if settings.env.len() > kernel::MAX_ENV_VARS {
+        cx.error_at(
+            settings.env[kernel::MAX_ENV_VARS].0.span(),
+            format!(
+                "a tool may set at most {} environment variables",
+                kernel::MAX_ENV_VARS
+            ),
+        );
+    }
+    for (i, (name, value)) in settings.env.iter().enumerate() {
+        let text = name.to_string();
+        if settings.env[..i].iter().any(|(n, _)| *n == text) {
+            cx.error_spanned_by(
+                name,
+                format!("`{text}` is set twice in `env(...)`: set it once"),
+            );
+            continue;
+        }
+        match kernel::check_env(&text, &value.value()) {
+            Err(e @ kernel::RunSettingsError::EnvValue { .. }) => cx.error_spanned_by(value, e),
+            Err(e) => cx.error_spanned_by(name, e),
+            Ok(()) => {}
+        }
+    }
+}
+
+/// The struct's doc comment is the tool's description and each field's the slot's: the model
+/// needs both, so a missing one is an error.
+fn docs(cx: &mut Ctxt, input: &Input) {
+    if input.description.is_none() {
+        cx.error_spanned_by(
+            &input.item.ident,
+            format!(
+                "struct `{}` has no doc comment: it is the tool's description, and the model needs it to choose the tool; write `/// What the tool does` above the struct",
+                input.item.ident
+            ),
+        );
+    }
+    for f in input.fields.iter().flatten() {
+        if f.doc.is_none() {
+            let name = &f.name;
+            cx.error_spanned_by(
+                &f.ident,
+                format!(
+                    "field `{name}` has no doc comment: it is the slot's description, and the model needs it to fill the slot; write `/// What {name} is` above the field"
+                ),
+            );
+        }
+    }
+}
+
+/// The rules on one field that depend on its type: a slot where code goes must have a type
+/// that cannot carry code; a default, a `pattern` and bounds must fit the type's slot kind.
+fn type_assertions(f: &Field, code_entries: &[CodeEntry]) -> Vec<Assertion> {
+    let p = crate::private::path();
+    let ty = &f.ty;
+    let name = &f.name;
+    let mut out = Vec::new();
+    if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
+        let (condition, path) = if entry.path_ok {
+            (
+                quote!(!matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Free)),
+                " or `WorkPath` (a path is always rendered `./relative`)",
+            )
+        } else {
+            (
+                quote!(matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Constrained)),
+                "",
+            )
+        };
+        out.push(Assertion {
+            span: ty.span(),
+            condition,
+            message: format!(
+                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64`, a #[derive(SlotEnum)] enum{path}, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
+                entry.message
+            ),
+        });
+    }
+    let default = match &f.attrs.default {
+        Some(DefaultValue::Str(lit)) => Some(("takes_string_default", "a string", lit.span())),
+        Some(DefaultValue::Int(_, span)) => Some(("takes_integer_default", "an integer", *span)),
+        Some(DefaultValue::Float(_, span)) => Some(("takes_float_default", "a float", *span)),
+        // A typed expression is converted through the field's own `SlotType`.
+        Some(DefaultValue::Expr(_)) | None => None,
+    };
+    if let Some((class_check, what, span)) = default {
+        let check = format_ident!("{}", class_check);
+        out.push(Assertion {
+            span,
+            condition: quote!(<#ty as #p::SlotType>::CLASS.#check()),
+            message: format!(
+                "field `{name}`: the default is {what}, which does not fit this field's slot kind; write a default of the field's kind (a string for a `String`, `WorkPath` or enum value, an integer for an integer, a number for `f64`), or a value of the field's type such as `Mode::Long`"
+            ),
+        });
+    }
+    if let Some(pattern) = &f.attrs.pattern {
+        out.push(Assertion {
+            span: pattern.span(),
+            condition: quote!(<#ty as #p::SlotType>::CLASS.takes_pattern()),
+            message: format!(
+                "field `{name}`: `pattern` applies to a `String` slot only; remove it, or make the field a `String` (an integer or enum is already constrained, a path is checked by confinement)"
+            ),
+        });
+    }
+    for (bound, key) in [(&f.attrs.minimum, "minimum"), (&f.attrs.maximum, "maximum")] {
+        if let Some(bound) = bound {
+            out.push(Assertion {
+                span: bound.span,
+                condition: quote!(<#ty as #p::SlotType>::CLASS.takes_bounds()),
+                message: format!(
+                    "field `{name}`: `{key}` applies to an integer or number slot only; remove it, or give the field an integer type or `f64`"
+                ),
+            });
+        }
+    }
+    out
 }
 
 /// Every template slot has a field and every field a slot.
@@ -166,16 +323,16 @@ fn slots_match_fields(cx: &mut Ctxt, lit: &LitStr, template: &Template, fields: 
 
 /// The tool name: `name = "..."` or the struct's name in snake_case, checked against
 /// `^[A-Za-z0-9_-]{1,64}$`.
-pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> String {
+fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> String {
     match given {
         Some(lit) => {
             let name = lit.value();
-            if !crate::case::is_tool_name(&name) {
+            if !is_tool_name(&name) {
                 cx.error_at(
                     lit.span(),
                     format!(
                         "invalid tool name `{name}`: a tool name is 1 to 64 characters of ASCII letters, digits, `_` and `-` (what OpenAI, Anthropic and MCP accept); write e.g. `name = \"{}\"`",
-                        nanotool_runtime::spec::suggest_tool_name(&name)
+                        suggest_tool_name(&name)
                     ),
                 );
             }
@@ -183,12 +340,12 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
         }
         None => {
             let name = crate::case::snake_case(&ident.to_string());
-            if !crate::case::is_tool_name(&name) {
+            if !is_tool_name(&name) {
                 cx.error_spanned_by(
                     ident,
                     format!(
                         "the tool name derived from the struct, `{name}`, is not 1 to 64 ASCII letters, digits, `_` and `-`: give one with `name = \"{}\"`",
-                        nanotool_runtime::spec::suggest_tool_name(&name)
+                        suggest_tool_name(&name)
                     ),
                 );
             }
@@ -199,7 +356,7 @@ pub fn tool_name(cx: &mut Ctxt, given: Option<&LitStr>, ident: &syn::Ident) -> S
 
 /// Compiles a field's pattern with the runtime's own
 /// [`compile_pattern`](nanotool_runtime::slot::compile_pattern), as a descriptor's is.
-pub fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
+fn pattern(cx: &mut Ctxt, attrs: &SlotAttrs) {
     if let Some(lit) = &attrs.pattern {
         if let Err(err) = nanotool_runtime::slot::compile_pattern(&lit.value()) {
             cx.error_at(

@@ -1,15 +1,18 @@
 //! The expansion of `#[command_tool]`: read the struct ([`crate::ast`]), check everything
-//! ([`crate::check`]), then generate the
-//! [`CommandStruct`](nanotool_runtime::slot_type::CommandStruct) impl (whose provided methods
-//! are the typed API), or — when anything is wrong — every error beside a stub impl, so the user sees
-//! the real mistakes and no follow-on errors.
+//! ([`crate::check`]), then write out the
+//! [`CommandStruct`](nanotool_runtime::code_form::CommandStruct) impl (whose provided methods
+//! are the typed API) and the checks' assertions, or — when anything is wrong — every error
+//! beside a stub impl, so the user sees the real mistakes and no follow-on errors. Nothing
+//! here decides whether a tool is valid.
 
 use crate::ast::{self, Field};
-use crate::attr::DefaultValue;
-use crate::check::{self, CodeEntry};
+use crate::attr::{DefaultValue, ToolArgs};
+use crate::check::{self, Assertion};
 use crate::ctxt::Ctxt;
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use crate::private;
+use nanotool_runtime::kernel::Access;
+use proc_macro2::{Group, Literal, Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
@@ -33,27 +36,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#item #errors #stub);
     };
     let description = input.description.as_deref().unwrap_or_default();
-    generate(
-        item,
-        &checked.name,
-        description,
-        &args.template,
-        (args.writes, args.network),
-        fields,
-        &checked.code_entries,
-    )
+    let assertions: TokenStream = checked.assertions.iter().map(assertion).collect();
+    generate(item, &checked.name, description, args, fields, &assertions)
 }
 
-fn p() -> TokenStream {
-    quote!(::nanotool::__private)
-}
-
-/// A const assertion at `span`: the build fails with `message`, pointing at `span`, when
-/// `condition` (a const expression over a field type's `SlotType`) is false. Every token
-/// carries `span`, so the error points at the field, not at the attribute.
-fn assertion(span: Span, condition: TokenStream, message: &str) -> TokenStream {
-    let p = p();
-    let message = Literal::string(message);
+/// An [`Assertion`] written out as a const item: the build fails with its message when its
+/// condition is false. Every token carries the assertion's span, so the error points at the
+/// field, not at the attribute.
+fn assertion(a: &Assertion) -> TokenStream {
+    let p = private::path();
+    let (span, condition) = (a.span, &a.condition);
+    let message = Literal::string(&a.message);
     let call = respan(quote!(#p::require(#condition, #message)), span);
     quote_spanned! {span=>
         const _: () = #call;
@@ -65,10 +58,10 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+            if let TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
                 group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
+                tt = TokenTree::Group(group);
             } else {
                 tt.set_span(span);
             }
@@ -80,7 +73,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 /// What is emitted beside the errors: the same trait impl with bodies that never run (the
 /// build fails on the errors), so uses of the struct elsewhere raise no follow-on errors.
 fn fallback(ident: &Ident) -> TokenStream {
-    let p = p();
+    let p = private::path();
     quote! {
         #[automatically_derived]
         impl #p::CommandStruct for #ident {
@@ -100,38 +93,14 @@ fn fallback(ident: &Ident) -> TokenStream {
     }
 }
 
-/// The field's `DefaultDef`, and the const assertion that its kind fits the field's type.
-fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
-    let p = p();
+/// The field's `DefaultDef`: how its default was written down.
+fn default_tokens(f: &Field) -> TokenStream {
+    let p = private::path();
     let ty = &f.ty;
-    let name = &f.name;
-    let Some(default) = &f.attrs.default else {
-        return (quote!(#p::DefaultDef::None), TokenStream::new());
-    };
-    let (class_check, what, span) = match default {
-        DefaultValue::Str(lit) => ("takes_string_default", "a string", lit.span()),
-        DefaultValue::Int(_, span) => ("takes_integer_default", "an integer", *span),
-        DefaultValue::Float(_, span) => ("takes_float_default", "a float", *span),
-        DefaultValue::Expr(expr) => {
-            let expr = expr.as_ref();
-            let typed = quote_spanned! {expr.span()=>
-                #p::DefaultDef::Typed(|| <#ty as #p::SlotType>::to_json(&(#expr)))
-            };
-            return (typed, TokenStream::new());
-        }
-    };
-    let check = format_ident!("{}", class_check);
-    let message = format!(
-        "field `{name}`: the default is {what}, which does not fit this field's slot kind; write a default of the field's kind (a string for a `String`, `WorkPath` or enum value, an integer for an integer, a number for `f64`), or a value of the field's type such as `Mode::Long`"
-    );
-    let assertion = assertion(
-        span,
-        quote!(<#ty as #p::SlotType>::CLASS.#check()),
-        &message,
-    );
-    let value = match default {
-        DefaultValue::Str(lit) => quote!(#p::DefaultDef::Str(#lit)),
-        DefaultValue::Int(v, _) => match i64::try_from(*v) {
+    match &f.attrs.default {
+        None => quote!(#p::DefaultDef::None),
+        Some(DefaultValue::Str(lit)) => quote!(#p::DefaultDef::Str(#lit)),
+        Some(DefaultValue::Int(v, _)) => match i64::try_from(*v) {
             Ok(v) => {
                 let lit = Literal::i64_suffixed(v);
                 quote!(#p::DefaultDef::Int(#lit))
@@ -141,13 +110,17 @@ fn default_tokens(f: &Field) -> (TokenStream, TokenStream) {
                 quote!(#p::DefaultDef::UInt(#lit))
             }
         },
-        DefaultValue::Float(v, _) => {
+        Some(DefaultValue::Float(v, _)) => {
             let lit = Literal::f64_suffixed(*v);
             quote!(#p::DefaultDef::Float(#lit))
         }
-        DefaultValue::Expr(_) => TokenStream::new(),
-    };
-    (value, assertion)
+        Some(DefaultValue::Expr(expr)) => {
+            let expr = expr.as_ref();
+            quote_spanned! {expr.span()=>
+                #p::DefaultDef::Typed(|| <#ty as #p::SlotType>::to_json(&(#expr)))
+            }
+        }
+    }
 }
 
 fn option_tokens<T: quote::ToTokens>(value: Option<T>) -> TokenStream {
@@ -161,61 +134,32 @@ fn generate(
     input: &DeriveInput,
     name: &str,
     description: &str,
-    template: &syn::LitStr,
-    (writes, network): (bool, bool),
+    args: &ToolArgs,
     fields: &[Field],
-    code_entries: &[CodeEntry],
+    assertions: &TokenStream,
 ) -> TokenStream {
-    let p = p();
+    let (template, access, settings) = (&args.template, args.access, &args.settings);
+    let p = private::path();
+    // Checked already (`check::settings`): in range, so they fit a `u64`.
+    let timeout = option_tokens(
+        settings
+            .timeout
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
+    let max_output = option_tokens(
+        settings
+            .max_output
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
+    let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
+    let env_values: Vec<&syn::LitStr> = settings.env.iter().map(|(_, v)| v).collect();
     let ident = &input.ident;
-    let mut assertions = TokenStream::new();
     let mut specs = Vec::new();
     for f in fields {
         let ty = &f.ty;
         let name = &f.name;
-        let doc = &f.doc;
-        if let Some(entry) = code_entries.iter().find(|e| &e.slot == name) {
-            let (condition, path) = if entry.path_ok {
-                (
-                    quote!(!matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Free)),
-                    " or `WorkPath` (a path is always rendered `./relative`)",
-                )
-            } else {
-                (
-                    quote!(matches!(<#ty as #p::SlotType>::FREEDOM, #p::SlotFreedom::Constrained)),
-                    "",
-                )
-            };
-            let message = format!(
-                "slot `{name}` stands where the command takes code, and the type of field `{name}` can carry any text:\n{}\nin Rust: fix the code in the template, or give field `{name}` an integer type, `f64`, a #[derive(SlotEnum)] enum{path}, or a `String` with #[slot(pattern = \"...\")] whose regex admits no code",
-                entry.message
-            );
-            assertions.extend(assertion(ty.span(), condition, &message));
-        }
-        let (default, default_check) = default_tokens(f);
-        assertions.extend(default_check);
-        if let Some(pattern) = &f.attrs.pattern {
-            let message = format!(
-                "field `{name}`: `pattern` applies to a `String` slot only; remove it, or make the field a `String` (an integer or enum is already constrained, a path is checked by confinement)"
-            );
-            assertions.extend(assertion(
-                pattern.span(),
-                quote!(<#ty as #p::SlotType>::CLASS.takes_pattern()),
-                &message,
-            ));
-        }
-        for (bound, key) in [(&f.attrs.minimum, "minimum"), (&f.attrs.maximum, "maximum")] {
-            if let Some(bound) = bound {
-                let message = format!(
-                    "field `{name}`: `{key}` applies to an integer or number slot only; remove it, or give the field an integer type or `f64`"
-                );
-                assertions.extend(assertion(
-                    bound.span,
-                    quote!(<#ty as #p::SlotType>::CLASS.takes_bounds()),
-                    &message,
-                ));
-            }
-        }
+        let doc = f.doc.as_deref().unwrap_or_default();
+        let default = default_tokens(f);
         let new_spec = quote_spanned! {ty.span()=> <#ty as #p::SlotType>::slot_spec };
         let pattern = option_tokens(f.attrs.pattern.as_ref());
         let minimum = option_tokens(
@@ -262,6 +206,11 @@ fn generate(
     // Generated bodies stay small and non-generic: `to_args` is one call of a runtime
     // function, `from_validated` matches instead of `?` (no per-struct `FromResidual`), and
     // the typed API is the trait's provided methods, instantiated only where called.
+    let Access {
+        writes,
+        network,
+        local_network,
+    } = access;
     quote! {
         #input
 
@@ -276,7 +225,7 @@ fn generate(
             fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #writes, #network))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*] }))
                     .as_ref()
             }
 

@@ -3,21 +3,27 @@
 //! The code form of a nanotool command tool: `#[command_tool("TEMPLATE")]` on a struct whose
 //! fields are the slots, and `#[derive(SlotEnum)]` for enum slots. Use them through the
 //! `nanotool` crate (`nanotool::command_tool`, `nanotool::SlotEnum`); the generated code
-//! names only `::nanotool::__private`, so `nanotool` is the one dependency a user needs.
+//! names only `::nanotool::__private_v0_1` (the facade's hidden module, versioned), so
+//! `nanotool` is the one dependency a user needs.
 //!
 //! The macro is a thin compile-time client of `nanotool-runtime`: it parses the template with
 //! the runtime's own parser and applies the runtime's own policy, so the code form and the
 //! descriptor form cannot drift. What it cannot see — the field types — it hands to the
 //! runtime's `SlotType` trait as const assertions.
 //!
+//! `#[command_tool]` runs in three stages, each a module: read (`ast`), check (`check`), write
+//! out (`expand`).
+//!
 //! | module | what lives there |
 //! |---|---|
-//! | `attr` | the macro's arguments, `#[slot(...)]` settings, doc comments |
-//! | `check` | the checks: template, policy, slot ↔ field, tool name, pattern regexes |
-//! | `expand` | the generated code, and the stub emitted beside errors |
+//! | `ast` | stage 1: the struct and the attribute read into a small syntax tree |
+//! | `attr` | the parsing `ast` uses: the macro's arguments (the `writes` and `network` flags as the runtime's `Access`), `#[slot(...)]` settings, doc comments |
+//! | `check` | stage 2, every check: doc comments, template, policy, slot ↔ field, tool name, pattern regexes, and the type-dependent rules as assertions for the compiler |
+//! | `expand` | stage 3: writes out the impl and the assertions, or the errors beside a stub impl |
 //! | `slot_enum` | `#[derive(SlotEnum)]` |
 //! | `ctxt` | the error collector: one build shows every mistake |
 //! | `case` | `snake_case` tool names, `kebab-case` enum values |
+//! | `private` | the path of the facade's hidden module, the one path generated code names |
 #![deny(missing_docs)]
 
 use proc_macro::TokenStream;
@@ -28,6 +34,7 @@ mod case;
 mod check;
 mod ctxt;
 mod expand;
+mod private;
 mod slot_enum;
 
 /// Turns a struct into a command tool whose template is checked at compile time.
@@ -123,7 +130,7 @@ pub fn command_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use nanotool::SlotEnum;
-/// use nanotool::slot_type::SlotType;
+/// use nanotool::SlotType;
 ///
 /// #[derive(SlotEnum, Debug, PartialEq)]
 /// enum Order {

@@ -79,7 +79,7 @@ pub fn derive(item: TokenStream) -> TokenStream {
         values.push(value);
         variants.push(&v.ident);
     }
-    let p = quote!(::nanotool::__private);
+    let p = crate::private::path();
     if !cx.is_ok() {
         // Beside the errors, an impl whose bodies never run (the build fails on the errors),
         // so the fields of this type raise no follow-on errors.

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! A descriptor goes through exactly the same code as a `#[command_tool]` struct: its fields
-//! become [`SlotSpec`]s, [`CommandSpec::new`] parses the template, applies the policy and
+//! become [`SlotSpec`](crate::slot::SlotSpec)s, [`CommandSpec::new`] parses the template, applies the policy and
 //! matches slots to specs, and the result runs as a [`CommandTool`]. This module only reads
 //! files and turns JSON into those types; it holds no security rule of its own besides the
 //! file-level ones (size limit, no symbolic links, regular files only).
@@ -31,12 +31,15 @@
 //! | `arguments` | optional | one entry per slot of the template; may be left out by a tool without slots |
 //! | `writes` | optional | `true`: the command may write, create and delete inside the workspace (default `false`: read-only) |
 //! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path; `"local"`: a private loopback only (127.0.0.1 and ::1 of the call's own, nothing else) |
+//! | `timeout` | optional | seconds before the command's process group is killed, 1 to 86400 (default: the host's, 30 s) |
+//! | `max_output` | optional | bytes of output kept, as head and tail, 1 to 16 MiB (default: the host's, 30,000) |
+//! | `env` | optional | variables set for the command, `{"RUST_BACKTRACE": "1"}`; not the ones the kernel sets for safety (`PATH`, `HOME`, `TMPDIR`, `GIT_*`, `LD_*`, the Python and git overrides: [`crate::kernel::env_name_problem`]) |
 //! | `$schema` | optional | ignored: lets editors check the file against `schemas/tool.schema.json` |
 //!
 //! Each argument takes `type` (`string`, `integer`, `number`, `enum` or `path`) and
 //! `description` (both required), and `required`, `default`, `enum`, `pattern`, `minimum`,
 //! `maximum`. An enum may be written `"type": "enum", "enum": [...]` or, as JSON Schema writes
-//! it, `"type": "string", "enum": [...]`: both mean the same [`SlotKind::Enum`]. `pattern` is
+//! it, `"type": "string", "enum": [...]`: both mean the same [`SlotKind::Enum`](crate::slot::SlotKind::Enum). `pattern` is
 //! for `string` arguments, `minimum`/`maximum` for `integer` and `number` ones. An argument is
 //! required unless it has a `default` or says `"required": false`; `"required": true` beside a
 //! `"default"` is a contradiction and an error. Any other field, at the top or in an argument,
@@ -87,13 +90,8 @@
 //! ```
 
 use crate::error::CODE_INVALID_DESCRIPTOR;
-use crate::hint;
-use crate::kernel::Access;
-use crate::slot::{SlotKind, SlotSpec};
-use crate::spec::{CommandSpec, SpecError, is_tool_name};
-use crate::template::is_slot_name;
+use crate::spec::CommandSpec;
 use crate::tool::CommandTool;
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
@@ -125,6 +123,9 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "arguments",
     "writes",
     "network",
+    "timeout",
+    "max_output",
+    "env",
 ];
 
 /// The fields of one argument of a descriptor.
@@ -428,7 +429,9 @@ impl DescriptorLoader {
         let command = raw.command;
         let spec = CommandSpec::new(raw.name, raw.description, command, raw.slots)
             .map_err(|e| spec_error(file, command, &e))?
-            .with_access(raw.access);
+            .with_access(raw.access)
+            .with_settings(raw.settings)
+            .map_err(|e| spec_error(file, command, &e))?;
         if !self.deny.is_empty() {
             spec.check_denied(&self.deny)
                 .map_err(|e| spec_error(file, command, &e))?;

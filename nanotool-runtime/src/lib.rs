@@ -8,6 +8,7 @@
 //! | [`template`] | the template grammar: `grep -rn <pattern> <path>` parsed into tokens and slots |
 //! | [`policy`] | the deny list and the code-entry table, as data, and the checks over them |
 //! | [`slot`] | slot kinds and specs, validation of one value, rendering |
+//! | [`code_form`] | the code form: [`SlotType`] (a Rust type as a slot), [`CommandStruct`], [`CodeTool`], and what `#[command_tool]`'s generated code calls |
 //! | [`spec`] | [`CommandSpec`]: a parsed template plus its slot specs; JSON Schema; argv rendering |
 //! | [`kernel`] | [`CommandExecKernel`]: argv without a shell, locked cwd, timeout, bounded output |
 //! | [`tool`] | the object-safe [`Tool`] trait, [`ToolOutput`], and [`CommandTool`] (a spec as a tool) |
@@ -21,6 +22,7 @@
 #![deny(missing_docs)]
 
 pub mod async_call;
+pub mod code_form;
 pub mod descriptor;
 pub mod error;
 pub mod exec_tool;
@@ -29,13 +31,13 @@ pub mod hint;
 pub mod kernel;
 pub mod policy;
 pub mod slot;
-pub mod slot_type;
 pub mod spec;
 pub mod template;
 pub mod tool;
 pub mod toolbox;
 
 pub use async_call::{BlockingJob, CallError, ToolCall};
+pub use code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
 pub use descriptor::{DescriptorError, DescriptorLoader};
 pub use error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
 pub use exec_tool::{ExecLayer, ExecTool};
@@ -43,9 +45,9 @@ pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, Promise,
     SandboxMode, SandboxStatus, UnreadableBinary,
 };
+pub use kernel::{LimitHit, Limits, LimitsStatus};
 pub use policy::PolicyError;
-pub use slot::{SlotError, SlotKind, SlotSpec};
-pub use slot_type::{CodeTool, CommandStruct, SlotType, WorkPath};
+pub use slot::{SlotClass, SlotError, SlotKind, SlotSpec};
 pub use spec::{Argv, CommandSpec, SpecError};
 pub use template::{Template, TemplateError};
 pub use tool::{CommandTool, Tool, ToolContext, ToolOutput};

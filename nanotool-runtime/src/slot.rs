@@ -8,7 +8,8 @@
 //! template grammar ([`crate::template`]) and which binaries and code-entry positions are
 //! allowed ([`crate::policy`]).
 //!
-//! Here: the kinds, the spec and its builders, the JSON Schema, [`SlotError`] and
+//! Here: the kinds ([`SlotKind`], and [`SlotClass`], the kind as a constant for compile-time
+//! checks), the spec and its builders, the JSON Schema, [`SlotError`] and
 //! [`validate`]. Beside it: `value` (the type and the author's constraints on one value, and
 //! its text), `author` (what is wrong in a spec itself), `chars` (the characters a value may
 //! hold) and `path` (the path rule).
@@ -43,7 +44,6 @@ pub(crate) use author::AuthorProblem;
 pub use chars::{check_enum_value, is_forbidden_char};
 pub(crate) use path::render_components;
 pub(crate) use value::Typed;
-use value::plain;
 
 /// The kind of a slot, and so its JSON Schema type.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +74,71 @@ impl SlotKind {
 
     fn is_numeric(&self) -> bool {
         matches!(self, SlotKind::Integer | SlotKind::Number)
+    }
+}
+
+/// The kind of a slot as a constant, so compile-time assertions can look at it
+/// ([`SlotKind`] itself holds the enum values and cannot be matched in a `const`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotClass {
+    /// [`SlotKind::String`].
+    String,
+    /// [`SlotKind::Integer`].
+    Integer,
+    /// [`SlotKind::Number`].
+    Number,
+    /// [`SlotKind::Enum`].
+    Enum,
+    /// [`SlotKind::Path`].
+    Path,
+}
+
+impl SlotClass {
+    /// Whether a `#[slot(pattern = "...")]` makes sense on this class (strings only).
+    pub const fn takes_pattern(self) -> bool {
+        matches!(self, SlotClass::String)
+    }
+
+    /// Whether `#[slot(minimum = ..)]` / `maximum` make sense (integers and numbers).
+    pub const fn takes_bounds(self) -> bool {
+        matches!(self, SlotClass::Integer | SlotClass::Number)
+    }
+
+    /// Whether a string literal is a sensible default (string, enum value, path).
+    pub const fn takes_string_default(self) -> bool {
+        matches!(self, SlotClass::String | SlotClass::Enum | SlotClass::Path)
+    }
+
+    /// Whether an integer literal is a sensible default (integer or number).
+    pub const fn takes_integer_default(self) -> bool {
+        matches!(self, SlotClass::Integer | SlotClass::Number)
+    }
+
+    /// Whether a float literal is a sensible default (number only).
+    pub const fn takes_float_default(self) -> bool {
+        matches!(self, SlotClass::Number)
+    }
+
+    /// How free a value of this class is where code goes: a string is free, a path is a
+    /// confined path, an integer, number or enum value cannot carry code. (A string slot with
+    /// a `pattern` is constrained too: [`SlotSpec::freedom`] adds that.)
+    pub const fn freedom(self) -> SlotFreedom {
+        match self {
+            SlotClass::String => SlotFreedom::Free,
+            SlotClass::Path => SlotFreedom::Path,
+            SlotClass::Integer | SlotClass::Number | SlotClass::Enum => SlotFreedom::Constrained,
+        }
+    }
+
+    /// The class of a [`SlotKind`].
+    pub fn of(kind: &SlotKind) -> Self {
+        match kind {
+            SlotKind::String => SlotClass::String,
+            SlotKind::Integer => SlotClass::Integer,
+            SlotKind::Number => SlotClass::Number,
+            SlotKind::Enum(_) => SlotClass::Enum,
+            SlotKind::Path => SlotClass::Path,
+        }
     }
 }
 
@@ -261,7 +326,7 @@ impl SlotSpec {
     pub fn freedom(&self) -> SlotFreedom {
         match self.kind {
             SlotKind::String if self.pattern.is_some() => SlotFreedom::Constrained,
-            ref kind => crate::slot_type::SlotClass::of(kind).freedom(),
+            ref kind => SlotClass::of(kind).freedom(),
         }
     }
 

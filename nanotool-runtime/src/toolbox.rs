@@ -79,8 +79,6 @@ impl fmt::Display for UnknownTool {
     }
 }
 
-pub use crate::export::{access_annotations, command_output_schema};
-
 /// The kernel and the registered tools. `Send + Sync`: share it behind an [`Arc`] and call
 /// from any thread.
 ///
@@ -348,7 +346,7 @@ impl Toolbox {
 
     /// The MCP `tools/list` entries ([`export::mcp_definition`]): `name`, `description`,
     /// `inputSchema`, `annotations`, and for tools that run commands an `outputSchema`
-    /// ([`command_output_schema`]).
+    /// ([`command_output_schema`](crate::export::command_output_schema)).
     pub fn mcp_tools(&self) -> Vec<Value> {
         self.tools
             .iter()

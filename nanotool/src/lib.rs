@@ -1,7 +1,66 @@
 //! # nanotool
 //!
-//! Command tools for LLM agents whose safety is a property of their shape. This crate is the
-//! facade: it re-exports [`nanotool_runtime`] and the `#[command_tool]` macro.
+//! Command tools for LLM agents whose safety is a property of their shape: a tool is a
+//! command template plus the parts the model may fill, and the less it may fill, the stronger
+//! the guarantee. Every command runs through one kernel ([`CommandExecKernel`]): an argv
+//! without a shell, the working directory locked, a timeout that kills the process group,
+//! bounded output, and confinement by Landlock and seccomp where Linux offers them.
+//!
+//! ## Three forms of tool
+//!
+//! | form | what the model fills | checked | start with |
+//! |---|---|---|---|
+//! | a `#[command_tool]` struct | typed slots | at compile time | [`command_tool`], [`SlotEnum`], [`CommandStruct`], [`WorkPath`] |
+//! | a `*.tool.json` descriptor | the same slots | at load time (error 613) | [`DescriptorLoader`] |
+//! | [`ExecTool`] (off by default) | free text, for an allowlist of binaries | at call time | [`ExecTool`] |
+//!
+//! A [`Toolbox`] holds the tools of every form with one kernel, and calls them by name
+//! ([`Toolbox::call`]; [`Toolbox::call_async`] as a future). A refused call is error 614 in
+//! its [`ToolOutput`], never a panic. [`Tool`] is the one trait every tool implements.
+//!
+//! ## Serving the tools
+//!
+//! - [`mcp`] (feature `mcp`, on by default): an MCP server over stdio, both protocol eras.
+//! - [`adapters`]: the tools in rmcp (feature `rmcp`) or rig (feature `rig`).
+//! - [`export`]: one tool's definition for MCP, OpenAI and Anthropic.
+//! - [`builtins`]: `grep`, `find` and `sed_print`, written with the macro.
+//!
+//! Feature `cli` (on by default) builds the `nanotool` binary; a library user may turn the
+//! default features off. The template parser, the policy tables and the other internals are
+//! in `nanotool-runtime`, for a host that needs them.
+//!
+//! ## Example
+//!
+//! ```
+//! use nanotool::{CommandExecKernel, CommandStruct, KernelSettings, Toolbox, WorkPath, command_tool};
+//! use serde_json::json;
+//!
+//! /// Count the lines of a file in the workspace.
+//! #[command_tool("wc -l <file>")]
+//! pub struct CountLines {
+//!     /// The file to count, relative to the workspace
+//!     pub file: WorkPath,
+//! }
+//!
+//! let dir = std::env::temp_dir().join(format!("nanotool-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! std::fs::write(dir.join("notes.txt"), "one\ntwo\n").unwrap();
+//!
+//! let settings = KernelSettings { cwd: dir.clone(), ..KernelSettings::default() };
+//! let mut toolbox = Toolbox::new(CommandExecKernel::new(settings).unwrap());
+//! toolbox.register(CountLines::tool()).unwrap();
+//!
+//! // The model's call: the path is confined to the workspace and rendered `./notes.txt`.
+//! let output = toolbox.call("count_lines", &json!({"file": "notes.txt"}), None).unwrap();
+//! assert!(!output.is_error, "{}", output.text);
+//! assert!(output.text.contains("2 ./notes.txt"));
+//!
+//! // Leaving the workspace is refused (614) before anything runs.
+//! let refused = toolbox.call("count_lines", &json!({"file": "../../etc/passwd"}), None).unwrap();
+//! assert!(refused.is_error);
+//! assert_eq!(refused.code, Some(nanotool::CODE_INVALID_ARGUMENTS));
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
 #![deny(missing_docs)]
 
 extern crate self as nanotool;
@@ -11,17 +70,50 @@ pub mod builtins;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 
+// The code form.
 pub use nanotool_macros::{SlotEnum, command_tool};
-pub use nanotool_runtime::*;
+pub use nanotool_runtime::code_form::{CodeTool, CommandStruct, SlotType, WorkPath};
+
+// The descriptor form.
+pub use nanotool_runtime::descriptor::{DescriptorError, DescriptorLoader};
+
+// The free-text form.
+pub use nanotool_runtime::exec_tool::{ExecLayer, ExecTool};
+
+// Tools, their specs, results and errors.
+pub use nanotool_runtime::error::{CODE_INVALID_ARGUMENTS, CODE_INVALID_DESCRIPTOR};
+pub use nanotool_runtime::export;
+pub use nanotool_runtime::policy::PolicyError;
+pub use nanotool_runtime::slot::{SlotError, SlotKind, SlotSpec};
+pub use nanotool_runtime::spec::{Argv, CommandSpec, SpecError};
+pub use nanotool_runtime::tool::{CommandTool, Tool, ToolContext, ToolOutput};
+
+// Assembly, and calls as futures.
+pub use nanotool_runtime::async_call::{CallError, ToolCall};
+pub use nanotool_runtime::toolbox::{RegisterError, Toolbox, UnknownTool};
+
+// The kernel.
+pub use nanotool_runtime::kernel::{
+    Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
+    SandboxStatus, UnreadableBinary,
+};
+pub use nanotool_runtime::kernel::{LimitHit, Limits, LimitsStatus};
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
+///
+/// The name carries the version (as `serde::__private228` does): a macro crate of another
+/// release names a module this crate does not have, so a mismatched pair fails to build
+/// instead of compiling against items whose meaning changed.
 #[doc(hidden)]
-pub mod __private {
-    pub use nanotool_runtime::policy::SlotFreedom;
-    pub use nanotool_runtime::slot_type::{
-        CommandStruct, DefaultDef, SlotClass, SlotDef, SlotType, args_object, build_tool, require,
+pub mod __private_v0_1 {
+    pub use nanotool_runtime::code_form::{
+        CommandStruct, DefaultDef, SettingsDef, SlotDef, SlotType, args_object, build_tool, require,
     };
-    pub use nanotool_runtime::{CommandSpec, CommandTool, SlotError, SlotKind, SpecError};
+    pub use nanotool_runtime::kernel::Access;
+    pub use nanotool_runtime::policy::SlotFreedom;
+    pub use nanotool_runtime::slot::{SlotClass, SlotError, SlotKind};
+    pub use nanotool_runtime::spec::{CommandSpec, SpecError};
+    pub use nanotool_runtime::tool::CommandTool;
     pub use serde_json::Value;
     pub use std::sync::OnceLock;
 }

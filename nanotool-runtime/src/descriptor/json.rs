@@ -1,7 +1,10 @@
 //! Reading JSON for descriptors and MCP frames: a key given twice in one object is refused,
 //! and a syntax error says where and what to fix.
 
-use super::*;
+use super::DescriptorError;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::Path;
 
 /// Parses JSON like `serde_json::from_str::<Value>`, but refuses a key given twice in one
 /// object: `serde_json` would keep the last silently, so a reader could check one `command`

@@ -2,7 +2,8 @@
 //! delete, serve or connect out, repositories on other machines, `git config` writes) and the
 //! package managers npm, pnpm and yarn (only the commands that read).
 
-use super::*;
+use super::{ExecLayer, ExecRefusal};
+use crate::policy;
 
 /// git subcommands ExecTool refuses outright, and why.
 pub const GIT_REFUSED_SUBCOMMANDS: &[(&[&str], &str)] = &[

@@ -405,7 +405,7 @@ impl ChildEnv {
                 let Some(path) = real_home.as_ref().map(|h| h.join(dir)) else {
                     break;
                 };
-                if !host_sets(var) && private.added.iter().any(|a| *a == path) {
+                if !host_sets(var) && private.added.contains(&path) {
                     confined.push(((*var).into(), path.into_os_string()));
                 }
             }
@@ -424,6 +424,25 @@ impl ChildEnv {
             git_dir,
             current: Mutex::new(Arc::new(first)),
         })
+    }
+
+    /// `call`'s environment with a tool's own variables set after every other (names checked
+    /// by the caller, `RunSettings::check`): the blocks for a confined and a plain command.
+    pub(super) fn with_tool_env(
+        &self,
+        call: &CallEnv,
+        kind: EnvKind,
+        tool: &[(String, String)],
+    ) -> io::Result<(CStrings, CStrings)> {
+        let build = |confined: bool| {
+            let mut env: BTreeMap<OsString, OsString> =
+                call.vars(kind, confined).into_iter().collect();
+            for (name, value) in tool {
+                env.insert(name.into(), value.into());
+            }
+            CStrings::env(&env.into_iter().collect::<Vec<_>>())
+        };
+        Ok((build(true)?, build(false)?))
     }
 
     /// The environment as it is now: the same as the last call's unless a configuration

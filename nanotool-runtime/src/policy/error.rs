@@ -1,7 +1,11 @@
 //! [`PolicyError`]: what the policy refuses, and its messages: where a slot stands ("the
 //! value of `-c`", "the program operand"), what it would be there, and what to write instead.
 
-use super::*;
+use super::scan::{self, Place, Site};
+use super::tables;
+use super::{built_in_denial, name_forms};
+use std::ops::Range;
+use thiserror::Error;
 
 /// A template or an argv the policy refuses. Every message says what is wrong and what to
 /// write instead; [`PolicyError::span`] points into the template source where it can.
@@ -54,7 +58,7 @@ pub enum PolicyError {
         shown: Box<str>,
         /// The slot's byte range in the template source.
         span: Range<usize>,
-        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`]).
+        /// A `path` slot would be accepted there ([`CodeEntrySite::path_ok`](super::CodeEntrySite::path_ok)).
         path_ok: bool,
     },
     /// ExecTool (free text, nothing fixed) refuses a code-entry, launcher or writer option

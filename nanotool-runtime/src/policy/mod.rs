@@ -133,7 +133,6 @@ pub mod tables;
 use crate::template::Template;
 use scan::{HitKind, Scanner, Word};
 use std::ops::Range;
-use thiserror::Error;
 
 pub use error::PolicyError;
 use error::why_of;

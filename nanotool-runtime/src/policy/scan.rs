@@ -2,7 +2,7 @@
 //! code-entry table ([`super::tables::CODE_ENTRY`]) and reports every place where code goes
 //! (a [`Hit`]). The checks in the parent module decide what a hit means for each form.
 
-use super::tables::{self, Arity, Entry, Operands, Opt, Role};
+use super::tables::{self, Entry, Operands, Opt};
 use super::{is_denied, name_forms};
 use crate::template::{Part, Template};
 use std::ops::Range;
@@ -591,6 +591,7 @@ fn program_why(operands: &Operands) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::tables::{Arity, Role};
 
     const OPTS: &[Opt] = &[
         Opt {

@@ -2,7 +2,10 @@
 //! itself (an empty description or enum, a bad enum value, a pattern or range the kind cannot
 //! have, a default that would not pass a call's checks).
 
-use super::*;
+use super::chars::check_enum_value;
+use super::value::plain;
+use super::{SlotError, SlotKind, SlotSpec};
+use serde_json::Value;
 
 impl SlotSpec {
     /// Checks the author's constraints themselves (what [`crate::CommandSpec::new`] refuses):
@@ -104,6 +107,7 @@ pub(crate) enum AuthorProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::slot::Typed;
 
     #[test]
     fn pattern_is_anchored_even_for_a_balanced_alternation() {

@@ -2,7 +2,8 @@
 //! characters other than newline and tab, Unicode whitespace other than the space, format
 //! characters), for a slot's value and for an enum value alike, and how an error names them.
 
-use super::*;
+use super::{SlotError, SlotSpec, shown};
+use crate::template::is_format_char;
 
 impl SlotSpec {
     /// Stage "metacharacters", on the value's text.

@@ -8,7 +8,8 @@
 //! functions over a text and the working directory ([`check`], [`confine`], [`lexical`]), which
 //! a slot wraps in its own error and ExecTool in its own refusal.
 
-use super::*;
+use super::{SlotError, SlotSpec, shown};
+use std::path::Path;
 use std::path::{Component, PathBuf};
 
 impl SlotSpec {

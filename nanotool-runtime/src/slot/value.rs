@@ -1,7 +1,8 @@
 //! One value against its slot: the JSON type (a value becomes a [`Typed`]), the author's
 //! constraints (enum values, the pattern, the range), and how the value is rendered as text.
 
-use super::*;
+use super::{SlotError, SlotKind, SlotSpec, shown};
+use serde_json::Value;
 
 impl SlotSpec {
     /// The checks of one value that need no working directory: its type, the author's

@@ -1,14 +1,18 @@
 //! [`SpecError`]: why a [`CommandSpec`] could not be built, where in the template, and the
 //! caret line under it.
 
-use super::*;
+use crate::kernel::RunSettingsError;
+use crate::policy::PolicyError;
+use crate::template::TemplateError;
+use std::ops::Range;
+use thiserror::Error;
 
 fn variant_fix() -> &'static str {
     "or keep the enum's values from changing how the command reads (write an option in the \
      template itself), or give the optional slot a default"
 }
 
-/// Why a [`CommandSpec`] could not be built (error 613 in a descriptor; a compile error in the
+/// Why a [`CommandSpec`](super::CommandSpec) could not be built (error 613 in a descriptor; a compile error in the
 /// code form).
 #[derive(Debug, Clone, Error)]
 pub enum SpecError {
@@ -164,6 +168,9 @@ pub enum SpecError {
         /// The placeholder in the template.
         span: Range<usize>,
     },
+    /// A run setting of the tool (`timeout`, `max_output`, `env`) cannot be used.
+    #[error(transparent)]
+    Settings(#[from] RunSettingsError),
 }
 
 impl SpecError {
@@ -175,7 +182,8 @@ impl SpecError {
             SpecError::PolicyVariant { span, .. } => Some(span.clone()),
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
-            | SpecError::SpecWithoutSlot { .. } => None,
+            | SpecError::SpecWithoutSlot { .. }
+            | SpecError::Settings(_) => None,
             SpecError::DuplicateSpec { span, .. } => span.clone(),
             SpecError::SlotWithoutSpec { span, .. }
             | SpecError::EmptySlotDescription { span, .. }

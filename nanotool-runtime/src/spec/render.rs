@@ -2,7 +2,12 @@
 //! the arguments object, unknown arguments, the values in template order, option injection,
 //! path confinement, then the argv. This is the one validator every form goes through.
 
-use super::*;
+use super::{Argv, CommandSpec};
+use crate::hint;
+use crate::slot::{SlotError, SlotKind, SlotSpec, Typed};
+use crate::template::{Fill, Part};
+use serde_json::{Map, Value};
+use std::path::Path;
 
 impl CommandSpec {
     /// Validates `args` and renders the argv; paths are confined to `root` (the kernel's

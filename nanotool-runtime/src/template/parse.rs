@@ -3,7 +3,10 @@
 //! placeholders, refusing shell metacharacters and malformed placeholders with the byte
 //! offset at fault.
 
-use super::*;
+use super::{
+    LITERAL_METACHARACTERS, Part, SlotRef, Template, TemplateError, TemplateErrorKind, Token,
+    closer, is_format_char, is_slot_name,
+};
 
 pub(super) struct Parser<'a> {
     source: &'a str,

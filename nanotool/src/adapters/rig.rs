@@ -67,7 +67,7 @@
 pub use ::rig_agent;
 pub use ::rig_core;
 
-use crate::toolbox::UnknownTool;
+use crate::UnknownTool;
 use crate::{CODE_INVALID_ARGUMENTS, CallError, ToolOutput, Toolbox};
 use ::rig_agent::tool::ToolSet;
 use ::rig_core::message::ToolName;

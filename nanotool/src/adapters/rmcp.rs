@@ -31,8 +31,8 @@
 
 pub use ::rmcp;
 
+use crate::UnknownTool;
 use crate::mcp::call_result;
-use crate::toolbox::UnknownTool;
 use crate::{CallError, ToolOutput, Toolbox};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;

@@ -1,4 +1,5 @@
-//! Era negotiation: which rules of the Model Context Protocol serve a request.
+//! The protocol rules of each era, as pure functions: which rules serve a request, what
+//! `initialize` and `server/discover` answer, and the fields every result carries in its era.
 //!
 //! - **2025-11-25** (the handshake era): `initialize`, `notifications/initialized`, `ping`.
 //! - **2026-07-28** (the per-request era): `server/discover`; every request carries
@@ -8,12 +9,13 @@
 //!
 //! A request is served by the modern rules when it names a protocol version in `_meta`, and
 //! by the handshake rules when the process was initialised and it names none.
+//!
+//! Nothing here holds state: what a rule depends on (whether the session was initialised,
+//! the server's identity) is an argument.
 
 use serde_json::{Map, Value, json};
-use std::sync::atomic::Ordering;
 
-use super::framing::{INVALID_PARAMS, RpcError, UNSUPPORTED_PROTOCOL_VERSION};
-use super::{Session, Shared};
+use super::wire::{ErrorCode, RpcError};
 
 /// The `_meta` key naming a request's protocol version (2026-07-28).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -39,130 +41,157 @@ pub(super) enum Era {
     Modern,
 }
 
-impl Session {
-    pub(super) fn initialize(&self, params: &Map<String, Value>) -> Value {
-        let requested = params.get("protocolVersion").and_then(Value::as_str);
-        let version = match requested {
-            Some(v) if HANDSHAKE_VERSIONS.contains(&v) => v,
-            _ => HANDSHAKE_VERSIONS[0],
-        };
-        // Requests after `initialize` follow the handshake rules (the spec lets a client send
-        // requests before `notifications/initialized` arrives only in a narrow window; being
-        // lenient here costs nothing).
-        self.shared.initialized.store(true, Ordering::SeqCst);
-        let mut result = json!({
-            "protocolVersion": version,
-            "capabilities": {"tools": {}},
-            "serverInfo": self.shared.server_info(),
-        });
-        if let Some(instructions) = &self.shared.options.instructions {
-            result["instructions"] = Value::from(instructions.as_str());
-        }
-        result
+/// The `initialize` result for `params`, from a server named by `server_info`.
+pub(super) fn initialize_result(
+    params: &Map<String, Value>,
+    server_info: Value,
+    instructions: Option<&str>,
+) -> Value {
+    let requested = params.get("protocolVersion").and_then(Value::as_str);
+    let version = match requested {
+        Some(v) if HANDSHAKE_VERSIONS.contains(&v) => v,
+        _ => HANDSHAKE_VERSIONS[0],
+    };
+    let mut result = json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {}},
+        "serverInfo": server_info,
+    });
+    if let Some(instructions) = instructions {
+        result["instructions"] = Value::from(instructions);
     }
+    result
+}
 
-    /// Which rules serve a request: the modern ones when `_meta` names a version (which must
-    /// be one we speak), the handshake ones after `initialize`; else the request is refused.
-    pub(super) fn era(
-        &self,
-        params: &Map<String, Value>,
-        modern_only: bool,
-    ) -> Result<Era, RpcError> {
-        let meta = params.get("_meta");
-        let version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
-        match version {
-            None => {
-                if !modern_only && self.shared.initialized.load(Ordering::SeqCst) {
-                    return Ok(Era::Handshake);
-                }
-                Err(RpcError::new(
-                    INVALID_PARAMS,
-                    format!(
-                        "missing params._meta[\"{META_PROTOCOL_VERSION}\"]: set it to \"{}\" together with params._meta[\"{META_CLIENT_CAPABILITIES}\"] (an object, {{}} for none), or open the session with `initialize` (protocol 2025-11-25)",
-                        MODERN_VERSIONS[0]
-                    ),
-                ))
+/// Which rules serve a request: the modern ones when `_meta` names a version (which must be
+/// one we speak), the handshake ones once the session is `initialized`; else the request is
+/// refused. `modern_only` for a method of 2026-07-28 alone (`server/discover`).
+pub(super) fn era_of(
+    params: &Map<String, Value>,
+    modern_only: bool,
+    initialized: bool,
+) -> Result<Era, RpcError> {
+    let meta = params.get("_meta");
+    let version = meta.and_then(|m| m.get(META_PROTOCOL_VERSION));
+    match version {
+        None => {
+            if !modern_only && initialized {
+                return Ok(Era::Handshake);
             }
-            Some(Value::String(v)) if MODERN_VERSIONS.contains(&v.as_str()) => {
-                match meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)) {
-                    Some(Value::Object(_)) => Ok(Era::Modern),
-                    _ => Err(RpcError::new(
-                        INVALID_PARAMS,
-                        format!(
-                            "missing params._meta[\"{META_CLIENT_CAPABILITIES}\"]: every {v} request declares the client's capabilities, an object ({{}} for none)"
-                        ),
-                    )),
-                }
-            }
-            // A session opened with `initialize` keeps the handshake rules, even when a
-            // request's `_meta` repeats the version it negotiated.
-            Some(Value::String(v))
-                if HANDSHAKE_VERSIONS.contains(&v.as_str())
-                    && !modern_only
-                    && self.shared.initialized.load(Ordering::SeqCst) =>
-            {
-                Ok(Era::Handshake)
-            }
-            Some(Value::String(v)) => Err(RpcError::new(
-                UNSUPPORTED_PROTOCOL_VERSION,
+            Err(RpcError::new(
+                ErrorCode::INVALID_PARAMS,
                 format!(
-                    "unsupported protocol version \"{v}\": use {} in params._meta, or `initialize` for {}",
-                    MODERN_VERSIONS.join(", "),
-                    HANDSHAKE_VERSIONS.join(", ")
-                ),
-            )
-            .with_data(json!({"supported": MODERN_VERSIONS, "requested": v}))),
-            Some(other) => Err(RpcError::new(
-                INVALID_PARAMS,
-                format!(
-                    "params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string such as \"{}\", not {other}",
+                    "missing params._meta[\"{META_PROTOCOL_VERSION}\"]: set it to \"{}\" together with params._meta[\"{META_CLIENT_CAPABILITIES}\"] (an object, {{}} for none), or open the session with `initialize` (protocol 2025-11-25)",
                     MODERN_VERSIONS[0]
                 ),
-            )),
+            ))
         }
-    }
-}
-
-impl Shared {
-    pub(super) fn server_info(&self) -> Value {
-        json!({"name": self.options.name, "version": self.options.version})
-    }
-
-    /// Adds the fields every result carries in its era.
-    pub(super) fn finish_result(&self, mut result: Value, era: Era) -> Value {
-        if era == Era::Modern
-            && let Value::Object(map) = &mut result
-        {
-            map.insert("resultType".into(), Value::from("complete"));
-            let meta = map
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                meta.insert(META_SERVER_INFO.into(), self.server_info());
+        Some(Value::String(v)) if MODERN_VERSIONS.contains(&v.as_str()) => {
+            match meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)) {
+                Some(Value::Object(_)) => Ok(Era::Modern),
+                _ => Err(RpcError::new(
+                    ErrorCode::INVALID_PARAMS,
+                    format!(
+                        "missing params._meta[\"{META_CLIENT_CAPABILITIES}\"]: every {v} request declares the client's capabilities, an object ({{}} for none)"
+                    ),
+                )),
             }
         }
-        result
-    }
-
-    pub(super) fn discover_result(&self) -> Value {
-        let mut result = json!({
-            "supportedVersions": MODERN_VERSIONS,
-            "capabilities": {"tools": {}},
-            "ttlMs": self.options.ttl_ms,
-            "cacheScope": "private",
-        });
-        if let Some(instructions) = &self.options.instructions {
-            result["instructions"] = Value::from(instructions.as_str());
+        // A session opened with `initialize` keeps the handshake rules, even when a
+        // request's `_meta` repeats the version it negotiated.
+        Some(Value::String(v))
+            if HANDSHAKE_VERSIONS.contains(&v.as_str()) && !modern_only && initialized =>
+        {
+            Ok(Era::Handshake)
         }
-        result
+        Some(Value::String(v)) => Err(RpcError::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!(
+                "unsupported protocol version \"{v}\": use {} in params._meta, or `initialize` for {}",
+                MODERN_VERSIONS.join(", "),
+                HANDSHAKE_VERSIONS.join(", ")
+            ),
+        )
+        .with_data(json!({"supported": MODERN_VERSIONS, "requested": v}))),
+        Some(other) => Err(RpcError::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string such as \"{}\", not {other}",
+                MODERN_VERSIONS[0]
+            ),
+        )),
     }
 }
 
-pub(super) fn has_modern_meta(params: &Map<String, Value>) -> bool {
-    // Any version but a handshake one asks for the modern rules (an unknown one is refused
-    // with -32022 in the modern shape).
-    params
+/// The era a reply takes when the request could not be placed in one (an error, a method
+/// served alike in both): any version but a handshake one asks for the modern rules (an
+/// unknown one is refused with -32022 in the modern shape).
+pub(super) fn reply_era(params: &Map<String, Value>) -> Era {
+    let modern = params
         .get("_meta")
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .is_some_and(|v| !v.as_str().is_some_and(|v| HANDSHAKE_VERSIONS.contains(&v)))
+        .is_some_and(|v| !v.as_str().is_some_and(|v| HANDSHAKE_VERSIONS.contains(&v)));
+    if modern { Era::Modern } else { Era::Handshake }
+}
+
+/// `result` with the fields every result carries in `era`.
+pub(super) fn finish_result(mut result: Value, era: Era, server_info: &Value) -> Value {
+    if era == Era::Modern
+        && let Value::Object(map) = &mut result
+    {
+        map.insert("resultType".into(), Value::from("complete"));
+        let meta = map
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(META_SERVER_INFO.into(), server_info.clone());
+        }
+    }
+    result
+}
+
+/// The `server/discover` result.
+pub(super) fn discover_result(ttl_ms: u64, instructions: Option<&str>) -> Value {
+    let mut result = json!({
+        "supportedVersions": MODERN_VERSIONS,
+        "capabilities": {"tools": {}},
+        "ttlMs": ttl_ms,
+        "cacheScope": "private",
+    });
+    if let Some(instructions) = instructions {
+        result["instructions"] = Value::from(instructions);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Era, era_of, reply_era};
+    use serde_json::{Map, Value, json};
+
+    fn params(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("the tests pass objects"),
+        }
+    }
+
+    #[test]
+    fn a_request_is_placed_by_its_meta_and_the_handshake() {
+        let none = params(json!({}));
+        assert!(era_of(&none, false, false).is_err());
+        assert_eq!(era_of(&none, false, true), Ok(Era::Handshake));
+        assert!(era_of(&none, true, true).is_err());
+        let modern = params(json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}));
+        assert_eq!(era_of(&modern, true, false), Ok(Era::Modern));
+        assert_eq!(reply_era(&modern), Era::Modern);
+        let old =
+            params(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25"}}));
+        assert_eq!(era_of(&old, false, true), Ok(Era::Handshake));
+        assert!(era_of(&old, false, false).is_err());
+        assert_eq!(reply_era(&old), Era::Handshake);
+    }
 }

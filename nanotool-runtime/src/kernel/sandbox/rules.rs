@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 /// The newest ABI these rules are written for; older kernels get what they support.
 pub(crate) const ABI_TARGET: u32 = 9;
 
-/// System directories every command may read and execute.
+/// System directories every command may read and execute. Not `/opt`: what a host installs
+/// there (a vendor's toolchain, an agent's own files) is added on purpose with
+/// `--sandbox-read /opt/NAME`.
 pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/usr",
     "/bin",
@@ -20,7 +22,6 @@ pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/lib32",
     "/lib64",
     "/libx32",
-    "/opt",
     "/etc/alternatives",
 ];
 

@@ -105,7 +105,7 @@ const PERSONALITIES: [u32; 5] = [0, 0x8, 0x20000, 0x20008, 0xffff_ffff];
 /// Mode bits no command may set with `chmod`: setuid, and write for everyone (a command of
 /// a root agent could otherwise make a system file writable by any local user; Landlock does
 /// not govern modes). Setgid is refused for a root agent only (see [`FilterSpec::root`]).
-const MODE_REFUSED: u32 = (libc::S_ISUID | libc::S_IWOTH) as u32;
+const MODE_REFUSED: u32 = libc::S_ISUID | libc::S_IWOTH;
 
 /// `clone` flags refused: those that make a namespace, and `CLONE_PARENT` (a child of the
 /// agent's, outside the call's reach to reap).
@@ -481,7 +481,7 @@ fn program_for(
     let times = ["utimensat", "utime", "utimes", "futimesat"];
     if spec.writes {
         let refused = if spec.root {
-            MODE_REFUSED | libc::S_ISGID as u32
+            MODE_REFUSED | libc::S_ISGID
         } else {
             MODE_REFUSED
         };

@@ -2,7 +2,9 @@
 //! long options and their GNU abbreviations, attached and separate values, old-style
 //! bundles (`tar xIf zstd a.tar`), and what the option's role makes of its value.
 
-use super::*;
+use super::tables::{Arity, Opt, Role};
+use super::{Cx, HitKind, Item, Place, Scanner, Site, Step, Word};
+use std::ops::Range;
 
 impl Scanner<'_> {
     /// One option token (and the value it takes from the next token, if any).

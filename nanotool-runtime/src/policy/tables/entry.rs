@@ -170,6 +170,7 @@ pub struct Entry {
     pub hyphen_values: bool,
 }
 
+/// The defaults an entry starts from (`..BASE`): operands are data, GNU-style options, `--` ends them.
 pub(super) const BASE: Entry = Entry {
     names: &[],
     options: &[],
@@ -187,6 +188,7 @@ pub(super) const BASE: Entry = Entry {
     hyphen_values: false,
 };
 
+/// An option whose next argument is code the binary runs (`python3 -c <code>`).
 pub(super) const fn code(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -195,6 +197,7 @@ pub(super) const fn code(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// An option whose next argument is code loaded beside the program, which still follows (`node -r <mod> SCRIPT`).
 pub(super) const fn load(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -203,6 +206,7 @@ pub(super) const fn load(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// An option whose attached value is code loaded beside the program (`perl -MFoo SCRIPT`).
 pub(super) const fn load_att(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -211,6 +215,7 @@ pub(super) const fn load_att(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// An option whose attached value is code the binary runs (`-e<code>`, value in the same token).
 pub(super) const fn code_att(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -219,6 +224,7 @@ pub(super) const fn code_att(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// An option followed by a command the binary runs, up to a literal `;` or `+` (`find -exec`, `gdb --args`).
 pub(super) const fn cmd(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -227,6 +233,7 @@ pub(super) const fn cmd(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// An option with an effect beyond reading (writes a file, changes a folder), taking its value by `arity`.
 pub(super) const fn eff(name: &'static str, arity: Arity, why: &'static str) -> Opt {
     Opt {
         name,
@@ -235,6 +242,7 @@ pub(super) const fn eff(name: &'static str, arity: Arity, why: &'static str) -> 
         why,
     }
 }
+/// An option whose next argument names a remote place the binary reaches over the network.
 pub(super) const fn remote(name: &'static str, why: &'static str) -> Opt {
     Opt {
         name,
@@ -243,6 +251,7 @@ pub(super) const fn remote(name: &'static str, why: &'static str) -> Opt {
         why,
     }
 }
+/// A flag that makes the binary only check the program's syntax (`perl -c`): its operand is read, not run.
 pub(super) const fn check(name: &'static str) -> Opt {
     Opt {
         name,
@@ -251,6 +260,7 @@ pub(super) const fn check(name: &'static str) -> Opt {
         why: "it only checks the program's syntax: the program is read, not run",
     }
 }
+/// A flag that makes the binary a test runner (`python3 -m pytest`): its operands are test files, not a program.
 pub(super) const fn test_runner(name: &'static str) -> Opt {
     Opt {
         name,
@@ -260,6 +270,7 @@ pub(super) const fn test_runner(name: &'static str) -> Opt {
               no operand is a program given to run",
     }
 }
+/// A plain option that takes the next argument as its value (listed so the value is not read as an operand).
 pub(super) const fn val(name: &'static str) -> Opt {
     Opt {
         name,
@@ -268,6 +279,7 @@ pub(super) const fn val(name: &'static str) -> Opt {
         why: "",
     }
 }
+/// A plain option whose value is attached to it, in the same token.
 pub(super) const fn att(name: &'static str) -> Opt {
     Opt {
         name,
@@ -276,6 +288,7 @@ pub(super) const fn att(name: &'static str) -> Opt {
         why: "",
     }
 }
+/// A plain option followed by an optional number in the same token, after which the bundle goes on (perl's `-l[octal]`).
 pub(super) const fn digits(name: &'static str) -> Opt {
     Opt {
         name,
@@ -284,6 +297,7 @@ pub(super) const fn digits(name: &'static str) -> Opt {
         why: "",
     }
 }
+/// A plain option that takes no value.
 pub(super) const fn flag(name: &'static str) -> Opt {
     Opt {
         name,

@@ -6,7 +6,9 @@
 //! module. The code-entry rows live one file per family of tools (`interpreters`, `runners`,
 //! `editors`, `git`, `walkers`, `wrappers`, `toolchains`, `plain`), each [`Entry`] beside the
 //! options it reads; [`CODE_ENTRY`] names them in order. The shape of an entry ([`Entry`],
-//! [`Opt`], [`Operands`]) and the constructors the rows are written with are in `entry`.
+//! [`Opt`], [`Operands`]) and the constructors the rows are written with are in `entry`;
+//! the family files take them through a deliberate glob (`use super::*;`), the one glob
+//! import outside test modules, so a row reads as data.
 //! Each family file ends with its `EXAMPLES`: templates and free-text commands its entries
 //! must and must not match, which a test (`examples`) runs through the real policy; every
 //! entry has some, and one it must match unless the policy reads nothing of it but `--`.
@@ -177,6 +179,10 @@ pub(crate) fn deny_group(entry: &str) -> Option<&'static DenyGroup> {
 // The code-entry table
 // ---------------------------------------------------------------------------------------------
 
+// The data DSL's prelude: the family files write `use super::*;` on purpose, so a row reads
+// as data (`code("-c", CODE)`, `val("--max-count")`, `..BASE`) rather than as a path. The
+// glob brings in the entry types and the constructors and `why` texts of `entry` (each with
+// one doc line there); everywhere outside these tables imports are explicit.
 use entry::*;
 pub use entry::{Arity, Entry, Operands, Opt, Role, Sub};
 

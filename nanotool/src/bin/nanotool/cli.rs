@@ -1,0 +1,223 @@
+//! The command line: clap's types for `nanotool` and its subcommands, and the parsers of
+//! their values.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nanotool::SandboxMode;
+
+const EXAMPLES: &str = "\
+Examples:
+  nanotool list
+  nanotool call grep '{\"pattern\": \"TODO\", \"path\": \"src\"}'
+  nanotool call sed_print '{\"range\": \"1,20\", \"path\": \"README.md\"}' --json
+  nanotool check .work/tools
+  nanotool schema --format openai > tools.json
+  nanotool serve --work ~/agent --cwd ~/project
+
+Descriptors (*.tool.json) are read from WORK/tools; built-in tools (grep, find, sed_print)
+are always there. Exit status: 0 done, 2 call refused (614) or unknown tool, 1 could not run.";
+
+/// Command tools for LLM agents whose safety is a property of their shape.
+#[derive(Debug, Parser)]
+#[command(name = "nanotool", version, after_long_help = EXAMPLES, after_help = EXAMPLES)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) common: Common,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every subcommand takes, before or after its name.
+#[derive(Debug, Args)]
+pub(crate) struct Common {
+    /// Work folder; descriptors are read from DIR/tools [default: .work]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) work: Option<PathBuf>,
+    /// Folder every command runs in (paths stay inside it)
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub(crate) cwd: PathBuf,
+    /// Kill a command's whole process group after SECS seconds [default: 30]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_timeout)]
+    pub(crate) timeout: Option<Duration>,
+    /// Keep at most BYTES of a command's output, as head and tail [default: 30000]
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_max_output)]
+    pub(crate) max_output: Option<usize>,
+    /// Enable the free-text `exec` tool for these binaries only
+    #[arg(
+        long,
+        global = true,
+        value_name = "BIN[,BIN...]",
+        value_delimiter = ','
+    )]
+    pub(crate) allow_exec: Vec<String>,
+    /// Let `exec` commands write inside the working directory (read-only otherwise)
+    #[arg(long, global = true)]
+    pub(crate) exec_writes: bool,
+    /// Confine every command: required (never run unconfined), best-effort, or off
+    #[arg(long, global = true, value_name = "MODE", default_value = "best-effort", value_parser = parse_sandbox)]
+    pub(crate) sandbox: SandboxMode,
+    /// Let every confined command read (and execute) DIR too, e.g. a toolchain under $HOME (repeatable)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) sandbox_read: Vec<PathBuf>,
+    /// Let every confined command read and write DIR too (repeatable)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) sandbox_write: Vec<PathBuf>,
+    /// Confine as Landlock ABI N would at most (0: as without Landlock), to see what holds on
+    /// an older Linux; never raises what this one enforces
+    #[arg(long, global = true, value_name = "N", hide = true)]
+    pub(crate) landlock_abi: Option<u32>,
+    /// Run each confined command in a private PID namespace (its children die with it)
+    #[arg(long, global = true)]
+    pub(crate) pid_namespace: bool,
+    /// Memory each command's process may allocate (RLIMIT_DATA), e.g. 512M, 4G, or none [default: 4G]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory: Option<Limit>,
+    /// Largest file a command may write (RLIMIT_FSIZE), e.g. 100M, or none [default: 1G]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) file_size: Option<Limit>,
+    /// Files each command's process may hold open (RLIMIT_NOFILE), or none [default: 1024]
+    #[arg(long, global = true, value_name = "N", value_parser = parse_count)]
+    pub(crate) open_files: Option<Limit>,
+    /// CPU seconds each command's process may use (RLIMIT_CPU) [default: none, the timeout bounds it]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_count)]
+    pub(crate) cpu_time: Option<Limit>,
+}
+
+/// A limit's value on the command line: a number, or `none` for the host's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// This many (bytes, files, seconds).
+    At(u64),
+    /// No limit of nanotool's: the host's own.
+    Host,
+}
+
+impl Limit {
+    pub(crate) fn value(self) -> Option<u64> {
+        match self {
+            Limit::At(n) => Some(n),
+            Limit::Host => None,
+        }
+    }
+}
+
+/// `512M`, `4G`, `100K`, `1048576`, or `none`: binary units.
+pub(crate) fn parse_size(s: &str) -> Result<Limit, String> {
+    let hint =
+        "give bytes with an optional K, M, G or T suffix (binary units), e.g. 512M or 4G, or none";
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Limit::Host);
+    }
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{s}` has an unknown unit; {hint}")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size; {hint}"))?;
+    n.checked_shl(shift)
+        .filter(|v| v >> shift == n && *v > 0)
+        .map(Limit::At)
+        .ok_or_else(|| format!("`{s}` is zero or too large; {hint}"))
+}
+
+/// A positive whole number, or `none`.
+pub(crate) fn parse_count(s: &str) -> Result<Limit, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Limit::Host);
+    }
+    match t.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Limit::At(n)),
+        _ => Err(format!(
+            "`{s}` is not a positive whole number; give e.g. 64, or none"
+        )),
+    }
+}
+
+pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
+    s.parse()
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// List the tools with their descriptions
+    List {
+        /// Print a JSON array of {name, description, input_schema}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the tool definitions as JSON
+    Schema {
+        /// Provider format
+        #[arg(long, value_enum, default_value_t = Format::Mcp)]
+        format: Format,
+    },
+    /// Run one call and print its result
+    Call {
+        /// Tool name (see `nanotool list`)
+        name: String,
+        /// Arguments as a JSON object
+        #[arg(value_name = "ARGS_JSON", default_value = "{}")]
+        args: String,
+        /// Print the result as a JSON object
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate the descriptors in DIR [default: WORK/tools]; exit 1 on any error (613)
+    Check {
+        /// Folder of *.tool.json files
+        dir: Option<PathBuf>,
+        /// Print {dir, loaded, errors} as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the tools over stdio to an MCP client (protocol 2025-11-25 and 2026-07-28)
+    Serve,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// MCP `tools/list` entries
+    Mcp,
+    /// OpenAI function tools
+    Openai,
+    /// Anthropic tools
+    Anthropic,
+}
+
+pub(crate) fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let hint = "give seconds as a positive number, e.g. --timeout 30 or --timeout 0.5";
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number; {hint}"))?;
+    if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
+        return Err(format!("`{s}` is out of range (0 < SECS <= 86400); {hint}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub(crate) fn parse_max_output(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err(format!(
+            "`{s}` keeps nothing; give at least 1 byte, e.g. --max-output 4096"
+        )),
+        Err(_) => Err(format!(
+            "`{s}` is not a byte count; give a whole number, e.g. --max-output 4096"
+        )),
+    }
+}

@@ -1,0 +1,103 @@
+//! `nanotool serve`: the tools over stdio to an MCP client, until stdin ends or a signal.
+
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nanotool::mcp::{McpServer, ServerOptions};
+
+use crate::assembly::{Assembled, assemble, unreadable_binaries, warn_descriptors};
+use crate::cli::Common;
+use crate::logging::{LOG_FLUSH_WAIT, LOG_PIPE};
+use crate::report::Failure;
+use crate::signals::{SignalWatch, make_non_dumpable};
+
+pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
+    let Assembled {
+        toolbox, errors, ..
+    } = assemble(common)?;
+    warn_descriptors(&errors);
+    make_non_dumpable();
+    let signals = SignalWatch::start();
+    let tools = toolbox.tools().len();
+    let cwd = toolbox.kernel().cwd().to_path_buf();
+    if cwd == Path::new("/") {
+        tracing::warn!(
+            "the working directory is `/`: path arguments may name any file on the system; pass --cwd DIR (MCP clients often start servers in `/`)"
+        );
+    }
+    let toolbox_status = (
+        toolbox.kernel().sandbox_status().to_string(),
+        unreadable_binaries(&toolbox),
+    );
+    let spawn_status = toolbox.kernel().spawn_status().to_string();
+    let limits_status = toolbox.kernel().limits_status().to_string();
+    // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
+    // removed there by hand.
+    let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
+    let tmpdir_at_eof = tmpdir.clone();
+    let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
+    if let Some(signals) = signals {
+        let server = server.clone();
+        signals.on_signal(move |signal| {
+            let n = server.cancel_all();
+            tracing::warn!(
+                signal,
+                cancelled = n,
+                "signal: cancelling calls and exiting"
+            );
+            // The kernel kills each cancelled group and reaps it; give that a moment.
+            for _ in 0..200 {
+                if server.in_flight() == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            remove_tmpdir(tmpdir.as_deref());
+            if let Some(pipe) = LOG_PIPE.get() {
+                pipe.flush(LOG_FLUSH_WAIT);
+            }
+            std::process::exit(128 + signal);
+        });
+    }
+    tracing::info!("{}", toolbox_status.0);
+    tracing::info!("{spawn_status}");
+    tracing::info!("{limits_status}");
+    for (tool, hint) in &toolbox_status.1 {
+        tracing::warn!("tool `{tool}`: {hint}");
+    }
+    tracing::info!(
+        tools,
+        cwd = %cwd.display(),
+        "serving MCP over stdio (2025-11-25 initialize, 2026-07-28 server/discover)"
+    );
+    let stdin = io::stdin();
+    server
+        .serve(stdin, io::stdout())
+        .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
+    tracing::info!("stdin closed; exiting");
+    // The signal thread holds the server (hence the kernel) to the end: no destructor removes
+    // the temp dir on this path either.
+    server.cancel_all();
+    remove_tmpdir(tmpdir_at_eof.as_deref());
+    if let Some(pipe) = LOG_PIPE.get() {
+        pipe.flush(LOG_FLUSH_WAIT);
+    }
+    Ok(0)
+}
+
+/// Removes the commands' private temp dir however deep or locked its content is, and logs
+/// the path when it cannot.
+/// A signal during the read loop also ends it: the signal thread and the main thread may
+/// both get here, one after the other.
+fn remove_tmpdir(dir: Option<&Path>) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dir) = dir
+        && std::fs::symlink_metadata(dir).is_ok()
+        && let Err(e) = nanotool_runtime::kernel::remove_tree(dir)
+    {
+        tracing::error!("the commands' temp dir is left behind: {e}");
+    }
+}

@@ -1,0 +1,48 @@
+//! The MCP shape of a call's result: `content`, `isError` and `structuredContent` (without
+//! the era's own fields, which [`super::era`] adds). Shared with the rmcp adapter.
+
+use nanotool_runtime::{CODE_INVALID_ARGUMENTS, ToolOutput};
+use serde_json::{Value, json};
+
+/// The `structuredContent` of a call result, or `None` for a refused call (614).
+pub fn structured_content(output: &ToolOutput) -> Option<Value> {
+    if output.code == Some(CODE_INVALID_ARGUMENTS) {
+        return None;
+    }
+    match &output.exec {
+        Some(exec) => {
+            let mut structured = json!({
+                "exit_code": exec.exit_code,
+                "output": exec.output,
+                "truncated": exec.truncated,
+                "timed_out": exec.timed_out,
+                "confined": exec.confined,
+            });
+            if let Some(note) = &exec.sandbox_note {
+                structured["sandbox_note"] = json!(note);
+            }
+            Some(structured)
+        }
+        // A tool that ran no command: its text is its output.
+        None if !output.is_error => Some(json!({
+            "exit_code": 0,
+            "output": output.text,
+            "truncated": false,
+            "timed_out": false,
+            "confined": false,
+        })),
+        None => None,
+    }
+}
+
+/// The `tools/call` result of `output` (without the era-specific fields).
+pub fn call_result(output: &ToolOutput) -> Value {
+    let mut result = json!({
+        "content": [{"type": "text", "text": output.text}],
+        "isError": output.is_error,
+    });
+    if let Some(structured) = structured_content(output) {
+        result["structuredContent"] = structured;
+    }
+    result
+}
