@@ -524,8 +524,12 @@ fn the_environment_is_reduced_to_the_allowlist() {
                 "GIT_CONFIG_COUNT",
                 "HGRCSKIPREPO",
                 "HGPLAIN",
-                // The sandbox's private temp dir.
+                // The sandbox's private temp dir and private home.
                 "TMPDIR",
+                "XDG_CACHE_HOME",
+                "XDG_CONFIG_HOME",
+                "XDG_DATA_HOME",
+                "XDG_STATE_HOME",
             ]
             .contains(&name)
                 || name.starts_with("LC_")

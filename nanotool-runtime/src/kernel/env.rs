@@ -36,11 +36,13 @@
 //! - **Mercurial** reads no repository `hgrc` (`HGRCSKIPREPO=1`), whose hooks run on any
 //!   command.
 //!
-//! **By binary**: only programs that run other programs get these overrides — git and its
-//! `git-*` programs, Mercurial, every binary the policy's code-entry table lists (interpreters,
-//! build tools, task runners, launchers: each may run git or Python), and the programs of
-//! [`RUNS_GIT`]; every other command (`grep`, `wc`, `ls`) gets the short part only: the
-//! allowlisted host variables and [`FIXED`].
+//! **By binary**: every program gets these overrides except the ones known never to start
+//! another program, whatever their arguments ([`LEAF_PROGRAMS`]: `cat`, `grep`, `wc`, `ls`,
+//! `jq`, ...), which get the short part only (the allowlisted host variables and [`FIXED`]). The
+//! list is of programs that cannot run git, never of programs that are believed not to: a
+//! shell, `make`, `find -exec`, `sed`'s `e` command, `sort --compress-program`, `tar -I` or
+//! `rg --pre` can run git, so they keep the overrides, as does any program the list does not
+//! name. ([`RUNS_GIT`] names programs known to run git, for the docs and tests.)
 //!
 //! **A private home**: a confined command's `HOME` and XDG directories (`XDG_CACHE_HOME`,
 //! `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME`) are under an empty, writable
@@ -105,6 +107,92 @@ pub const RUNNER_FIXED: &[(&str, &str)] = &[
 /// The transports a tool that declares `network` lets git speak (`GIT_ALLOW_PROTOCOL`): the
 /// local one and those of ordinary remotes. Never `ext` (it runs a command) nor `fd`.
 pub const NETWORK_PROTOCOLS: &str = "file:git:http:https:ssh";
+
+/// Programs that start no other program, whatever their arguments: they get the short
+/// environment, without git's and Python's overrides (which only a program that runs git or
+/// Python reads). A program missing here keeps the overrides: the list errs towards them.
+pub const LEAF_PROGRAMS: &[&str] = &[
+    "true",
+    "false",
+    "cat",
+    "tac",
+    "head",
+    "tail",
+    "wc",
+    "ls",
+    "dir",
+    "stat",
+    "grep",
+    "cut",
+    "tr",
+    "uniq",
+    "nl",
+    "od",
+    "base64",
+    "base32",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "cmp",
+    "comm",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "pwd",
+    "echo",
+    "printf",
+    "date",
+    "du",
+    "df",
+    "tree",
+    "rev",
+    "fold",
+    "fmt",
+    "column",
+    "paste",
+    "join",
+    "expand",
+    "unexpand",
+    "seq",
+    "yes",
+    "sleep",
+    "id",
+    "whoami",
+    "uname",
+    "nproc",
+    "touch",
+    "mkdir",
+    "rmdir",
+    "cp",
+    "mv",
+    "ln",
+    "rm",
+    "chmod",
+    "jq",
+    "file",
+    "hexdump",
+    "xxd",
+    "strings",
+    "numfmt",
+    "shuf",
+    "split",
+    "csplit",
+    "truncate",
+    "mktemp",
+    "uptime",
+    "free",
+    "arch",
+    "hostname",
+    "tsort",
+    "factor",
+    "expr",
+    "test",
+    "[",
+];
 
 /// Programs without a row in the policy's code-entry table that run git themselves (fetching
 /// a dependency, reading a repository's state): they get git's overrides.
@@ -292,10 +380,9 @@ impl EnvKind {
     pub(super) fn of(program: &Path, argv: &[String], access: Access) -> EnvKind {
         let name = program.file_name().map(OsStr::as_bytes).unwrap_or_default();
         let python = python::is_python(name);
-        let runs_programs = python || is_git(program) || name == b"hg" || {
+        let runs_programs = python || is_git(program) || {
             let name = String::from_utf8_lossy(name);
-            RUNS_GIT.contains(&name.as_ref())
-                || crate::policy::tables::entry_for(&crate::policy::name_forms(&name)).is_some()
+            !LEAF_PROGRAMS.contains(&name.as_ref())
         };
         EnvKind {
             runs_programs,
