@@ -42,7 +42,7 @@
 //! list is of programs that cannot run git, never of programs that are believed not to: a
 //! shell, `make`, `find -exec`, `sed`'s `e` command, `sort --compress-program`, `tar -I` or
 //! `rg --pre` can run git, so they keep the overrides, as does any program the list does not
-//! name. ([`RUNS_GIT`] names programs known to run git, for the docs and tests.)
+//! name.
 //!
 //! **A private home**: a confined command's `HOME` and XDG directories (`XDG_CACHE_HOME`,
 //! `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME`) are under an empty, writable
@@ -192,37 +192,6 @@ pub const LEAF_PROGRAMS: &[&str] = &[
     "expr",
     "test",
     "[",
-];
-
-/// Programs without a row in the policy's code-entry table that run git themselves (fetching
-/// a dependency, reading a repository's state): they get git's overrides.
-pub const RUNS_GIT: &[&str] = &[
-    "cargo",
-    "go",
-    "gh",
-    "glab",
-    "hub",
-    "pre-commit",
-    "repo",
-    "tig",
-    "lazygit",
-    "gitk",
-    "jj",
-    "poetry",
-    "pipenv",
-    "uv",
-    "bundle",
-    "bundler",
-    "gem",
-    "cabal",
-    "stack",
-    "mvn",
-    "gradle",
-    "dotnet",
-    "swift",
-    "helm",
-    "terraform",
-    "tofu",
 ];
 
 /// Toolchain homes under the agent's home, each with the variable that names it: when the host
