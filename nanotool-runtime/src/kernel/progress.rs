@@ -95,7 +95,7 @@ mod tests {
         assert_eq!(p.last_line().as_deref(), Some("b"));
         p.push(b"\n");
         assert_eq!(p.last_line().as_deref(), Some("c"));
-        assert_eq!(p.bytes(), 30);
+        assert_eq!(p.bytes(), 28);
     }
 
     #[test]
