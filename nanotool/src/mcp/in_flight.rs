@@ -74,7 +74,7 @@ impl InFlight {
             return Err(RpcError::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
-                    "server busy: {} calls in flight; wait for results before sending more",
+                    "server busy: {} calls in flight; retry this call when earlier calls have answered",
                     calls.len()
                 ),
             ));
