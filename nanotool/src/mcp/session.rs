@@ -370,9 +370,9 @@ impl Jobs for Session {
                         return Turn::Job(job);
                     }
                 }
-                Ok(Frame::TooLong(len)) => {
+                Ok(Frame::TooLong(len, id)) => {
                     tracing::warn!(bytes = len, "refused an oversized line");
-                    self.send_error(&Value::Null, &too_long(max));
+                    self.send_error(&id.unwrap_or(Value::Null), &too_long(max));
                 }
                 Ok(Frame::Eof) => return Turn::Eof,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
