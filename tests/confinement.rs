@@ -641,3 +641,71 @@ fn cargo_metadata_runs_confined_with_the_toolchain_added() {
         assert!(r.output.contains("\"name\":\"tiny\""), "ABI {abi}: {r:?}");
     }
 }
+
+/// A build without seccomp rules for the machine's architecture still confines with
+/// Landlock, and its status says exactly what is then not confined.
+#[test]
+fn without_filter_rules_landlock_still_confines_and_the_status_says_what_does_not_hold() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "canary-no-filter-77\n").unwrap();
+    let build = |mode| {
+        CommandExecKernel::new(KernelSettings {
+            cwd: ws.path().to_path_buf(),
+            sandbox: mode,
+            without_filter_rules: true,
+            ..KernelSettings::default()
+        })
+        .unwrap()
+    };
+    let k = build(SandboxMode::BestEffort);
+    let status = k.sandbox_status();
+    let line = status.to_string();
+    if abis().len() < 2 {
+        assert!(line.contains("NOT enforced"), "{line}");
+        return; // no Landlock here: nothing confines without the filter
+    }
+    assert!(line.contains("without the seccomp filter"), "{line}");
+    assert!(line.contains("not confined on this Linux: "), "{line}");
+    assert!(line.contains("SysV IPC"), "{line}");
+    assert!(!status.enforced());
+    // Landlock still keeps the file outside out of reach.
+    let r = k.run_as(
+        &["cat".to_owned(), secret.display().to_string()],
+        Access::READ_ONLY,
+        None,
+    );
+    assert!(!r.output.contains("canary-no-filter"), "{r:?}");
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    // What only the filter refuses is now allowed, as the status said.
+    let r = k.run_as(
+        &python("import ctypes; print('MADE' if ctypes.CDLL(None).shmget(0, 4096, 0o1600) >= 0 else 'NO')"),
+        Access::READ_ONLY,
+        None,
+    );
+    assert!(r.output.contains("MADE"), "{r:?}");
+    assert!(
+        !r.confined,
+        "confined means Landlock and the filter both held: {r:?}"
+    );
+    remove_private_sysv_objects_600();
+    // `required` refuses to run there.
+    let r = build(SandboxMode::Required).run(&["true".to_owned()]);
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    assert!(r.text().contains("seccomp"), "{r:?}");
+}
+
+/// Removes the 0600 private shared-memory segments the test above made.
+fn remove_private_sysv_objects_600() {
+    let table = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.first() == Some(&"0") && fields.get(2) == Some(&"600") {
+            if let Ok(id) = fields[1].parse::<i32>() {
+                // SAFETY: removes a segment of key 0; a null buffer is allowed for IPC_RMID.
+                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+            }
+        }
+    }
+}

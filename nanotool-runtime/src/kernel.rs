@@ -136,6 +136,10 @@ pub struct KernelSettings {
     /// only lower what is enforced, never raise it; the status says what then holds.
     #[doc(hidden)]
     pub landlock_abi_limit: Option<u32>,
+    /// Confine as a build without seccomp rules for this machine's architecture would (Landlock,
+    /// capabilities, fds and the group, no filter): how the tests play such a machine.
+    #[doc(hidden)]
+    pub without_filter_rules: bool,
     /// Run each confined command in a private PID namespace (default off): it then cannot
     /// see or signal any process outside its call, and everything it started dies with it,
     /// even after `kill -9` of the agent. Off by default for its cost and pid-1 semantics
@@ -158,6 +162,7 @@ impl Default for KernelSettings {
             sandbox_read: Vec::new(),
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
+            without_filter_rules: false,
             pid_namespace: false,
             limits: Limits::default(),
         }
@@ -295,6 +300,7 @@ impl CommandExecKernel {
             read,
             write,
             settings.landlock_abi_limit,
+            !settings.without_filter_rules,
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.

@@ -157,7 +157,7 @@ pub struct Promise {
 }
 
 impl SandboxStatus {
-    fn probe(mode: SandboxMode, abi_limit: Option<u32>) -> Self {
+    fn probe(mode: SandboxMode, abi_limit: Option<u32>, filter_rules: bool) -> Self {
         let running = rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
             if abi == 0 {
                 Err("this kernel reports no Landlock ABI".to_owned())
@@ -173,7 +173,7 @@ impl SandboxStatus {
         SandboxStatus {
             mode,
             landlock_abi,
-            seccomp: seccomp::supported(),
+            seccomp: seccomp::supported() && filter_rules,
             pid_namespace: false,
         }
     }
@@ -352,10 +352,17 @@ impl fmt::Display for SandboxStatus {
                 f,
                 "sandbox: required but not available, every call will fail: {missing}"
             ),
-            (SandboxMode::BestEffort, Some(missing)) => write!(
-                f,
-                "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
-            ),
+            (SandboxMode::BestEffort, Some(missing)) => match &self.landlock_abi {
+                Ok(abi) => write!(
+                    f,
+                    "sandbox: best-effort, landlock ABI {abi} without the seccomp filter ({missing}): files confined, capabilities dropped, host fds and process-group escapes closed; not confined on this Linux: {}",
+                    self.partial().join("; ")
+                ),
+                Err(_) => write!(
+                    f,
+                    "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
+                ),
+            },
         }
     }
 }
@@ -410,8 +417,9 @@ impl Sandbox {
         read: Vec<PathBuf>,
         write: Vec<PathBuf>,
         abi_limit: Option<u32>,
+        filter_rules: bool,
     ) -> std::io::Result<Sandbox> {
-        let status = SandboxStatus::probe(mode, abi_limit);
+        let status = SandboxStatus::probe(mode, abi_limit, filter_rules);
         if mode != SandboxMode::Off && status.landlock_abi.is_err() {
             // Nothing keeps /proc from a command without Landlock, and a process of the same
             // user may read another's `environ` and `mem` there: close the agent's to all but
@@ -533,7 +541,8 @@ impl Sandbox {
                         "the sandbox is required but Landlock could not be applied: {why}"
                     ));
                 }
-                Route::Confined(confinement, landlock)
+                // `confined` in results means Landlock and the filter both held.
+                Route::Confined(confinement, landlock && confinement.setup.seccomp.is_ok())
             }
             Err(why) if self.status.mode == SandboxMode::Required => Route::Refuse(format!(
                 "the sandbox is required but could not be set up: {why}"
@@ -570,8 +579,14 @@ impl Sandbox {
             root: unsafe { libc::geteuid() } == 0,
         };
         let abi = profile.abi;
-        let confinement = Confinement::new(&profile, filter, abi).map_err(|e| e.to_string())?;
-        if let Err(e) = &confinement.setup.seccomp {
+        let confinement = Confinement::new(&profile, filter, abi, self.status.seccomp)
+            .map_err(|e| e.to_string())?;
+        // Without filter rules for this architecture the command is confined by Landlock, its
+        // capabilities, fds and group (the status says what is missing); a filter that this
+        // Linux refuses is a failure to build.
+        if self.status.seccomp
+            && let Err(e) = &confinement.setup.seccomp
+        {
             return Err(e.clone());
         }
         Ok(confinement)

@@ -112,7 +112,9 @@ pub(crate) struct Setup {
 pub(crate) struct Confinement {
     /// The Landlock ruleset (`None`: Landlock enforces nothing on this kernel).
     ruleset: Option<OwnedFd>,
-    filter: Vec<libc::sock_filter>,
+    /// The seccomp filter (`None`: this build has no rules for the machine's architecture,
+    /// so the command is confined by Landlock, its capabilities, fds and group alone).
+    filter: Option<Vec<libc::sock_filter>>,
     /// The capability sets a command starts with, when the agent has any to drop.
     caps: Option<[CapData; 2]>,
     /// `/dev/null`, read-write, the commands' stdin.
@@ -136,7 +138,12 @@ impl Confinement {
     /// The filter leaves out what Landlock covers where Landlock holds (see `seccomp`), so it
     /// is built from what the trial found: `spec`'s Landlock fields are filled in here, from
     /// the trial and the kernel's Landlock `abi`.
-    pub(crate) fn new(profile: &Profile, spec: FilterSpec, abi: u32) -> io::Result<Confinement> {
+    pub(crate) fn new(
+        profile: &Profile,
+        spec: FilterSpec,
+        abi: u32,
+        rules: bool,
+    ) -> io::Result<Confinement> {
         let ruleset = rules::ruleset(profile);
         let trial = match &ruleset {
             Ok(r) => Some(r.try_clone()?),
@@ -155,7 +162,14 @@ impl Confinement {
                     landlock_abi: if enforced { abi } else { 0 },
                     ..spec
                 };
-                let filter = seccomp::program(&spec);
+                let filter = if rules {
+                    seccomp::program(&spec)
+                } else {
+                    Err(io::Error::new(
+                        io::ErrorKind::Unsupported,
+                        "no seccomp rules for this architecture",
+                    ))
+                };
                 let seccomp = match &filter {
                     Ok(prog) => seccomp::install(prog).map_err(|e| format!("seccomp: {e}")),
                     Err(e) => Err(format!("seccomp: {e}")),
@@ -164,7 +178,13 @@ impl Confinement {
             })?
             .join()
             .map_err(|_| io::Error::other("the sandbox's probe thread panicked"))?;
-        let filter = filter?;
+        // Without rules for this architecture the command is confined without a filter (the
+        // status says so); any other failure to write the program is an error.
+        let filter = match filter {
+            Ok(prog) => Some(prog),
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => None,
+            Err(e) => return Err(e),
+        };
         // No trial means the ruleset could not be built: that is the reason.
         let landlock = landlock.unwrap_or_else(|| match &ruleset {
             Err(e) => Err(e.clone()),
@@ -199,11 +219,14 @@ impl Confinement {
         namespace: Option<&NsPlan>,
         limits: Option<&ChildLimits>,
     ) -> io::Result<Spawned> {
-        let fprog = libc::sock_fprog {
-            len: u16::try_from(self.filter.len()).map_err(|_| {
-                io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
-            })?,
-            filter: self.filter.as_ptr().cast_mut(),
+        let fprog = match &self.filter {
+            Some(filter) => Some(libc::sock_fprog {
+                len: u16::try_from(filter.len()).map_err(|_| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
+                })?,
+                filter: filter.as_ptr().cast_mut(),
+            }),
+            None => None,
         };
         launch(
             program,
@@ -217,7 +240,9 @@ impl Confinement {
                 limits,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                    filter: &fprog,
+                    filter: fprog
+                        .as_ref()
+                        .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
                     caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
                 }),
             },
@@ -281,7 +306,7 @@ struct Launch<'a> {
     null: &'a OwnedFd,
     namespace: Option<&'a NsPlan>,
     limits: Option<&'a ChildLimits>,
-    confine: Option<Confine<'a>>,
+    confine: Option<Confine>,
 }
 
 /// How a confined command gets its private PID namespace, decided once per kernel
@@ -419,9 +444,10 @@ unsafe fn write_id_maps(a: &ChildArgs) -> Result<(), Step> {
 }
 
 /// What the confined route applies in the child.
-struct Confine<'a> {
+struct Confine {
     ruleset: RawFd,
-    filter: &'a libc::sock_fprog,
+    /// The filter program, or null where this build has no rules for the architecture.
+    filter: *const libc::sock_fprog,
     caps: *const CapData,
 }
 
@@ -924,7 +950,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
             fail(Step::Landlock);
         }
-        if a.confine {
+        if a.confine && !a.filter.is_null() {
             // SPEC_ALLOW: the filter does not also turn on the speculative store bypass
             // mitigation, which slows every command on CPUs that have it (Spectre v4 is a
             // same-address-space attack; a command attacks no one through it that the
