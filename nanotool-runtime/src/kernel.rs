@@ -32,6 +32,7 @@ mod lifecycle;
 #[allow(unsafe_code)] // getrlimit of the host's own limits: a system call.
 mod limits;
 mod output;
+mod progress;
 mod result;
 mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
@@ -45,6 +46,7 @@ mod wait;
 pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use limits::{LimitHit, Limits, LimitsStatus};
+pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
@@ -744,6 +746,7 @@ impl CommandExecKernel {
             .take()
             .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
         let mut capture = Capture::new(run.max_output.unwrap_or(self.settings.max_output));
+        capture.progress = cancel.and_then(CancelHandle::progress).cloned();
         let mut pipe = Some(read_end);
         // A timeout too large to add to the clock means no timeout.
         let deadline = started.checked_add(run.timeout.unwrap_or(self.settings.timeout));
@@ -922,7 +925,8 @@ mod tests {
         let handle = CancelHandle {
             inner: Arc::new(CancelInner {
                 fired: AtomicBool::new(false),
-                event: None,
+                event: std::sync::OnceLock::from(None),
+                progress: None,
             }),
         };
         let firing = handle.clone();
