@@ -44,6 +44,7 @@ impl Tool for Hang {
         Access {
             writes: true,
             network: false,
+            ..Access::READ_ONLY
         }
     }
     fn call(&self, _args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {

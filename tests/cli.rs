@@ -724,3 +724,31 @@ fn serve_refuses_to_start_without_its_work_folder_and_exits_0_on_eof() {
     run.expect(0);
     assert!(run.stdout().is_empty(), "stdout: {}", run.stdout());
 }
+
+#[test]
+fn limit_flags_set_the_kernels_limits_and_list_says_which_hold() {
+    let p = Project::new();
+    let list = p.run(&[
+        "list",
+        "--memory",
+        "2G",
+        "--file-size",
+        "none",
+        "--open-files",
+        "64",
+        "--cpu-time",
+        "9",
+    ]);
+    list.expect(0);
+    assert!(
+        list.stdout().contains(
+            "limits: memory 2 GiB, file size the host's, open files 64, no core dumps, CPU time 9 s"
+        ),
+        "{}",
+        list.stdout()
+    );
+    let bad = p.run(&["list", "--memory", "lots"]);
+    bad.expect(1);
+    assert!(bad.stderr().contains("--memory"), "{}", bad.stderr());
+    assert!(bad.stderr().contains("512M"), "{}", bad.stderr());
+}

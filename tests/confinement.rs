@@ -515,6 +515,7 @@ fn plain_programs_run_confined_at_every_abi() {
         let writes = Access {
             writes: true,
             network: false,
+            ..Access::READ_ONLY
         };
         let r = k.run_as(
             &words(&["tar", "-xf", "in.tar", "-C", &format!("out{abi}")]),
@@ -567,4 +568,145 @@ fn list_names_what_does_not_hold_on_an_older_linux() {
     let json: serde_json::Value = serde_json::from_str(&list(&["--json"])).unwrap();
     let status = json[0]["sandbox"]["status"].as_str().unwrap();
     assert!(status.starts_with("sandbox: landlock ABI"), "{status}");
+}
+
+#[test]
+fn opt_is_readable_only_when_the_host_adds_it() {
+    let ws = tempfile::tempdir().unwrap();
+    let Ok(vendor) = tempfile::Builder::new()
+        .prefix("nanotool-test-")
+        .tempdir_in("/opt")
+    else {
+        return; // no writable /opt on this machine
+    };
+    let secret = vendor.path().join("licence.key");
+    std::fs::write(&secret, "opt-canary-5150\n").unwrap();
+    let cat = vec!["cat".to_owned(), secret.display().to_string()];
+    let k = kernel(ws.path(), None, SandboxMode::BestEffort);
+    let r = k.run_as(&cat, Access::READ_ONLY, None);
+    if k.sandbox_status().enforced() {
+        assert!(!r.output.contains("opt-canary"), "{r:?}");
+        assert_ne!(r.exit_code, 0, "{r:?}");
+    }
+    let added = CommandExecKernel::new(KernelSettings {
+        cwd: ws.path().to_path_buf(),
+        sandbox_read: vec![vendor.path().to_path_buf()],
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = added.run_as(&cat, Access::READ_ONLY, None);
+    assert!(r.output.contains("opt-canary-5150"), "{r:?}");
+}
+
+/// `cargo metadata` of a tiny crate, confined, with the toolchain added as a host would add it
+/// (`--sandbox-read ~/.cargo --sandbox-read ~/.rustup`), at every ABI.
+#[test]
+fn cargo_metadata_runs_confined_with_the_toolchain_added() {
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let (cargo_home, rustup_home) = (home.join(".cargo"), home.join(".rustup"));
+    let cargo = cargo_home.join("bin/cargo");
+    if !cargo.exists() || !rustup_home.exists() {
+        return; // no rustup toolchain under $HOME on this machine
+    }
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(ws.path().join("src")).unwrap();
+    std::fs::write(ws.path().join("src/lib.rs"), "").unwrap();
+    let argv: Vec<String> = [
+        cargo.to_str().unwrap(),
+        "metadata",
+        "--offline",
+        "--no-deps",
+        "--format-version",
+        "1",
+    ]
+    .map(String::from)
+    .to_vec();
+    for abi in abis() {
+        let k = CommandExecKernel::new(KernelSettings {
+            cwd: ws.path().to_path_buf(),
+            landlock_abi_limit: Some(abi),
+            sandbox_read: vec![cargo_home.clone(), rustup_home.clone()],
+            max_output: 1 << 16,
+            ..KernelSettings::default()
+        })
+        .unwrap();
+        let r = k.run_as(&argv, Access::READ_ONLY, None);
+        assert_eq!(r.exit_code, 0, "ABI {abi}: {r:?}");
+        assert!(r.output.contains("\"name\":\"tiny\""), "ABI {abi}: {r:?}");
+    }
+}
+
+/// A build without seccomp rules for the machine's architecture still confines with
+/// Landlock, and its status says exactly what is then not confined.
+#[test]
+fn without_filter_rules_landlock_still_confines_and_the_status_says_what_does_not_hold() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "canary-no-filter-77\n").unwrap();
+    let build = |mode| {
+        CommandExecKernel::new(KernelSettings {
+            cwd: ws.path().to_path_buf(),
+            sandbox: mode,
+            without_filter_rules: true,
+            ..KernelSettings::default()
+        })
+        .unwrap()
+    };
+    let k = build(SandboxMode::BestEffort);
+    let status = k.sandbox_status();
+    let line = status.to_string();
+    if abis().len() < 2 {
+        assert!(line.contains("NOT enforced"), "{line}");
+        return; // no Landlock here: nothing confines without the filter
+    }
+    assert!(line.contains("without the seccomp filter"), "{line}");
+    assert!(line.contains("not confined on this Linux: "), "{line}");
+    assert!(line.contains("SysV IPC"), "{line}");
+    assert!(!status.enforced());
+    // Landlock still keeps the file outside out of reach.
+    let r = k.run_as(
+        &["cat".to_owned(), secret.display().to_string()],
+        Access::READ_ONLY,
+        None,
+    );
+    assert!(!r.output.contains("canary-no-filter"), "{r:?}");
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    // What only the filter refuses is now allowed, as the status said.
+    let r = k.run_as(
+        &python("import ctypes; print('MADE' if ctypes.CDLL(None).shmget(0, 4096, 0o1600) >= 0 else 'NO')"),
+        Access::READ_ONLY,
+        None,
+    );
+    assert!(r.output.contains("MADE"), "{r:?}");
+    assert!(
+        !r.confined,
+        "confined means Landlock and the filter both held: {r:?}"
+    );
+    remove_private_sysv_objects_600();
+    // `required` refuses to run there.
+    let r = build(SandboxMode::Required).run(&["true".to_owned()]);
+    assert_ne!(r.exit_code, 0, "{r:?}");
+    assert!(r.text().contains("seccomp"), "{r:?}");
+}
+
+/// Removes the 0600 private shared-memory segments the test above made.
+fn remove_private_sysv_objects_600() {
+    let table = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.first() == Some(&"0") && fields.get(2) == Some(&"600") {
+            if let Ok(id) = fields[1].parse::<i32>() {
+                // SAFETY: removes a segment of key 0; a null buffer is allowed for IPC_RMID.
+                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ use std::process::Command;
 const WRITES: Access = Access {
     writes: true,
     network: false,
+    ..Access::READ_ONLY
 };
 
 /// What the planted program prints.

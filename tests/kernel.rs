@@ -56,6 +56,7 @@ fn unconfined_kernel(dir: &Path) -> CommandExecKernel {
 const WRITES: Access = Access {
     writes: true,
     network: false,
+    ..Access::READ_ONLY
 };
 
 /// Runs `f` on its own thread; fails the test if it has not returned within the watchdog.
@@ -324,11 +325,14 @@ fn one_gib_of_output_is_capped_with_head_and_tail() {
     let marker = format!("[... {} bytes omitted ...]", r.omitted_bytes);
     assert!(r.output.contains(&marker));
     assert!(
-        r.output.len() <= 2048 + marker.len() + 2,
+        r.output.len() <= nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT + marker.len() + 2,
         "{}",
         r.output.len()
     );
-    assert_eq!(r.omitted_bytes + 2048, r.total_bytes);
+    assert_eq!(
+        r.omitted_bytes + nanotool_runtime::kernel::DEFAULT_MAX_OUTPUT as u64,
+        r.total_bytes
+    );
     assert!(r.text().contains(&format!(
         "\n{} bytes omitted\noutput: HEAD-START",
         r.omitted_bytes
@@ -520,8 +524,12 @@ fn the_environment_is_reduced_to_the_allowlist() {
                 "GIT_CONFIG_COUNT",
                 "HGRCSKIPREPO",
                 "HGPLAIN",
-                // The sandbox's private temp dir.
+                // The sandbox's private temp dir and private home.
                 "TMPDIR",
+                "XDG_CACHE_HOME",
+                "XDG_CONFIG_HOME",
+                "XDG_DATA_HOME",
+                "XDG_STATE_HOME",
             ]
             .contains(&name)
                 || name.starts_with("LC_")

@@ -377,6 +377,7 @@ fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
     let writes = nanotool_runtime::Access {
         writes: true,
         network: false,
+        ..nanotool_runtime::Access::READ_ONLY
     };
     let r = k.run_as(&write, writes, None);
     assert!(r.output.starts_with("wrote\n"), "{r:?}");
@@ -475,6 +476,7 @@ fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
     let writes = nanotool_runtime::Access {
         writes: true,
         network: false,
+        ..nanotool_runtime::Access::READ_ONLY
     };
     let r = k.run_as(&sh("touch made; exit 5"), writes, None);
     assert_eq!(r.exit_code, 5, "{r:?}");
@@ -547,6 +549,7 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
     let writes = nanotool_runtime::Access {
         writes: true,
         network: false,
+        ..nanotool_runtime::Access::READ_ONLY
     };
     let owner = |name: &str| {
         let meta = std::fs::metadata(ws.path().join(name)).unwrap();

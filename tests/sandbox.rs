@@ -17,10 +17,12 @@ const RO: Access = Access::READ_ONLY;
 const WRITES: Access = Access {
     writes: true,
     network: false,
+    ..Access::READ_ONLY
 };
 const NETWORK: Access = Access {
     writes: false,
     network: true,
+    ..Access::READ_ONLY
 };
 
 fn argv(words: &[&str]) -> Vec<String> {

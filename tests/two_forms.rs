@@ -10,7 +10,7 @@
 #[path = "fixtures/forms.rs"]
 mod forms;
 
-use forms::{FORMS, Verdict};
+use forms::{FORMS, SETTING_FORMS, Verdict};
 use nanotool::DescriptorLoader;
 use nanotool::builtins::{Find, Grep, SedPrint};
 use nanotool::{CODE_INVALID_DESCRIPTOR, CommandSpec, CommandStruct, PolicyError, SpecError};
@@ -71,6 +71,47 @@ fn descriptor_side_gives_each_fixture_its_ui_verdict() {
     assert!(checked >= 30, "only {checked} rows have a descriptor twin");
 }
 
+#[test]
+fn descriptor_side_gives_each_setting_row_its_ui_verdict() {
+    let mut refused = 0;
+    for form in SETTING_FORMS {
+        let spec = CommandSpec::new(form.name, "Runs the tests.", form.template, vec![])
+            .expect("the template is fine")
+            .with_settings(form.run_settings());
+        let file = format!("{}.tool.json", form.name);
+        let json = serde_json::to_vec(&form.descriptor()).expect("descriptor JSON");
+        let loaded = DescriptorLoader::new().parse(Path::new(&file), &json);
+        match form.verdict {
+            Verdict::Accepted => {
+                let spec = spec.unwrap_or_else(|e| panic!("{}: {e}", form.name));
+                let loaded = loaded.unwrap_or_else(|e| panic!("{}: {e}", form.name));
+                assert_eq!(spec.settings(), loaded.settings(), "{}", form.name);
+                assert_eq!(
+                    loaded.settings(),
+                    &form.run_settings(),
+                    "{}: the descriptor's settings are the row's",
+                    form.name
+                );
+            }
+            Verdict::Refused => {
+                let error = spec.expect_err(form.name);
+                assert!(
+                    refused_for_its_class(form.class, &error),
+                    "{}: {error:?}",
+                    form.name
+                );
+                let err = loaded.expect_err(form.name);
+                assert_eq!(err.code(), CODE_INVALID_DESCRIPTOR);
+                assert!(err.to_string().contains(&file), "{err}");
+                assert_eq!(err.pointer.as_deref(), Some(form.field), "{err}");
+                refused += 1;
+            }
+            Verdict::CodeOnly(_) => {}
+        }
+    }
+    assert!(refused >= 8, "only {refused} refused setting rows");
+}
+
 /// Whether `error` is the refusal the row's attack class calls for: a row refused for some
 /// other reason would prove nothing about its class.
 fn refused_for_its_class(class: &str, error: &SpecError) -> bool {
@@ -115,6 +156,8 @@ fn refused_for_its_class(class: &str, error: &SpecError) -> bool {
                 | SpecError::InvalidRange { .. }
                 | SpecError::EnumValue { .. }
         ),
+        // A run setting out of range, or a variable a tool may not set.
+        "bad_setting" => matches!(error, SpecError::Settings(_)),
         _ => panic!("class `{class}` has no pinned refusal: add it here"),
     }
 }

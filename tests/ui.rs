@@ -9,7 +9,7 @@
 #[path = "fixtures/forms.rs"]
 mod forms;
 
-use forms::{FORMS, Verdict};
+use forms::{FORMS, SETTING_FORMS, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -24,6 +24,7 @@ const CLASSES: &[&str] = &[
     "bad_type",
     "docs",
     "name",
+    "bad_setting",
 ];
 
 #[test]
@@ -40,6 +41,19 @@ fn ui() {
 #[test]
 fn facade() {
     trybuild::TestCases::new().compile_fail("tests/ui/facade/*.rs");
+}
+
+/// `10000000` as Rust lets it be written, `10_000_000`.
+fn underscored(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Reads the first string literal after `#[command_tool(` in a ui case, unescaped.
@@ -85,6 +99,41 @@ fn every_fixture_row_has_its_ui_case_and_back() {
         }
     }
     let mut in_table = BTreeSet::new();
+    for form in SETTING_FORMS {
+        assert!(
+            in_table.insert((form.class.to_string(), form.name.to_string())),
+            "fixture `{}/{}` is listed twice",
+            form.class,
+            form.name
+        );
+        assert_eq!(form.class == "pass", form.verdict == Verdict::Accepted);
+        let file = root.join(form.class).join(format!("{}.rs", form.name));
+        let source = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("setting `{}` has no ui case ({e})", form.name));
+        assert_eq!(template_of(&source).as_deref(), Some(form.template));
+        // The macro's arguments say what the row says.
+        let args = source
+            .lines()
+            .find(|l| l.starts_with("#[command_tool("))
+            .expect("the attribute");
+        if let Some(secs) = form.timeout {
+            let written = args.contains(&format!("timeout = {secs}"))
+                || args.contains(&format!("timeout = {}", underscored(secs)));
+            assert!(written, "{}: timeout {secs}", file.display());
+        }
+        if let Some(bytes) = form.max_output {
+            let written = args.contains(&format!("max_output = {bytes}"))
+                || args.contains(&format!("max_output = {}", underscored(bytes)));
+            assert!(written, "{}: max_output {bytes}", file.display());
+        }
+        for (name, _) in form.env {
+            assert!(
+                args.contains(&format!("{name} = ")),
+                "{}: {name}",
+                file.display()
+            );
+        }
+    }
     for form in FORMS {
         assert!(
             in_table.insert((form.class.to_string(), form.name.to_string())),

@@ -1,4 +1,5 @@
-//! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network`), of `#[slot(...)]` field and
+//! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network, timeout = 900,
+//! max_output = 65536, env(NAME = "value")`), of `#[slot(...)]` field and
 //! variant attributes, and of doc comments. Every problem goes to the [`Ctxt`]; nothing here
 //! panics.
 
@@ -18,9 +19,74 @@ pub struct ToolArgs {
     /// What the tool's commands may do beyond reading the workspace: the `writes` flag (write
     /// inside it) and the `network` flag (use TCP and UDP), as the runtime's [`Access`].
     pub access: Access,
+    /// The run settings: `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = "value")`.
+    pub settings: Settings,
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes` and `, network`";
+/// The attribute's run settings as written (checked by `check.rs` through the runtime).
+#[derive(Default)]
+pub struct Settings {
+    /// `timeout = SECONDS`: the value and the literal.
+    pub timeout: Option<(u128, Span)>,
+    /// `max_output = BYTES`: the value and the literal.
+    pub max_output: Option<(u128, Span)>,
+    /// `env(NAME = "value", ...)`: each name (its identifier) and value.
+    pub env: Vec<(syn::Ident, LitStr)>,
+}
+
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network`, `, timeout = SECONDS`, `, max_output = BYTES` and `, env(NAME = \"value\")`";
+
+/// A whole number literal (`900`, `65_536`), for a setting.
+fn whole_number(key: &syn::Ident, value: &Expr) -> Result<(u128, Span), syn::Error> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i
+            .base10_parse::<u128>()
+            .map(|v| (v, i.span()))
+            .map_err(|e| syn::Error::new(i.span(), format!("`{key}`: {e}"))),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!(
+                "`{key}` takes a whole number literal: write `{key} = {}`",
+                if key == "timeout" { "900" } else { "65536" }
+            ),
+        )),
+    }
+}
+
+/// The inside of `env(NAME = "value", ...)`.
+fn env_pairs(input: ParseStream) -> syn::Result<Vec<(syn::Ident, LitStr)>> {
+    let content;
+    syn::parenthesized!(content in input);
+    let mut pairs = Vec::new();
+    while !content.is_empty() {
+        let name: syn::Ident = content.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected a variable name: write `env(RUST_BACKTRACE = \"1\")`",
+            )
+        })?;
+        content.parse::<syn::Token![=]>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("expected `=` after `{name}`: write `env({name} = \"value\")`"),
+            )
+        })?;
+        let value: LitStr = content.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("the value of `{name}` must be a string literal: write `env({name} = \"value\")`"),
+            )
+        })?;
+        pairs.push((name, value));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<syn::Token![,]>()?;
+    }
+    Ok(pairs)
+}
 
 /// Parses the attribute's arguments; `None` when there is no template to check.
 pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
@@ -38,6 +104,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
         })?;
         let mut name: Option<LitStr> = None;
         let mut access = Access::READ_ONLY;
+        let mut settings = Settings::default();
         let mut errors: Vec<syn::Error> = Vec::new();
         while !input.is_empty() {
             input.parse::<syn::Token![,]>()?;
@@ -47,7 +114,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             let key: syn::Ident = input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
-                    format!("expected `name = \"...\"`, `writes` or `network`: {TOOL_ARGS_HELP}"),
+                    format!("expected `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES` or `env(...)`: {TOOL_ARGS_HELP}"),
                 )
             })?;
             // The profile flags stand alone: what the tool's commands may do beyond reading
@@ -76,6 +143,28 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 *flag = true;
                 continue;
             }
+            if key == "env" {
+                if !input.peek(syn::token::Paren) {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "`env` lists the variables in parentheses: write `env(RUST_BACKTRACE = \"1\", PYTHONPATH = \"src\")`",
+                    ));
+                    if input.peek(syn::Token![=]) {
+                        input.parse::<syn::Token![=]>()?;
+                        input.parse::<Expr>()?;
+                    }
+                    continue;
+                }
+                let pairs = env_pairs(input)?;
+                if !settings.env.is_empty() {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "duplicate `env`: list every variable in one `env(...)`",
+                    ));
+                }
+                settings.env.extend(pairs);
+                continue;
+            }
             input.parse::<syn::Token![=]>().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -83,7 +172,21 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 )
             })?;
             let value: Expr = input.parse()?;
-            if key == "name" {
+            if key == "timeout" || key == "max_output" {
+                let slot = if key == "timeout" {
+                    &mut settings.timeout
+                } else {
+                    &mut settings.max_output
+                };
+                match whole_number(&key, &value) {
+                    Ok(_) if slot.is_some() => errors.push(syn::Error::new(
+                        key.span(),
+                        format!("duplicate `{key}`: give it once"),
+                    )),
+                    Ok(number) => *slot = Some(number),
+                    Err(e) => errors.push(e),
+                }
+            } else if key == "name" {
                 match value {
                     Expr::Lit(ExprLit {
                         lit: Lit::Str(lit), ..
@@ -105,14 +208,14 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             } else {
                 errors.push(syn::Error::new(
                     key.span(),
-                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes` and `network`"),
+                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES` and `env(NAME = \"value\")`"),
                 ));
             }
         }
-        Ok((template, name, access, errors))
+        Ok((template, name, access, settings, errors))
     };
     match parser.parse2(args) {
-        Ok((template, name, access, errors)) => {
+        Ok((template, name, access, settings, errors)) => {
             for e in errors {
                 cx.syn_error(e);
             }
@@ -120,6 +223,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 template,
                 name,
                 access,
+                settings,
             })
         }
         Err(e) => {

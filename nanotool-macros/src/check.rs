@@ -2,13 +2,14 @@
 //! functions where the runtime has one: the doc comments (the tool's and each slot's
 //! description), the template grammar ([`Template::parse`]), the policy
 //! ([`policy::check_template`]), template slots against fields, the tool-name rule, and
-//! pattern regexes. What the macro cannot see (a field's type) becomes an [`Assertion`]: a
+//! pattern regexes, the run settings (`timeout`, `max_output`, `env`). What the macro cannot see (a field's type) becomes an [`Assertion`]: a
 //! condition on [`SlotType`](nanotool_runtime::code_form::SlotType) and its message, which
 //! [`crate::expand`] only writes out as a const item.
 
 use crate::ast::{Field, Input};
-use crate::attr::{DefaultValue, SlotAttrs};
+use crate::attr::{DefaultValue, Settings, SlotAttrs};
 use crate::ctxt::Ctxt;
+use nanotool_runtime::kernel;
 use nanotool_runtime::policy::{self, SlotFreedom};
 use nanotool_runtime::spec::{is_tool_name, suggest_tool_name};
 use nanotool_runtime::template::{Template, caret_line};
@@ -129,6 +130,9 @@ pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
         input.args.as_ref().and_then(|a| a.name.as_ref()),
         &input.item.ident,
     );
+    if let Some(args) = &input.args {
+        settings(cx, &args.settings);
+    }
     let mut code_entries = Vec::new();
     if let (Some(args), Some(fields)) = (&input.args, &input.fields)
         && let Some(template) = self::template(cx, &args.template)
@@ -148,6 +152,46 @@ pub fn check(cx: &mut Ctxt, input: &Input) -> Checked {
         .flat_map(|f| type_assertions(f, &code_entries))
         .collect();
     Checked { name, assertions }
+}
+
+/// The run settings, through the runtime's own checks (the descriptor loader runs the same):
+/// a timeout and a cap in range, each variable one a tool may set, each name once.
+fn settings(cx: &mut Ctxt, settings: &Settings) {
+    if let Some((secs, span)) = settings.timeout {
+        // Beyond f64's exact integers a value is far out of range anyway.
+        if let Err(e) = kernel::check_timeout_secs(secs as f64) {
+            cx.error_at(span, format!("{e}: write `timeout = 900` for 15 minutes"));
+        }
+    }
+    if let Some((bytes, span)) = settings.max_output {
+        if let Err(e) = kernel::check_max_output(bytes) {
+            cx.error_at(span, format!("{e}: write `max_output = 65536` for 64 KiB"));
+        }
+    }
+    if settings.env.len() > kernel::MAX_ENV_VARS {
+        cx.error_at(
+            settings.env[kernel::MAX_ENV_VARS].0.span(),
+            format!(
+                "a tool may set at most {} environment variables",
+                kernel::MAX_ENV_VARS
+            ),
+        );
+    }
+    for (i, (name, value)) in settings.env.iter().enumerate() {
+        let text = name.to_string();
+        if settings.env[..i].iter().any(|(n, _)| *n == text) {
+            cx.error_spanned_by(
+                name,
+                format!("`{text}` is set twice in `env(...)`: set it once"),
+            );
+            continue;
+        }
+        match kernel::check_env(&text, &value.value()) {
+            Err(e @ kernel::RunSettingsError::EnvValue { .. }) => cx.error_spanned_by(value, e),
+            Err(e) => cx.error_spanned_by(name, e),
+            Ok(()) => {}
+        }
+    }
 }
 
 /// The struct's doc comment is the tool's description and each field's the slot's: the model

@@ -6,7 +6,7 @@
 //! here decides whether a tool is valid.
 
 use crate::ast::{self, Field};
-use crate::attr::DefaultValue;
+use crate::attr::{DefaultValue, ToolArgs};
 use crate::check::{self, Assertion};
 use crate::ctxt::Ctxt;
 use crate::private;
@@ -37,15 +37,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let description = input.description.as_deref().unwrap_or_default();
     let assertions: TokenStream = checked.assertions.iter().map(assertion).collect();
-    generate(
-        item,
-        &checked.name,
-        description,
-        &args.template,
-        args.access,
-        fields,
-        &assertions,
-    )
+    generate(item, &checked.name, description, args, fields, &assertions)
 }
 
 /// An [`Assertion`] written out as a const item: the build fails with its message when its
@@ -142,12 +134,25 @@ fn generate(
     input: &DeriveInput,
     name: &str,
     description: &str,
-    template: &syn::LitStr,
-    access: Access,
+    args: &ToolArgs,
     fields: &[Field],
     assertions: &TokenStream,
 ) -> TokenStream {
+    let (template, access, settings) = (&args.template, args.access, &args.settings);
     let p = private::path();
+    // Checked already (`check::settings`): in range, so they fit a `u64`.
+    let timeout = option_tokens(
+        settings
+            .timeout
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
+    let max_output = option_tokens(
+        settings
+            .max_output
+            .map(|(v, _)| Literal::u64_suffixed(v as u64)),
+    );
+    let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
+    let env_values: Vec<&syn::LitStr> = settings.env.iter().map(|(_, v)| v).collect();
     let ident = &input.ident;
     let mut specs = Vec::new();
     for f in fields {
@@ -201,7 +206,11 @@ fn generate(
     // Generated bodies stay small and non-generic: `to_args` is one call of a runtime
     // function, `from_validated` matches instead of `?` (no per-struct `FromResidual`), and
     // the typed API is the trait's provided methods, instantiated only where called.
-    let Access { writes, network } = access;
+    let Access {
+        writes,
+        network,
+        local_network,
+    } = access;
     quote! {
         #input
 
@@ -216,7 +225,7 @@ fn generate(
             fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network }))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*] }))
                     .as_ref()
             }
 

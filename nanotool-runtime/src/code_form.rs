@@ -22,7 +22,7 @@
 //! What does *not* live here: validation of a value (see [`crate::spec::CommandSpec::render`])
 //! and the policy (see [`crate::policy`]).
 
-use crate::kernel::Access;
+use crate::kernel::{Access, RunSettings};
 use crate::kernel::{CommandExecKernel, ExecResult};
 use crate::policy::SlotFreedom;
 use crate::slot::{SlotClass, SlotError, SlotKind, SlotSpec};
@@ -462,8 +462,8 @@ fn run_of(
     kernel: &CommandExecKernel,
 ) -> Result<ExecResult, SlotError> {
     let argv = render_of(name, build, args, kernel.cwd())?;
-    let access = spec_of(name, build)?.access();
-    Ok(kernel.run_as(argv.as_slice(), access, None))
+    let spec = spec_of(name, build)?;
+    Ok(kernel.run_with(argv.as_slice(), spec.access(), spec.settings(), None))
 }
 
 fn validate_of(
@@ -551,9 +551,41 @@ pub struct SlotDef {
     pub maximum: Option<f64>,
 }
 
+/// The attribute's run settings as the macro wrote them down (used by generated code).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SettingsDef {
+    /// `timeout = SECONDS`.
+    pub timeout: Option<u64>,
+    /// `max_output = BYTES`.
+    pub max_output: Option<u64>,
+    /// `env(NAME = "value", ...)`.
+    pub env: &'static [(&'static str, &'static str)],
+}
+
+impl SettingsDef {
+    /// The settings as the runtime holds them (the values are checked by
+    /// [`CommandSpec::with_settings`]; the macro checked them already).
+    fn run_settings(&self) -> RunSettings {
+        let mut settings = RunSettings::new();
+        if let Some(secs) = self.timeout {
+            settings = settings.with_timeout(std::time::Duration::from_secs(secs));
+        }
+        if let Some(bytes) = self.max_output {
+            // A cap beyond `usize` is refused by the check, never wrapped.
+            settings = settings.with_max_output(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        for (name, value) in self.env {
+            settings = settings.with_env(*name, *value);
+        }
+        settings
+    }
+}
+
 /// Builds a macro tool through [`CommandSpec::new`], the same constructor descriptors use
 /// (used by generated code; one body for every tool). `access` holds the attribute's
-/// `writes` and `network` flags, set on the spec as a descriptor's fields are.
+/// `writes` and `network` flags, `settings` its `timeout`, `max_output` and `env`, set on the
+/// spec as a descriptor's fields are.
 #[doc(hidden)]
 pub fn build_tool(
     name: &str,
@@ -561,6 +593,7 @@ pub fn build_tool(
     template: &str,
     slots: &[SlotDef],
     access: Access,
+    settings: SettingsDef,
 ) -> Result<CommandTool, SpecError> {
     let specs = slots
         .iter()
@@ -594,6 +627,8 @@ pub fn build_tool(
             spec
         })
         .collect();
-    CommandSpec::new(name, description, template, specs)
-        .map(|spec| CommandTool::new(spec.with_access(access)))
+    CommandSpec::new(name, description, template, specs)?
+        .with_access(access)
+        .with_settings(settings.run_settings())
+        .map(CommandTool::new)
 }

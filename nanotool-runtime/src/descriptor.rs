@@ -30,7 +30,10 @@
 //! | `command` | required | the template (`grep -rn <pattern> <path>`) |
 //! | `arguments` | optional | one entry per slot of the template; may be left out by a tool without slots |
 //! | `writes` | optional | `true`: the command may write, create and delete inside the workspace (default `false`: read-only) |
-//! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path |
+//! | `network` | optional | `true`: the command may use TCP and UDP (default `false`: offline); never unix sockets by path; `"local"`: a private loopback only (127.0.0.1 and ::1 of the call's own, nothing else) |
+//! | `timeout` | optional | seconds before the command's process group is killed, 1 to 86400 (default: the host's, 30 s) |
+//! | `max_output` | optional | bytes of output kept, as head and tail, 1 to 16 MiB (default: the host's, 30,000) |
+//! | `env` | optional | variables set for the command, `{"RUST_BACKTRACE": "1"}`; not the ones the kernel sets for safety (`PATH`, `HOME`, `TMPDIR`, `GIT_*`, `LD_*`, the Python and git overrides: [`crate::kernel::env_name_problem`]) |
 //! | `$schema` | optional | ignored: lets editors check the file against `schemas/tool.schema.json` |
 //!
 //! Each argument takes `type` (`string`, `integer`, `number`, `enum` or `path`) and
@@ -120,6 +123,9 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "arguments",
     "writes",
     "network",
+    "timeout",
+    "max_output",
+    "env",
 ];
 
 /// The fields of one argument of a descriptor.
@@ -423,7 +429,9 @@ impl DescriptorLoader {
         let command = raw.command;
         let spec = CommandSpec::new(raw.name, raw.description, command, raw.slots)
             .map_err(|e| spec_error(file, command, &e))?
-            .with_access(raw.access);
+            .with_access(raw.access)
+            .with_settings(raw.settings)
+            .map_err(|e| spec_error(file, command, &e))?;
         if !self.deny.is_empty() {
             spec.check_denied(&self.deny)
                 .map_err(|e| spec_error(file, command, &e))?;

@@ -540,6 +540,7 @@ impl Tool for ExecTool {
         Access {
             writes: self.writes,
             network: false,
+            ..Access::READ_ONLY
         }
     }
 

@@ -97,7 +97,8 @@ pub fn command_output_schema() -> Value {
             "output": {"type": "string", "description": "stdout and stderr merged in write order, capped"},
             "truncated": {"type": "boolean", "description": "The output was cut to the cap"},
             "timed_out": {"type": "boolean", "description": "The command was killed at the timeout"},
-            "confined": {"type": "boolean", "description": "The command ran inside the sandbox (Landlock and seccomp)"}
+            "confined": {"type": "boolean", "description": "The command ran inside the sandbox (Landlock and seccomp)"},
+            "sandbox_note": {"type": "string", "description": "Present when a confined command failed with a refusal the sandbox may have caused: what the tool may not do and how its author could allow it"}
         },
         "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
         "additionalProperties": false

@@ -26,10 +26,15 @@
 
 mod cancel;
 mod env;
+mod explain;
 #[allow(unsafe_code)] // pidfds, waitid and the group kill: system calls.
 mod lifecycle;
+#[allow(unsafe_code)] // getrlimit of the host's own limits: a system call.
+mod limits;
 mod output;
+mod progress;
 mod result;
+mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
 // The Linux backend's calls; elsewhere (and under `--cfg nanotool_portable`) POSIX's.
@@ -40,11 +45,21 @@ mod sys;
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 #[path = "kernel/sys_portable.rs"]
 mod sys;
+#[allow(unsafe_code)] // openat, unlinkat and readdir: system calls.
+mod tree;
 mod wait;
 
 pub use cancel::CancelHandle;
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
+pub use limits::{LimitHit, Limits, LimitsStatus};
+pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
+pub use run_settings::{
+    MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
+    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_max_output,
+    check_timeout_secs, env_name_problem,
+};
+pub use tree::remove_tree;
 
 pub use env::GitConfigError;
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
@@ -59,7 +74,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
-use env::{CallEnv, ChildEnv};
+use env::{ChildEnv, EnvKind};
+use limits::ChildLimits;
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{Route, Sandbox};
@@ -67,6 +83,14 @@ use wait::{Stop, drain, wait_loop};
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The output cap when neither the tool nor the host sets one, in bytes, kept as head + tail:
+/// about what a coding agent's own shell tool gives a model (Claude Code's truncates at
+/// 30,000 characters; see DECISIONS.md).
+pub const DEFAULT_MAX_OUTPUT: usize = 30_000;
+
+/// The timeout when neither the tool nor the host sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Exit code of a run that timed out (as `timeout(1)` reports it).
 pub const EXIT_TIMEOUT: i32 = 124;
@@ -77,6 +101,8 @@ pub const EXIT_CANNOT_EXECUTE: i32 = 126;
 /// Exit code when the binary was not found, or argv was empty (as a shell reports it).
 pub const EXIT_NOT_FOUND: i32 = 127;
 
+/// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
+const MAX_ARG_LEN: usize = 128 * 1024;
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
 /// longer; the call returns anyway.
@@ -96,9 +122,11 @@ const FALLBACK_TICK: Duration = Duration::from_millis(5);
 pub struct KernelSettings {
     /// Working directory every command runs in (canonicalised at construction).
     pub cwd: PathBuf,
-    /// Time after which the whole process group is killed (default 30 s).
+    /// Time after which the whole process group is killed (default [`DEFAULT_TIMEOUT`], 30 s);
+    /// a tool's own [`RunSettings::timeout`] wins.
     pub timeout: Duration,
-    /// Output cap in bytes, kept as head + tail (default 2048).
+    /// Output cap in bytes, kept as head + tail (default [`DEFAULT_MAX_OUTPUT`], 30,000); a
+    /// tool's own [`RunSettings::max_output`] wins.
     pub max_output: usize,
     /// Extra environment variables the host passes to every command (they win over the
     /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
@@ -115,26 +143,35 @@ pub struct KernelSettings {
     /// only lower what is enforced, never raise it; the status says what then holds.
     #[doc(hidden)]
     pub landlock_abi_limit: Option<u32>,
+    /// Confine as a build without seccomp rules for this machine's architecture would (Landlock,
+    /// capabilities, fds and the group, no filter): how the tests play such a machine.
+    #[doc(hidden)]
+    pub without_filter_rules: bool,
     /// Run each confined command in a private PID namespace (default off): it then cannot
     /// see or signal any process outside its call, and everything it started dies with it,
     /// even after `kill -9` of the agent. Off by default for its cost and pid-1 semantics
     /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
     /// and [`CommandExecKernel::spawn_status`] says why.
     pub pid_namespace: bool,
+    /// What one call may consume: memory, file size, open files, CPU time, its priority
+    /// and OOM score (see [`Limits`]; default [`Limits::default`]).
+    pub limits: Limits,
 }
 
 impl Default for KernelSettings {
     fn default() -> Self {
         KernelSettings {
             cwd: PathBuf::from("."),
-            timeout: Duration::from_secs(30),
-            max_output: 2048,
+            timeout: DEFAULT_TIMEOUT,
+            max_output: DEFAULT_MAX_OUTPUT,
             env: Vec::new(),
             sandbox: SandboxMode::default(),
             sandbox_read: Vec::new(),
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
+            without_filter_rules: false,
             pid_namespace: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -225,6 +262,10 @@ pub struct CommandExecKernel {
     ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
+    /// The call's limits as the spawn child applies them.
+    child_limits: ChildLimits,
+    /// The limits as they hold (clamped to the host's), for the status and the results.
+    limits_status: LimitsStatus,
 }
 
 thread_local! {
@@ -266,6 +307,7 @@ impl CommandExecKernel {
             read,
             write,
             settings.landlock_abi_limit,
+            !settings.without_filter_rules,
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.
@@ -278,7 +320,13 @@ impl CommandExecKernel {
         sandbox.pid_namespace = ns_plan.is_some();
         sandbox.status.pid_namespace = ns_plan.is_some();
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
-        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, sandbox.tmpdir())?;
+        let added = sandbox.added();
+        let private = env::Private {
+            tmpdir: sandbox.tmpdir(),
+            home: sandbox.home(),
+            added: &added,
+        };
+        let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, private)?;
         let env = child_env
             .current()
             .map_err(KernelError::Sandbox)?
@@ -293,7 +341,14 @@ impl CommandExecKernel {
         let path_dirs = std::env::split_paths(&path_value).collect();
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
+        let (child_limits, applied) = ChildLimits::new(&settings.limits);
+        let limits_status = LimitsStatus {
+            limits: applied,
+            autogroup: limits::autogroup_applies(),
+        };
         Ok(CommandExecKernel {
+            child_limits,
+            limits_status,
             cwd_c,
             cwd,
             settings,
@@ -327,6 +382,19 @@ impl CommandExecKernel {
     /// overrides of a call follow the repository's configuration as it is then.
     pub fn child_env(&self) -> &[(OsString, OsString)] {
         &self.env
+    }
+
+    /// Which limits hold for this kernel's commands (one line with `Display`, printed after
+    /// the sandbox's and the spawn's status lines).
+    ///
+    /// ```
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings};
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// assert!(kernel.limits_status().to_string().starts_with("limits: memory 4 GiB"));
+    /// ```
+    pub fn limits_status(&self) -> LimitsStatus {
+        self.limits_status.clone()
     }
 
     /// How commands start and end beside this host (one line with `Display`): the host's
@@ -412,13 +480,18 @@ impl CommandExecKernel {
 
     /// Runs one argv with the default profile (read-only workspace, no network).
     pub fn run(&self, argv: &[String]) -> ExecResult {
-        self.run_inner(argv, Access::READ_ONLY, None)
+        self.run_inner(argv, Access::READ_ONLY, &RunSettings::default(), None)
     }
 
     /// Runs one argv with the default profile; `cancel` may end it from any thread (a handle
     /// fired before the call ends it at once, without starting anything).
     pub fn run_cancellable(&self, argv: &[String], cancel: &CancelHandle) -> ExecResult {
-        self.run_inner(argv, Access::READ_ONLY, Some(cancel))
+        self.run_inner(
+            argv,
+            Access::READ_ONLY,
+            &RunSettings::default(),
+            Some(cancel),
+        )
     }
 
     /// Runs one argv with the profile `access` (what the tool declared: `writes`,
@@ -434,7 +507,7 @@ impl CommandExecKernel {
     /// })
     /// .unwrap();
     /// let touch = ["touch", "made"].map(String::from);
-    /// let writes = Access { writes: true, network: false };
+    /// let writes = Access { writes: true, network: false, ..Access::READ_ONLY };
     /// assert_eq!(kernel.run_as(&touch, writes, None).exit_code, 0);
     /// assert!(dir.path().join("made").exists());
     /// ```
@@ -444,7 +517,35 @@ impl CommandExecKernel {
         access: Access,
         cancel: Option<&CancelHandle>,
     ) -> ExecResult {
-        self.run_inner(argv, access, cancel)
+        self.run_inner(argv, access, &RunSettings::default(), cancel)
+    }
+
+    /// [`run_as`](Self::run_as) with the tool's own settings for this call: its timeout and
+    /// output cap instead of the kernel's, its variables after the kernel's environment. The
+    /// settings are checked ([`RunSettings::check`]); a value that fails starts nothing.
+    ///
+    /// ```
+    /// use nanotool_runtime::kernel::RunSettings;
+    /// use nanotool_runtime::{Access, CommandExecKernel, KernelSettings};
+    /// use std::time::Duration;
+    ///
+    /// let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    /// let argv = ["sh", "-c", "echo $GREETING; sleep 5"].map(String::from);
+    /// let settings = RunSettings::new()
+    ///     .with_env("GREETING", "hello")
+    ///     .with_timeout(Duration::from_millis(300));
+    /// let result = kernel.run_with(&argv, Access::READ_ONLY, &settings, None);
+    /// assert!(result.timed_out);
+    /// assert_eq!(result.output, "hello\n");
+    /// ```
+    pub fn run_with(
+        &self,
+        argv: &[String],
+        access: Access,
+        settings: &RunSettings,
+        cancel: Option<&CancelHandle>,
+    ) -> ExecResult {
+        self.run_inner(argv, access, settings, cancel)
     }
 
     /// Resolves argv\[0\] to the absolute path to run.
@@ -480,7 +581,7 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         access: Access,
-        env: &CallEnv,
+        env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
@@ -495,10 +596,11 @@ impl CommandExecKernel {
                 match confinement.spawn(
                     program,
                     &argv,
-                    &env.confined,
+                    env.confined,
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
+                    Some(&self.child_limits),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -513,7 +615,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
-        env: &CallEnv,
+        env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
         let argv = CStrings::new(argv.iter().map(String::as_bytes))
@@ -521,10 +623,11 @@ impl CommandExecKernel {
         match spawner::spawn_plain(
             program,
             &argv,
-            &env.plain,
+            env.plain,
             &self.cwd_c,
             &write_end,
             &self.null,
+            Some(&self.child_limits),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -535,6 +638,7 @@ impl CommandExecKernel {
         &self,
         argv: &[String],
         access: Access,
+        run: &RunSettings,
         cancel: Option<&CancelHandle>,
     ) -> ExecResult {
         let started = Instant::now();
@@ -562,6 +666,21 @@ impl CommandExecKernel {
                 started,
             );
         }
+        // Linux refuses (E2BIG) any one argument of 128 KiB or more with its NUL.
+        if let Some(i) = argv.iter().position(|a| a.len() >= MAX_ARG_LEN) {
+            return ExecResult::start_failed(
+                EXIT_CANNOT_EXECUTE,
+                format!(
+                    "argument {i} is {} bytes; Linux takes at most 128 KiB (131,071 bytes) per argument: pass less, or the data through a file in the workspace",
+                    argv[i].len()
+                ),
+                started,
+            );
+        }
+        if let Err(e) = run.check() {
+            let message = format!("`{name}`: the tool's settings cannot be used: {e}");
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+        }
         let program = match self.resolve(name) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
@@ -580,7 +699,32 @@ impl CommandExecKernel {
         {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, refused.to_string(), started);
         }
-        let (child, read_end, confined) = match self.start(name, &program, argv, access, &env) {
+        // The environment of this kind of program (the git and Python overrides only for
+        // programs that run programs), and the tool's own variables set after every other: a
+        // block of its own for this call.
+        let kind = EnvKind::of(&program, argv, access);
+        let tool_env = if run.env.is_empty() {
+            None
+        } else {
+            match self.child_env.with_tool_env(&env, kind, &run.env) {
+                Ok(blocks) => Some(blocks),
+                Err(e) => {
+                    let message = format!("`{name}`: the environment cannot be built: {e}");
+                    return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+                }
+            }
+        };
+        let env_ref = match &tool_env {
+            Some((confined, plain)) => CallEnvRef { confined, plain },
+            None => match (env.for_call(kind, true), env.for_call(kind, false)) {
+                (Ok(confined), Ok(plain)) => CallEnvRef { confined, plain },
+                (Err(e), _) | (_, Err(e)) => {
+                    let message = format!("`{name}`: the environment cannot be built: {e}");
+                    return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+                }
+            },
+        };
+        let (child, read_end, confined) = match self.start(name, &program, argv, access, env_ref) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -607,10 +751,11 @@ impl CommandExecKernel {
         let mut buf = READ_BUFFER
             .take()
             .unwrap_or_else(|| vec![0u8; READ_BUF].into_boxed_slice());
-        let mut capture = Capture::new(self.settings.max_output);
+        let mut capture = Capture::new(run.max_output.unwrap_or(self.settings.max_output));
+        capture.progress = cancel.and_then(CancelHandle::progress).cloned();
         let mut pipe = Some(read_end);
         // A timeout too large to add to the clock means no timeout.
-        let deadline = started.checked_add(self.settings.timeout);
+        let deadline = started.checked_add(run.timeout.unwrap_or(self.settings.timeout));
         let stop = wait_loop(
             pid,
             pidfd.as_ref(),
@@ -667,6 +812,7 @@ impl CommandExecKernel {
                 } else if let Some(sig) = status.signal() {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
+                    result.limit = LimitHit::from_signal(sig, &self.limits_status.limits);
                 }
             }
             Err(e) => {
@@ -696,9 +842,23 @@ impl CommandExecKernel {
                 result.exit_code = EXIT_CANCELLED;
             }
         }
+        // A confined command that failed with a refusal in its output: say what the tool may
+        // not do and what would allow it.
+        if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
+            result.sandbox_note = explain::sandbox_note(&result.output, access);
+        }
         result.duration = started.elapsed();
         result
     }
+}
+
+/// The environment blocks of one call, ready for `execve`.
+#[derive(Clone, Copy)]
+struct CallEnvRef<'a> {
+    /// For a confined command (with the sandbox's `TMPDIR`).
+    confined: &'a CStrings,
+    /// For a command started unconfined.
+    plain: &'a CStrings,
 }
 
 /// The exit code and message when the output pipe cannot be made.
@@ -771,7 +931,8 @@ mod tests {
         let handle = CancelHandle {
             inner: Arc::new(CancelInner {
                 fired: AtomicBool::new(false),
-                event: None,
+                event: std::sync::OnceLock::from(None),
+                progress: None,
             }),
         };
         let firing = handle.clone();

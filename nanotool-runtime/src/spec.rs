@@ -9,7 +9,7 @@
 //! stages of [`CommandSpec::render`]) and `error` ([`SpecError`] and its caret line).
 
 use crate::hint;
-use crate::kernel::Access;
+use crate::kernel::{Access, RunSettings};
 use crate::policy::{self, PolicyError, SlotFreedom};
 use crate::slot::{AuthorProblem, SlotKind, SlotSpec};
 use crate::template::{Fill, Part, Template};
@@ -123,6 +123,7 @@ pub struct CommandSpec {
     template: Template,
     slots: Vec<SlotSpec>,
     access: Access,
+    settings: RunSettings,
 }
 
 /// The most commands [`CommandSpec::new`] checks for one template: the combinations of its enum
@@ -256,6 +257,7 @@ impl CommandSpec {
             template,
             slots,
             access: Access::READ_ONLY,
+            settings: RunSettings::default(),
         };
         spec.check_default_tokens()?;
         spec.check_denied(&[])?;
@@ -437,7 +439,7 @@ impl CommandSpec {
     ///
     /// let spec = CommandSpec::new("fmt", "Format the crate", "cargo fmt", vec![]).unwrap();
     /// assert_eq!(spec.access(), Access::READ_ONLY);
-    /// let spec = spec.with_access(Access { writes: true, network: false });
+    /// let spec = spec.with_access(Access { writes: true, network: false, ..Access::READ_ONLY });
     /// assert!(spec.access().writes);
     /// ```
     pub fn with_access(mut self, access: Access) -> Self {
@@ -448,6 +450,39 @@ impl CommandSpec {
     /// What the tool's commands may do beyond the default profile (see [`Access`]).
     pub fn access(&self) -> Access {
         self.access
+    }
+
+    /// The same spec with the tool's own run settings (timeout, output cap, environment),
+    /// checked ([`RunSettings::check`]): the descriptor's `"timeout"`, `"max_output"` and
+    /// `"env"` fields and the macro's `timeout = ...`, `max_output = ...`, `env(...)`
+    /// arguments end here, and every call of the tool runs with them.
+    ///
+    /// ```
+    /// use nanotool_runtime::CommandSpec;
+    /// use nanotool_runtime::kernel::RunSettings;
+    /// use std::time::Duration;
+    ///
+    /// let spec = CommandSpec::new("test", "Run the tests", "cargo test", vec![]).unwrap();
+    /// let spec = spec
+    ///     .with_settings(RunSettings::new().with_timeout(Duration::from_secs(900)))
+    ///     .unwrap();
+    /// assert_eq!(spec.settings().timeout, Some(Duration::from_secs(900)));
+    ///
+    /// let spec = CommandSpec::new("test", "Run the tests", "cargo test", vec![]).unwrap();
+    /// let err = spec.with_settings(RunSettings::new().with_env("GIT_DIR", "/")).unwrap_err();
+    /// assert!(err.to_string().contains("GIT_DIR"), "{err}");
+    /// ```
+    // Built once per tool; see `check_default_tokens` on the error's size.
+    #[allow(clippy::result_large_err)]
+    pub fn with_settings(mut self, settings: RunSettings) -> Result<Self, SpecError> {
+        settings.check()?;
+        self.settings = settings;
+        Ok(self)
+    }
+
+    /// The tool's own run settings (empty: the kernel's apply).
+    pub fn settings(&self) -> &RunSettings {
+        &self.settings
     }
 
     /// The tool's name.

@@ -213,7 +213,9 @@ impl Tool for CommandTool {
             Ok(argv) => argv,
             Err(error) => return ToolOutput::refused(&error),
         };
-        let result = ctx.kernel.run_as(&argv, self.spec.access(), ctx.cancel);
+        let result =
+            ctx.kernel
+                .run_with(&argv, self.spec.access(), self.spec.settings(), ctx.cancel);
         ToolOutput::ran(argv.into_vec(), result)
     }
 }

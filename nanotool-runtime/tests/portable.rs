@@ -74,7 +74,7 @@ fn required_refuses_every_call_and_nothing_runs() {
     );
     let writes = Access {
         writes: true,
-        network: false,
+        ..Access::READ_ONLY
     };
     let result = kernel.run_as(&argv(&["touch", "made"]), writes, None);
     assert_eq!(result.exit_code, 126, "{}", result.text());

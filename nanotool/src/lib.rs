@@ -178,6 +178,7 @@ pub use nanotool_runtime::kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
     SandboxStatus, UnreadableBinary,
 };
+pub use nanotool_runtime::kernel::{LimitHit, Limits, LimitsStatus};
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
 ///
@@ -187,7 +188,7 @@ pub use nanotool_runtime::kernel::{
 #[doc(hidden)]
 pub mod __private_v0_1 {
     pub use nanotool_runtime::code_form::{
-        CommandStruct, DefaultDef, SlotDef, SlotType, args_object, build_tool, require,
+        CommandStruct, DefaultDef, SettingsDef, SlotDef, SlotType, args_object, build_tool, require,
     };
     pub use nanotool_runtime::kernel::Access;
     pub use nanotool_runtime::policy::SlotFreedom;

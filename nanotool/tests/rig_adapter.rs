@@ -50,6 +50,7 @@ impl Tool for Runs {
         Access {
             writes: true,
             network: false,
+            ..Access::READ_ONLY
         }
     }
     fn call(&self, _args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {

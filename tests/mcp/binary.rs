@@ -495,3 +495,71 @@ fn binary_answers_every_call_while_nobody_reads_its_stderr() {
         assert!(line.len() < 16 * 1024, "a log line of {} bytes", line.len());
     }
 }
+
+/// Under a 1,024-file limit, 20,000 pipelined calls each get one answer: a result, or a
+/// "server busy" error saying to retry; none fails for want of a file descriptor (a queued
+/// call holds none).
+#[test]
+fn twenty_thousand_pipelined_calls_under_a_small_fd_limit() {
+    use std::os::unix::process::CommandExt;
+    const CALLS: usize = 20_000;
+    let work = tools_dir(&[true_descriptor()]);
+    let cwd = tempfile::tempdir().unwrap();
+    let mut served = Served::start(work.path(), cwd.path(), |cmd| {
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 1024,
+                    rlim_max: 1024,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    });
+    let mut stdin = served.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let mut batch = String::new();
+        for i in 0..CALLS {
+            let call = modern(json!(i), "tools/call", json!({"name": "nothing"}));
+            batch.push_str(&call.to_string());
+            batch.push('\n');
+        }
+        stdin.write_all(batch.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        stdin
+    });
+    let mut seen = vec![false; CALLS];
+    let (mut results, mut busy) = (0, 0);
+    for _ in 0..CALLS {
+        let reply = served.recv();
+        let text = reply.to_string();
+        assert!(
+            !text.contains("Too many open files") && !text.contains("EMFILE"),
+            "a call failed for want of a file descriptor: {text}"
+        );
+        let id = reply["id"].as_u64().expect("every reply names its call") as usize;
+        assert!(!seen[id], "a second reply to call {id}");
+        seen[id] = true;
+        if reply.get("result").is_some() {
+            assert_eq!(reply["result"]["isError"], false, "{text}");
+            results += 1;
+        } else {
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("busy") && message.contains("retry"),
+                "{text}"
+            );
+            busy += 1;
+        }
+    }
+    assert!(results > 0, "no call ran");
+    eprintln!("{results} results, {busy} busy");
+    served.stdin = Some(writer.join().unwrap());
+    let (status, rest, _) = served.finish();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(rest, "", "nothing after the last reply");
+}

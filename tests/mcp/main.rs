@@ -12,6 +12,7 @@
 mod binary;
 mod calls;
 mod common;
+mod progress;
 mod protocol;
 mod python_sdk;
 #[cfg(feature = "rmcp")]

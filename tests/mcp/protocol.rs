@@ -184,6 +184,26 @@ fn oversized_lines_are_refused_without_ending_the_session() {
     assert!(r["error"]["message"].as_str().unwrap().contains("1024"));
     let r = h.request(req(json!(1), "ping", Value::Null));
     assert_eq!(r["id"], 1);
+    // An id before the limit is read, so the sender's request completes.
+    for id in [json!("big-1"), json!(42)] {
+        let head = format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": {id}, \"method\": \"tools/call\", \"params\": {{\"arguments\": {{\"text\": \""
+        );
+        h.send_raw(head.as_bytes());
+        h.send_raw(&[b'x'; 4096]);
+        h.send_raw(b"\"}}}\n");
+        let r = h.recv();
+        assert_eq!(error_code(&r), -32600, "{r}");
+        assert_eq!(r["id"], id, "{r}");
+    }
+    // An "id" nested in params, or after the limit, is not the request's id.
+    let nested = format!(
+        "{{\"params\": {{\"id\": 5, \"x\": \"{}\"}}, \"id\": 6}}\n",
+        "y".repeat(2000)
+    );
+    h.send_raw(nested.as_bytes());
+    let r = h.recv();
+    assert_eq!(r["id"], Value::Null, "{r}");
 }
 
 #[test]

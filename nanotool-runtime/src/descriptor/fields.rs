@@ -4,7 +4,7 @@
 
 use super::{ARGUMENT_FIELDS, ARGUMENT_TYPES, DESCRIPTOR_FIELDS, DescriptorError};
 use crate::hint;
-use crate::kernel::Access;
+use crate::kernel::{self, Access, RunSettings, RunSettingsError};
 use crate::slot::{SlotKind, SlotSpec};
 use crate::spec::{SpecError, is_tool_name};
 use crate::template::is_slot_name;
@@ -65,6 +65,16 @@ pub(super) fn spec_error(file: &Path, command: &str, e: &SpecError) -> Descripto
             (arg(slot, "minimum"), e.to_string())
         }
         SpecError::InvalidDefault { slot, .. } => (arg(slot, "default"), e.to_string()),
+        SpecError::Settings(settings) => {
+            let pointer = match settings {
+                RunSettingsError::EnvName { name, .. }
+                | RunSettingsError::EnvValue { name, .. } => {
+                    format!("env.{name}")
+                }
+                other => other.field().to_owned(),
+            };
+            (pointer, e.to_string())
+        }
     };
     if let Some(span) = e.span() {
         message.push('\n');
@@ -92,6 +102,7 @@ pub(super) struct RawDescriptor<'v> {
     pub(super) command: &'v str,
     pub(super) slots: Vec<SlotSpec>,
     pub(super) access: Access,
+    pub(super) settings: RunSettings,
 }
 
 impl<'v> RawDescriptor<'v> {
@@ -174,10 +185,29 @@ impl<'v> RawDescriptor<'v> {
                 false
             }
         };
-        let access = Access {
-            writes: flag("writes"),
-            network: flag("network"),
+        let writes = flag("writes");
+        // `network`: `true`, `false`, or `"local"` (a private loopback only).
+        let (network, local_network) = match object.get("network") {
+            None => (false, false),
+            Some(Value::Bool(b)) => (*b, false),
+            Some(Value::String(s)) if s == "local" => (false, true),
+            Some(other) => {
+                problems.push((
+                    "network".to_owned(),
+                    format!(
+                        "is {}; write `true` (TCP and UDP anywhere), `\"local\"` (a private loopback: 127.0.0.1 and ::1 of the call's own) or `false` (default: offline)",
+                        hint::json_kind(other)
+                    ),
+                ));
+                (false, false)
+            }
         };
+        let access = Access {
+            writes,
+            network,
+            local_network,
+        };
+        let settings = run_settings(object, &mut problems);
         let mut slots = Vec::new();
         match object.get("arguments") {
             None => {}
@@ -209,11 +239,95 @@ impl<'v> RawDescriptor<'v> {
                     command,
                     slots,
                     access,
+                    settings,
                 })
             }
             _ => Err(problems),
         }
     }
+}
+
+/// The run settings of a descriptor: `timeout` (seconds), `max_output` (bytes), `env` (an
+/// object of strings), each checked by the kernel's own rules.
+fn run_settings(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> RunSettings {
+    let mut settings = RunSettings::new();
+    let mut whole = |field: &str, example: &str| -> Option<u128> {
+        let value = object.get(field)?;
+        match value.as_u64() {
+            Some(n) => Some(n.into()),
+            None => {
+                let what = match value {
+                    Value::Number(n) if n.as_i64().is_some_and(|n| n <= 0) => {
+                        format!("{n} is out of range")
+                    }
+                    Value::Number(n) => format!("{n} is not a whole number"),
+                    other => format!("is {}", hint::json_kind(other)),
+                };
+                problems.push((
+                    field.to_owned(),
+                    format!("{what}; write a whole number greater than 0, e.g. {example}"),
+                ));
+                None
+            }
+        }
+    };
+    let timeout = whole("timeout", "900 (15 minutes)");
+    let max_output = whole("max_output", "65536 (64 KiB)");
+    if let Some(secs) = timeout {
+        match kernel::check_timeout_secs(secs as f64) {
+            Ok(()) => settings = settings.with_timeout(std::time::Duration::from_secs(secs as u64)),
+            Err(e) => problems.push(("timeout".into(), e.to_string())),
+        }
+    }
+    if let Some(bytes) = max_output {
+        match kernel::check_max_output(bytes) {
+            Ok(()) => settings = settings.with_max_output(bytes as usize),
+            Err(e) => problems.push(("max_output".into(), e.to_string())),
+        }
+    }
+    match object.get("env") {
+        None => {}
+        Some(Value::Object(vars)) => {
+            if vars.len() > kernel::MAX_ENV_VARS {
+                problems.push((
+                    "env".into(),
+                    format!(
+                        "{} variables; a tool may set at most {}",
+                        vars.len(),
+                        kernel::MAX_ENV_VARS
+                    ),
+                ));
+            }
+            for (name, value) in vars {
+                let at = format!("env.{name}");
+                match value {
+                    Value::String(text) => match kernel::check_env(name, text) {
+                        Ok(()) => settings = settings.with_env(name.as_str(), text.as_str()),
+                        Err(
+                            RunSettingsError::EnvName { reason, .. }
+                            | RunSettingsError::EnvValue { reason, .. },
+                        ) => problems.push((at, reason)),
+                        Err(e) => problems.push((at, e.to_string())),
+                    },
+                    other => problems.push((
+                        at,
+                        format!(
+                            "is {}; write the value as a string, e.g. \"{name}\": \"1\"",
+                            hint::json_kind(other)
+                        ),
+                    )),
+                }
+            }
+        }
+        Some(other) => problems.push((
+            "env".into(),
+            format!(
+                "is {}; write an object of variables, e.g. {{\"RUST_BACKTRACE\": \"1\"}}",
+                hint::json_kind(other)
+            ),
+        )),
+    }
+    settings
 }
 
 /// A required, non-blank string field: of the descriptor (`argument: None`) or of one

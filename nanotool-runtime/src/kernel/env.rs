@@ -7,14 +7,17 @@
 //! closed here, once for every tool, in the command's environment:
 //!
 //! - **Python** does not put the working directory (for `-m`) or the script's folder first on
-//!   the module path (`PYTHONSAFEPATH=1`, Python 3.11 and later), nor the user's
-//!   site-packages (`PYTHONNOUSERSITE=1`), and writes no `__pycache__` into the workspace
-//!   (`PYTHONDONTWRITEBYTECODE=1`).
+//!   the module path (`PYTHONSAFEPATH=1`, Python 3.11 and later) when what it runs is not the
+//!   project's code: a module of the standard library, `-c` (decided from the argv, see
+//!   `python`); it reads no user site-packages (`PYTHONNOUSERSITE=1`), and writes no
+//!   `__pycache__` into the workspace (`PYTHONDONTWRITEBYTECODE=1`).
 //! - **git** reads no system or user configuration (`GIT_CONFIG_NOSYSTEM`,
 //!   `GIT_CONFIG_GLOBAL=/dev/null`, `GIT_ATTR_NOSYSTEM`), never prompts (`GIT_TERMINAL_PROMPT=0`,
 //!   empty `GIT_ASKPASS`/`SSH_ASKPASS`), speaks only the local `file` transport
 //!   (`GIT_ALLOW_PROTOCOL=file`, which overrides every `protocol.*` setting, so no `ext::`
-//!   command and no network), uses no proxy command, no editor and no pager program, and takes
+//!   command and no network) — in a tool that declares `network`, `file`, `git`, `http`,
+//!   `https` and `ssh` ([`NETWORK_PROTOCOLS`]), never `ext` nor `fd`, with `core.sshCommand`
+//!   set to plain `ssh` — uses no proxy command, no editor and no pager program, and takes
 //!   no optional locks. Every configuration key that names a program to run is set at
 //!   command-line precedence through `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, which wins over
 //!   the repository's own `.git/config`: the fixed keys of [`GIT_PROGRAM_KEYS`] (from
@@ -33,19 +36,36 @@
 //! - **Mercurial** reads no repository `hgrc` (`HGRCSKIPREPO=1`), whose hooks run on any
 //!   command.
 //!
-//! The host's own additions ([`super::KernelSettings::env`]) are applied last and win.
+//! **By binary**: every program gets these overrides except the ones known never to start
+//! another program, whatever their arguments ([`LEAF_PROGRAMS`]: `cat`, `grep`, `wc`, `ls`,
+//! `jq`, ...), which get the short part only (the allowlisted host variables and [`FIXED`]). The
+//! list is of programs that cannot run git, never of programs that are believed not to: a
+//! shell, `make`, `find -exec`, `sed`'s `e` command, `sort --compress-program`, `tar -I` or
+//! `rg --pre` can run git, so they keep the overrides, as does any program the list does not
+//! name.
+//!
+//! **A private home**: a confined command's `HOME` and XDG directories (`XDG_CACHE_HOME`,
+//! `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME`) are under an empty, writable
+//! directory of the kernel's, removed with it, so npm, pip, cargo and go keep their caches
+//! and logs there, and the real home stays out of reach. A toolchain home the host let
+//! commands read or write (`--sandbox-read ~/.cargo`) is named by its variable
+//! ([`TOOLCHAIN_HOMES`]: `CARGO_HOME`, `RUSTUP_HOME`, ...), so the toolchain finds itself.
+//!
+//! The host's own additions ([`super::KernelSettings::env`]) are applied last and win (a
+//! `HOME` or `CARGO_HOME` the host sets is kept).
 
 mod git;
+mod python;
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::sandbox::spawn::CStrings;
-use super::{DEFAULT_PATH, KernelError};
+use super::{Access, DEFAULT_PATH, KernelError};
 pub use git::GitConfigError;
 use git::Scan;
 
@@ -57,12 +77,12 @@ pub(super) fn allowlisted(name: &OsStr) -> bool {
 
 /// Fixed variables every command gets (after the allowlisted host ones, before the host's
 /// additions).
-pub const FIXED: &[(&str, &str)] = &[
-    ("TERM", "dumb"),
-    ("NO_COLOR", "1"),
-    ("PAGER", "cat"),
-    // Python: no workspace folder first on the module path, no user site, no bytecode files.
-    ("PYTHONSAFEPATH", "1"),
+pub const FIXED: &[(&str, &str)] = &[("TERM", "dumb"), ("NO_COLOR", "1"), ("PAGER", "cat")];
+
+/// Fixed variables of the programs that run other programs (see the module doc), with the git
+/// overrides; `PYTHONSAFEPATH=1` joins them for a Python command that runs no project code.
+pub const RUNNER_FIXED: &[(&str, &str)] = &[
+    // Python: no user site, no bytecode files.
     ("PYTHONNOUSERSITE", "1"),
     ("PYTHONDONTWRITEBYTECODE", "1"),
     // git: only the repository's configuration, and what follows overrides it.
@@ -73,7 +93,8 @@ pub const FIXED: &[(&str, &str)] = &[
     ("GIT_ASKPASS", ""),
     ("SSH_ASKPASS", ""),
     ("GIT_ALLOW_PROTOCOL", "file"),
-    ("GIT_PROXY_COMMAND", "none"),
+    // Empty: no proxy (the variable wins over a planted `core.gitProxy`; `none` would be run).
+    ("GIT_PROXY_COMMAND", ""),
     ("GIT_PAGER", "cat"),
     ("GIT_EDITOR", ":"),
     ("GIT_SEQUENCE_EDITOR", ":"),
@@ -81,6 +102,117 @@ pub const FIXED: &[(&str, &str)] = &[
     // Mercurial: no repository hgrc (its hooks run on any command), plain output.
     ("HGRCSKIPREPO", "1"),
     ("HGPLAIN", "1"),
+];
+
+/// The transports a tool that declares `network` lets git speak (`GIT_ALLOW_PROTOCOL`): the
+/// local one and those of ordinary remotes. Never `ext` (it runs a command) nor `fd`.
+pub const NETWORK_PROTOCOLS: &str = "file:git:http:https:ssh";
+
+/// Programs that start no other program, whatever their arguments: they get the short
+/// environment, without git's and Python's overrides (which only a program that runs git or
+/// Python reads). A program missing here keeps the overrides: the list errs towards them.
+pub const LEAF_PROGRAMS: &[&str] = &[
+    "true",
+    "false",
+    "cat",
+    "tac",
+    "head",
+    "tail",
+    "wc",
+    "ls",
+    "dir",
+    "stat",
+    "grep",
+    "cut",
+    "tr",
+    "uniq",
+    "nl",
+    "od",
+    "base64",
+    "base32",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "cmp",
+    "comm",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "pwd",
+    "echo",
+    "printf",
+    "date",
+    "du",
+    "df",
+    "tree",
+    "rev",
+    "fold",
+    "fmt",
+    "column",
+    "paste",
+    "join",
+    "expand",
+    "unexpand",
+    "seq",
+    "yes",
+    "sleep",
+    "id",
+    "whoami",
+    "uname",
+    "nproc",
+    "touch",
+    "mkdir",
+    "rmdir",
+    "cp",
+    "mv",
+    "ln",
+    "rm",
+    "chmod",
+    "jq",
+    "file",
+    "hexdump",
+    "xxd",
+    "strings",
+    "numfmt",
+    "shuf",
+    "split",
+    "csplit",
+    "truncate",
+    "mktemp",
+    "uptime",
+    "free",
+    "arch",
+    "hostname",
+    "tsort",
+    "factor",
+    "expr",
+    "test",
+    "[",
+];
+
+/// Toolchain homes under the agent's home, each with the variable that names it: when the host
+/// lets commands read or write one (`--sandbox-read ~/.cargo`), confined commands get the
+/// variable pointing at it, since their `HOME` is private.
+pub const TOOLCHAIN_HOMES: &[(&str, &str)] = &[
+    (".cargo", "CARGO_HOME"),
+    (".rustup", "RUSTUP_HOME"),
+    (".pyenv", "PYENV_ROOT"),
+    (".nvm", "NVM_DIR"),
+    ("go", "GOPATH"),
+    (".bun", "BUN_INSTALL"),
+    (".volta", "VOLTA_HOME"),
+];
+
+/// The XDG variables of the private home, each with its folder under it.
+pub const XDG_DIRS: &[(&str, &str)] = &[
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
 ];
 
 /// git configuration keys that name a program to run, with the value that neutralises each
@@ -153,7 +285,8 @@ pub const GIT_NAMED_KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("uploadpack", "git-upload-pack"),
             ("receivepack", "git-receive-pack"),
-            ("vcs", ""),
+            // Not `vcs`: an empty one names the helper `""`, which breaks every remote, and the
+            // helper a `vcs` names is a transport `GIT_ALLOW_PROTOCOL` already governs.
             ("proxy", ""),
         ],
     ),
@@ -168,7 +301,7 @@ pub const GIT_DIR_REFUSED: &str = "/dev/null/nanotool-refused-this-repository";
 /// repositories git may open from the working directory.
 #[derive(Debug)]
 pub(super) struct ChildEnv {
-    parts: Parts,
+    parts: Arc<Parts>,
     cwd: PathBuf,
     home: Option<PathBuf>,
     /// `GIT_DIR` as the host set it.
@@ -179,25 +312,82 @@ pub(super) struct ChildEnv {
 /// What every call's environment is made of, besides the git overrides.
 #[derive(Debug)]
 struct Parts {
-    /// Allowlisted host variables and the fixed ones.
+    /// Allowlisted host variables and [`FIXED`].
     base: BTreeMap<OsString, OsString>,
     /// The host's additions, checked.
     extra: Vec<(OsString, OsString)>,
-    /// The sandbox's private temp dir, `TMPDIR` of confined commands.
-    tmpdir: Option<PathBuf>,
+    /// What confined commands get on top: `TMPDIR`, the private home and its XDG folders,
+    /// the toolchain homes the host added (those the host set itself left out).
+    confined: Vec<(OsString, OsString)>,
+}
+
+/// The paths of the sandbox a confined command's environment names.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Private<'a> {
+    /// The private temp dir (`TMPDIR`).
+    pub tmpdir: Option<&'a Path>,
+    /// The private home (`HOME`, the XDG folders).
+    pub home: Option<&'a Path>,
+    /// Every path the host let commands read or write, canonical.
+    pub added: &'a [PathBuf],
+}
+
+/// What a command's environment carries beyond the short part, chosen per call from its
+/// program, its argv and its tool's profile ([`EnvKind::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct EnvKind {
+    /// The program runs other programs: git's, Mercurial's and Python's overrides.
+    runs_programs: bool,
+    /// The tool declares `network`: git may speak [`NETWORK_PROTOCOLS`].
+    network: bool,
+    /// `PYTHONSAFEPATH=1`: a Python command that runs none of the project's code.
+    safe_path: bool,
+}
+
+impl EnvKind {
+    /// The kind of a call of `program` with `argv` under `access`.
+    pub(super) fn of(program: &Path, argv: &[String], access: Access) -> EnvKind {
+        let name = program.file_name().map(OsStr::as_bytes).unwrap_or_default();
+        let python = python::is_python(name);
+        let runs_programs = python || is_git(program) || {
+            let name = String::from_utf8_lossy(name);
+            !LEAF_PROGRAMS.contains(&name.as_ref())
+        };
+        EnvKind {
+            runs_programs,
+            network: runs_programs && access.network,
+            safe_path: python && python::safe_path(argv.get(1..).unwrap_or_default()),
+        }
+    }
+
+    /// The kind of a program that runs others, offline: the fullest environment.
+    pub(super) const RUNNER: EnvKind = EnvKind {
+        runs_programs: true,
+        network: false,
+        safe_path: true,
+    };
+
+    fn index(self) -> usize {
+        usize::from(self.runs_programs)
+            | usize::from(self.network) << 1
+            | usize::from(self.safe_path) << 2
+    }
 }
 
 /// The environment of one call.
 #[derive(Debug)]
 pub(super) struct CallEnv {
-    /// For a command started directly.
+    /// For a program that runs others, started directly, offline, with the safe path
+    /// ([`EnvKind::RUNNER`]): every variable any command may get, what
+    /// [`super::CommandExecKernel::child_env`] shows.
     pub env: Vec<(OsString, OsString)>,
-    /// For a confined command (with the sandbox's `TMPDIR`), ready for `execve`.
-    pub confined: CStrings,
-    /// [`Self::env`], ready for `execve`, for a command started unconfined.
-    pub plain: CStrings,
     /// Why git is refused, when the repositories' configuration could not be read whole.
     pub refused: Option<GitConfigError>,
+    parts: Arc<Parts>,
+    overrides: Vec<(String, String)>,
+    /// Each kind's environment ready for `execve`, unconfined then confined, built on first
+    /// use.
+    built: [OnceLock<CStrings>; 16],
     scan: Scan,
 }
 
@@ -208,7 +398,7 @@ impl ChildEnv {
         host: impl Iterator<Item = (OsString, OsString)>,
         extra: &[(String, String)],
         cwd: &Path,
-        tmpdir: Option<&Path>,
+        private: Private<'_>,
     ) -> Result<ChildEnv, KernelError> {
         let mut base: BTreeMap<OsString, OsString> = host.filter(|(k, _)| allowlisted(k)).collect();
         for (k, v) in FIXED {
@@ -235,6 +425,7 @@ impl ChildEnv {
             }
             checked.push((OsString::from(name), OsString::from(value)));
         }
+        let host_sets = |name: &str| checked.iter().any(|(k, _)| k == name);
         let last = |name: &str| {
             checked
                 .iter()
@@ -249,13 +440,39 @@ impl ChildEnv {
             .rev()
             .find(|(k, _)| k == "GIT_DIR")
             .map(|(_, v)| PathBuf::from(v));
+        let mut confined: Vec<(OsString, OsString)> = Vec::new();
+        if let Some(tmp) = private.tmpdir
+            && !host_sets("TMPDIR")
+        {
+            confined.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
+        }
+        if let Some(private_home) = private.home {
+            if !host_sets("HOME") {
+                confined.push(("HOME".into(), private_home.as_os_str().to_owned()));
+            }
+            for (var, dir) in XDG_DIRS {
+                if !host_sets(var) {
+                    confined.push(((*var).into(), private_home.join(dir).into_os_string()));
+                }
+            }
+            // The toolchain homes the host let commands reach, under the real home.
+            let real_home = home.as_deref().and_then(|h| h.canonicalize().ok());
+            for (dir, var) in TOOLCHAIN_HOMES {
+                let Some(path) = real_home.as_ref().map(|h| h.join(dir)) else {
+                    break;
+                };
+                if !host_sets(var) && private.added.contains(&path) {
+                    confined.push(((*var).into(), path.into_os_string()));
+                }
+            }
+        }
         let scan = Scan::new(cwd, home.as_deref(), git_dir.as_deref());
-        let parts = Parts {
+        let parts = Arc::new(Parts {
             base,
             extra: checked,
-            tmpdir: tmpdir.map(Path::to_path_buf),
-        };
-        let first = parts.assemble(scan).map_err(KernelError::Sandbox)?;
+            confined,
+        });
+        let first = CallEnv::new(&parts, scan);
         Ok(ChildEnv {
             parts,
             cwd: cwd.to_path_buf(),
@@ -265,54 +482,109 @@ impl ChildEnv {
         })
     }
 
+    /// `call`'s environment with a tool's own variables set after every other (names checked
+    /// by the caller, `RunSettings::check`): the blocks for a confined and a plain command.
+    pub(super) fn with_tool_env(
+        &self,
+        call: &CallEnv,
+        kind: EnvKind,
+        tool: &[(String, String)],
+    ) -> io::Result<(CStrings, CStrings)> {
+        let build = |confined: bool| {
+            let mut env: BTreeMap<OsString, OsString> =
+                call.vars(kind, confined).into_iter().collect();
+            for (name, value) in tool {
+                env.insert(name.into(), value.into());
+            }
+            CStrings::env(&env.into_iter().collect::<Vec<_>>())
+        };
+        Ok((build(true)?, build(false)?))
+    }
+
     /// The environment as it is now: the same as the last call's unless a configuration
     /// file (or any path the last reading consulted) changed since, then read again.
     pub(super) fn current(&self) -> io::Result<Arc<CallEnv>> {
         let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
         if !current.scan.is_current() {
             let scan = Scan::new(&self.cwd, self.home.as_deref(), self.git_dir.as_deref());
-            *current = Arc::new(self.parts.assemble(scan)?);
+            *current = Arc::new(CallEnv::new(&self.parts, scan));
         }
         Ok(Arc::clone(&current))
     }
 }
 
-impl Parts {
-    fn assemble(&self, scan: Scan) -> io::Result<CallEnv> {
-        let mut env = self.base.clone();
+impl CallEnv {
+    fn new(parts: &Arc<Parts>, scan: Scan) -> CallEnv {
         let overrides = git_overrides(&scan.names);
-        env.insert(
-            "GIT_CONFIG_COUNT".into(),
-            overrides.len().to_string().into(),
-        );
-        for (i, (key, value)) in overrides.into_iter().enumerate() {
-            env.insert(format!("GIT_CONFIG_KEY_{i}").into(), key.into());
-            env.insert(format!("GIT_CONFIG_VALUE_{i}").into(), value.into());
+        let mut call = CallEnv {
+            env: Vec::new(),
+            refused: scan.refused.clone(),
+            parts: Arc::clone(parts),
+            overrides,
+            built: Default::default(),
+            scan,
+        };
+        call.env = call.vars(EnvKind::RUNNER, false);
+        call
+    }
+
+    /// The environment of a call of `kind`, confined or not, ready for `execve`.
+    pub(super) fn for_call(&self, kind: EnvKind, confined: bool) -> io::Result<&CStrings> {
+        let slot = &self.built[kind.index() | usize::from(confined) << 3];
+        if let Some(built) = slot.get() {
+            return Ok(built);
         }
-        for (name, value) in &self.extra {
+        let built = CStrings::env(&self.vars(kind, confined))?;
+        Ok(slot.get_or_init(|| built))
+    }
+
+    /// The variables of a call of `kind`: the short part, then (for a program that runs
+    /// others) the overrides, then the host's additions, then the sandbox's paths.
+    fn vars(&self, kind: EnvKind, confined: bool) -> Vec<(OsString, OsString)> {
+        let parts = &self.parts;
+        let mut env = parts.base.clone();
+        if kind.runs_programs {
+            for (k, v) in RUNNER_FIXED {
+                env.insert(k.into(), v.into());
+            }
+            if kind.safe_path {
+                env.insert("PYTHONSAFEPATH".into(), "1".into());
+            }
+            if kind.network {
+                env.insert("GIT_ALLOW_PROTOCOL".into(), NETWORK_PROTOCOLS.into());
+            }
+            env.insert(
+                "GIT_CONFIG_COUNT".into(),
+                self.overrides.len().to_string().into(),
+            );
+            for (i, (key, value)) in self.overrides.iter().enumerate() {
+                // A network tool's ssh transport runs plain `ssh`, never a planted command.
+                let value = if kind.network && key == "core.sshCommand" {
+                    "ssh"
+                } else {
+                    value
+                };
+                env.insert(format!("GIT_CONFIG_KEY_{i}").into(), key.into());
+                env.insert(format!("GIT_CONFIG_VALUE_{i}").into(), value.into());
+            }
+        }
+        for (name, value) in &parts.extra {
             env.insert(name.clone(), value.clone());
         }
         // Fail closed: a git started by the command (a build, a script) finds no repository.
-        if scan.refused.is_some() {
+        if kind.runs_programs && self.refused.is_some() {
             env.insert("GIT_DIR".into(), GIT_DIR_REFUSED.into());
         }
         let path = env.get(OsStr::new("PATH")).cloned();
         env.insert("PATH".into(), absolute_path(path.as_deref()));
-        let env: Vec<(OsString, OsString)> = env.into_iter().collect();
-        let mut confined = env.clone();
-        if let Some(tmp) = &self.tmpdir {
-            confined.retain(|(k, _)| k != "TMPDIR");
-            confined.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
+        if confined {
             // git, which dies when it cannot read `~/.gitconfig` (out of a confined
-            // command's reach), is already pointed at no global config (`FIXED`).
+            // command's reach), is already pointed at no global config (`RUNNER_FIXED`).
+            for (name, value) in &parts.confined {
+                env.insert(name.clone(), value.clone());
+            }
         }
-        Ok(CallEnv {
-            confined: CStrings::env(&confined)?,
-            plain: CStrings::env(&env)?,
-            env,
-            refused: scan.refused.clone(),
-            scan,
-        })
+        env.into_iter().collect()
     }
 }
 
@@ -381,7 +653,7 @@ mod tests {
         extra: &[(String, String)],
         cwd: &Path,
     ) -> Result<Vec<(OsString, OsString)>, KernelError> {
-        let env = ChildEnv::new(host, extra, cwd, None)?;
+        let env = ChildEnv::new(host, extra, cwd, Private::default())?;
         Ok(env.current().unwrap().env.clone())
     }
 
@@ -408,9 +680,8 @@ mod tests {
             .filter(|kv| {
                 // The fixed hardening variables are checked by their own test.
                 let name = kv.split('=').next().unwrap();
-                !FIXED
-                    .iter()
-                    .any(|(k, _)| *k == name && !["TERM", "NO_COLOR", "PAGER"].contains(k))
+                !RUNNER_FIXED.iter().any(|(k, _)| *k == name)
+                    && name != "PYTHONSAFEPATH"
                     && !name.starts_with("GIT_CONFIG_")
             })
             .collect();
@@ -435,7 +706,7 @@ mod tests {
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.to_string_lossy().into_owned())
         };
-        for (k, v) in FIXED {
+        for (k, v) in FIXED.iter().chain(RUNNER_FIXED) {
             assert_eq!(get(k).as_deref(), Some(*v), "{k}");
         }
         let count: usize = get("GIT_CONFIG_COUNT").unwrap().parse().unwrap();

@@ -4,6 +4,9 @@
 //!
 //! Memory is `cap + cap / 2` bytes at most, however much the command prints.
 
+use super::progress::Progress;
+use std::sync::Arc;
+
 /// The marker between head and tail.
 pub(super) fn marker(omitted: u64) -> String {
     format!("[... {omitted} bytes omitted ...]")
@@ -20,6 +23,8 @@ pub(super) struct Capture {
     /// Where the next byte goes once the ring is full.
     ring_pos: usize,
     total: u64,
+    /// Where a run that reports its progress records it.
+    pub(super) progress: Option<Arc<Progress>>,
 }
 
 impl Capture {
@@ -31,6 +36,7 @@ impl Capture {
             ring: Vec::new(),
             ring_pos: 0,
             total: 0,
+            progress: None,
         }
     }
 
@@ -46,6 +52,9 @@ impl Capture {
     /// Takes the next bytes of the stream.
     pub(super) fn push(&mut self, data: &[u8]) {
         self.total += data.len() as u64;
+        if let Some(progress) = &self.progress {
+            progress.push(data);
+        }
         if self.head.len() < self.cap {
             if self.head.capacity() == 0 {
                 // One allocation for the usual cap instead of a growth series in the loop.

@@ -32,12 +32,20 @@ pub struct ExecResult {
     pub omitted_bytes: u64,
     /// The command ran confined by the sandbox (Landlock and seccomp in place).
     pub confined: bool,
+    /// When a confined command failed and its output shows a refusal the sandbox may have
+    /// caused: one line saying what the tool may not do and how its author or host could
+    /// allow it (`"writes": true`, `"network": "local"`, `--sandbox-read DIR`). The text
+    /// carries it too.
+    pub sandbox_note: Option<String>,
+    /// The limit that ended the command, when its signal tells (`SIGXFSZ`, `SIGXCPU`).
+    pub limit: Option<super::LimitHit>,
 }
 
 impl ExecResult {
     /// The result text: `exit: N`, then the notes that apply, each on its own
-    /// line (`could not start: ...`, `timed out after N s`, `killed by signal N (SIGNAME)`,
-    /// `cancelled`, `N bytes omitted`), then `output: ` and the output.
+    /// line (`could not start: ...`, `timed out after N s`, `killed: file size limit 1 GiB
+    /// reached`, `killed by signal N (SIGNAME)`, `cancelled`, `N bytes omitted`, the
+    /// [`sandbox_note`](Self::sandbox_note)), then `output: ` and the output.
     pub fn text(&self) -> String {
         let mut text = format!("exit: {}\n", self.exit_code);
         if let Some(err) = &self.start_error {
@@ -47,11 +55,17 @@ impl ExecResult {
             text.push_str(&format!("timed out after {} s\n", seconds(self.duration)));
         } else if self.cancelled {
             text.push_str("cancelled\n");
+        } else if let Some(hit) = self.limit {
+            text.push_str(&format!("{hit}\n"));
         } else if let Some(sig) = self.signal {
             text.push_str(&format!("killed by signal {sig} ({})\n", signal_name(sig)));
         }
         if self.truncated {
             text.push_str(&format!("{} bytes omitted\n", self.omitted_bytes));
+        }
+        if let Some(note) = &self.sandbox_note {
+            text.push_str(note);
+            text.push('\n');
         }
         text.push_str("output: ");
         text.push_str(&self.output);

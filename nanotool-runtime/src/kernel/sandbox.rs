@@ -7,8 +7,9 @@
 //! | resource | read-only tool (default) | tool that declares `writes` |
 //! |---|---|---|
 //! | the workspace (the kernel's cwd) | read, execute | read, write, create, delete |
-//! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/opt`, `/etc/alternatives`) and a few `/etc` files | read, execute | same |
+//! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc/alternatives`; not `/opt`) and a few `/etc` files | read, execute | same |
 //! | the kernel's private temp dir (`TMPDIR`, removed when the kernel drops) | read, write | same |
+//! | the kernel's private home (`HOME` and the XDG folders, empty at first, removed when the kernel drops) | read, write | same |
 //! | `/dev/null` (rw), `/dev/zero`, `/dev/urandom`, `/dev/random` (r) | yes | same |
 //! | host-added paths ([`KernelSettings::sandbox_read`], [`KernelSettings::sandbox_write`]) | as added | as added |
 //! | `$HOME`, `/proc`, `/sys`, `/tmp`, everything else | no | no |
@@ -107,7 +108,7 @@ impl fmt::Display for SandboxMode {
 /// ```
 /// use nanotool_runtime::Access;
 ///
-/// assert_eq!(Access::default(), Access { writes: false, network: false });
+/// assert_eq!(Access::default(), Access::READ_ONLY);
 /// assert!(Access::default().is_read_only());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -116,6 +117,11 @@ pub struct Access {
     pub writes: bool,
     /// The command may use TCP and UDP over IPv4/IPv6 (never unix sockets by path).
     pub network: bool,
+    /// The command gets a private loopback of its own (`"network": "local"`): a network
+    /// namespace with only `lo`, where it may serve and connect over TCP and UDP on
+    /// 127.0.0.1 and ::1, and reach nothing else — not even the host's own loopback.
+    /// Without effect when [`Self::network`] is set.
+    pub local_network: bool,
 }
 
 impl Access {
@@ -123,15 +129,24 @@ impl Access {
     pub const READ_ONLY: Access = Access {
         writes: false,
         network: false,
+        local_network: false,
     };
 
-    /// Whether the tool neither writes nor reaches the network.
+    /// Whether the tool neither writes nor reaches any network (a private loopback counts
+    /// as none: nothing outside the call is reached).
     pub fn is_read_only(self) -> bool {
         !self.writes && !self.network
     }
 
+    /// Whether the tool gets the private loopback (declared local, and not the whole network).
+    pub fn is_local(self) -> bool {
+        self.local_network && !self.network
+    }
+
     fn index(self) -> usize {
-        usize::from(self.writes) | (usize::from(self.network) << 1)
+        usize::from(self.writes)
+            | (usize::from(self.network) << 1)
+            | (usize::from(self.is_local()) << 2)
     }
 }
 
@@ -148,6 +163,10 @@ pub struct SandboxStatus {
     /// Whether each command runs in a PID namespace of its own, where it can name no process
     /// outside its call.
     pub pid_namespace: bool,
+    /// Whether a tool that declares `"network": "local"` gets its private loopback here (a
+    /// network namespace with only `lo`), or why not: then its calls are refused, never run
+    /// with more or less network than declared.
+    pub local_network: Result<(), String>,
 }
 
 /// One thing the sandbox keeps a command from doing, and whether that holds on this machine
@@ -167,7 +186,7 @@ pub struct Promise {
 }
 
 impl SandboxStatus {
-    fn probe(mode: SandboxMode, abi_limit: Option<u32>) -> Self {
+    fn probe(mode: SandboxMode, abi_limit: Option<u32>, filter_rules: bool) -> Self {
         let running = rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
             if abi == 0 {
                 Err("this kernel reports no Landlock ABI".to_owned())
@@ -183,8 +202,9 @@ impl SandboxStatus {
         SandboxStatus {
             mode,
             landlock_abi,
-            seccomp: seccomp::supported(),
+            seccomp: seccomp::supported() && filter_rules,
             pid_namespace: false,
+            local_network: Err("not tried".to_owned()),
         }
     }
 
@@ -357,6 +377,9 @@ impl fmt::Display for SandboxStatus {
                         if !partial.is_empty() {
                             write!(f, "; not confined on this Linux: {}", partial.join("; "))?;
                         }
+                        if let Err(why) = &self.local_network {
+                            write!(f, "; `\"network\": \"local\"` is not available: {why}")?;
+                        }
                         Ok(())
                     }
                 }
@@ -365,10 +388,17 @@ impl fmt::Display for SandboxStatus {
                 f,
                 "sandbox: required but not available, every call will fail: {missing}"
             ),
-            (SandboxMode::BestEffort, Some(missing)) => write!(
-                f,
-                "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
-            ),
+            (SandboxMode::BestEffort, Some(missing)) => match &self.landlock_abi {
+                Ok(abi) => write!(
+                    f,
+                    "sandbox: best-effort, landlock ABI {abi} without the seccomp filter ({missing}): files confined, capabilities dropped, host fds and process-group escapes closed; not confined on this Linux: {}",
+                    self.partial().join("; ")
+                ),
+                Err(_) => write!(
+                    f,
+                    "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
+                ),
+            },
         }
     }
 }
@@ -379,17 +409,21 @@ pub(crate) struct Sandbox {
     pub status: SandboxStatus,
     workspace: PathBuf,
     tmpdir: Option<TempDir>,
+    /// The commands' private home.
+    home: Option<TempDir>,
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     /// Every path confined commands may read, canonical (computed once).
     readable: Vec<PathBuf>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
-    confinements: [OnceLock<Confinement>; 4],
+    confinements: [OnceLock<Confinement>; 8],
     /// Each profile's last failure to build, and when: tried again once it is
     /// [`RETRY_AFTER`] old.
-    failures: [Mutex<Option<(Instant, String)>>; 4],
+    failures: [Mutex<Option<(Instant, String)>>; 8],
     /// Commands run in a private PID namespace (set by the kernel before the first spawn).
     pub pid_namespace: bool,
+    /// How `"network": "local"` commands get their private loopback, where they can.
+    local_network: Option<std::sync::Arc<spawn::LocalNet>>,
 }
 
 /// How long a profile whose confinement failed to build answers with that failure before
@@ -423,8 +457,9 @@ impl Sandbox {
         read: Vec<PathBuf>,
         write: Vec<PathBuf>,
         abi_limit: Option<u32>,
+        filter_rules: bool,
     ) -> std::io::Result<Sandbox> {
-        let status = SandboxStatus::probe(mode, abi_limit);
+        let status = SandboxStatus::probe(mode, abi_limit, filter_rules);
         if mode != SandboxMode::Off && status.landlock_abi.is_err() {
             // Nothing keeps /proc from a command without Landlock, and a process of the same
             // user may read another's `environ` and `mem` there: close the agent's to all but
@@ -437,15 +472,27 @@ impl Sandbox {
         }
         let mut read = read;
         read.extend(enclosing_git_dirs(workspace));
-        let tmpdir = if mode == SandboxMode::Off {
+        let local_network = if mode == SandboxMode::Off {
             None
         } else {
-            Some(TempDir::new()?)
+            Some(spawn::local_network())
+        };
+        let (tmpdir, home) = if mode == SandboxMode::Off {
+            (None, None)
+        } else {
+            (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
+        };
+        let mut status = status;
+        status.local_network = match &local_network {
+            Some(Ok(_)) | None => Ok(()),
+            Some(Err(why)) => Err(why.clone()),
         };
         let mut sandbox = Sandbox {
+            local_network: local_network.and_then(Result::ok).map(std::sync::Arc::new),
             status,
             workspace: workspace.to_path_buf(),
             tmpdir,
+            home,
             read,
             write,
             readable: Vec::new(),
@@ -465,6 +512,16 @@ impl Sandbox {
     /// The private temp dir commands get as `TMPDIR`, when the sandbox is on.
     pub(crate) fn tmpdir(&self) -> Option<&Path> {
         self.tmpdir.as_ref().map(|t| t.0.as_path())
+    }
+
+    /// The private home commands get as `HOME`, when the sandbox is on.
+    pub(crate) fn home(&self) -> Option<&Path> {
+        self.home.as_ref().map(|t| t.0.as_path())
+    }
+
+    /// Every path the host let commands read or write (canonical).
+    pub(crate) fn added(&self) -> Vec<PathBuf> {
+        self.read.iter().chain(&self.write).cloned().collect()
     }
 
     /// Whether a confined command may read `real` (a canonical path).
@@ -494,6 +551,7 @@ impl Sandbox {
         roots.extend(self.write.iter().cloned());
         roots.push(self.workspace.clone());
         roots.extend(self.tmpdir().map(Path::to_path_buf));
+        roots.extend(self.home().map(Path::to_path_buf));
         roots
     }
 
@@ -512,6 +570,13 @@ impl Sandbox {
         // A confinement is kept once built; a failure only for RETRY_AFTER, so a passing
         // cause (no thread or fd to spare for the trial, say) does not leave the kernel
         // unconfined for good.
+        if access.is_local()
+            && let Err(why) = &self.status.local_network
+        {
+            return Route::Refuse(format!(
+                "this tool declares `\"network\": \"local\"` (a private loopback of its own), which this host cannot give: {why}; run the agent as root or where user namespaces are allowed, or declare `\"network\": true`"
+            ));
+        }
         let slot = &self.confinements[access.index()];
         let built = match slot.get() {
             Some(confinement) => Ok(confinement),
@@ -549,7 +614,8 @@ impl Sandbox {
                         "the sandbox is required but Landlock could not be applied: {why}"
                     ));
                 }
-                Route::Confined(confinement, landlock)
+                // `confined` in results means Landlock and the filter both held.
+                Route::Confined(confinement, landlock && confinement.setup.seccomp.is_ok())
             }
             Err(why) if self.status.mode == SandboxMode::Required => Route::Refuse(format!(
                 "the sandbox is required but could not be set up: {why}"
@@ -562,8 +628,10 @@ impl Sandbox {
         let profile = Profile {
             workspace: self.workspace.clone(),
             writes: access.writes,
-            network: access.network,
+            // A private loopback: TCP and UDP unrestricted inside the call's own namespace.
+            network: access.network || access.is_local(),
             tmpdir: self.tmpdir().map(Path::to_path_buf),
+            home: self.home().map(Path::to_path_buf),
             read: self.read.clone(),
             write: self.write.clone(),
             abi: self.status.landlock_abi.as_ref().copied().unwrap_or(0),
@@ -576,8 +644,8 @@ impl Sandbox {
             // A tool without `network` creates no TCP socket at all, even where Landlock's TCP
             // rules hold: they govern `connect` and `bind`, while some kernels let `sendto`
             // with MSG_FASTOPEN connect, and `listen` bind an ephemeral port, unseen.
-            tcp: access.network,
-            udp: access.network,
+            tcp: access.network || access.is_local(),
+            udp: access.network || access.is_local(),
             writes: access.writes,
             // Filled in from what Landlock enforces.
             landlock_abi: 0,
@@ -586,8 +654,17 @@ impl Sandbox {
             root: unsafe { libc::geteuid() } == 0,
         };
         let abi = profile.abi;
-        let confinement = Confinement::new(&profile, filter, abi).map_err(|e| e.to_string())?;
-        if let Err(e) = &confinement.setup.seccomp {
+        let mut confinement = Confinement::new(&profile, filter, abi, self.status.seccomp)
+            .map_err(|e| e.to_string())?;
+        if access.is_local() {
+            confinement.local_network = self.local_network.clone();
+        }
+        // Without filter rules for this architecture the command is confined by Landlock, its
+        // capabilities, fds and group (the status says what is missing); a filter that this
+        // Linux refuses is a failure to build.
+        if self.status.seccomp
+            && let Err(e) = &confinement.setup.seccomp
+        {
             return Err(e.clone());
         }
         Ok(confinement)
@@ -705,7 +782,8 @@ fn looks_like_git_dir(dir: &Path) -> bool {
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> std::io::Result<TempDir> {
+    /// A new one in the system temp dir, named `nanotool-<prefix><pid>-...`.
+    fn new(prefix: &str) -> std::io::Result<TempDir> {
         use std::os::unix::fs::DirBuilderExt;
         let base = std::env::temp_dir();
         let pid = std::process::id();
@@ -714,7 +792,7 @@ impl TempDir {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.subsec_nanos())
                 .unwrap_or(0);
-            let path = base.join(format!("nanotool-{pid}-{nanos:08x}-{attempt}"));
+            let path = base.join(format!("nanotool-{prefix}{pid}-{nanos:08x}-{attempt}"));
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => return Ok(TempDir(path.canonicalize().unwrap_or(path))),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -736,7 +814,10 @@ impl TempDir {
 }
 
 impl Drop for TempDir {
+    /// Removed however deep or locked its content (`tree`): a drop has nobody to report a
+    /// failure to; a host that must know calls [`remove_tree`](super::tree::remove_tree)
+    /// itself first (the `serve` command does, and logs the path).
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = super::tree::remove_tree(&self.0);
     }
 }

@@ -27,7 +27,7 @@ pub(super) fn wait_loop(
     buf: &mut [u8],
     deadline: Option<Instant>,
 ) -> Stop {
-    let cancel_fd = cancel.and_then(|c| c.inner.event.as_ref());
+    let cancel_fd = cancel.and_then(CancelHandle::event);
     let needs_tick = pidfd.is_none() || (cancel.is_some() && cancel_fd.is_none());
     let mut grown = false;
     loop {

@@ -1,6 +1,7 @@
 //! [`SpecError`]: why a [`CommandSpec`] could not be built, where in the template, and the
 //! caret line under it.
 
+use crate::kernel::RunSettingsError;
 use crate::policy::PolicyError;
 use crate::template::TemplateError;
 use std::ops::Range;
@@ -167,6 +168,9 @@ pub enum SpecError {
         /// The placeholder in the template.
         span: Range<usize>,
     },
+    /// A run setting of the tool (`timeout`, `max_output`, `env`) cannot be used.
+    #[error(transparent)]
+    Settings(#[from] RunSettingsError),
 }
 
 impl SpecError {
@@ -178,7 +182,8 @@ impl SpecError {
             SpecError::PolicyVariant { span, .. } => Some(span.clone()),
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
-            | SpecError::SpecWithoutSlot { .. } => None,
+            | SpecError::SpecWithoutSlot { .. }
+            | SpecError::Settings(_) => None,
             SpecError::DuplicateSpec { span, .. } => span.clone(),
             SpecError::SlotWithoutSpec { span, .. }
             | SpecError::EmptySlotDescription { span, .. }

@@ -4,13 +4,14 @@
 //! retiring a finished one. It never sees the session: it is told ids, sizes and limits.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use nanotool_runtime::CancelHandle;
+use nanotool_runtime::{CancelHandle, Progress};
 use serde_json::{Value, json};
 
 use super::audit::{LOG_STRING_CHARS, log_value, shorten};
+use super::progress::Ticker;
 use super::wire::{ErrorCode, RpcError};
 
 /// The limits a call is admitted under.
@@ -26,6 +27,8 @@ pub(super) struct Limits {
 struct Entry {
     cancel: CancelHandle,
     cancelled: bool,
+    /// The clock of the call's progress notifications, if its request asked for them.
+    ticker: Option<Arc<Ticker>>,
     /// What the call holds, counted against [`Limits::max_bytes`].
     bytes: usize,
 }
@@ -42,19 +45,22 @@ pub(super) struct InFlight {
 pub(super) struct Admitted {
     pub(super) key: String,
     pub(super) cancel: CancelHandle,
+    /// What the call has printed so far and the clock of its notifications, for a call whose
+    /// request asked for progress.
+    pub(super) watch: Option<(Arc<Progress>, Arc<Ticker>)>,
 }
 
 impl InFlight {
-    /// Admits the call with request `id` holding `bytes`, or says why not (its id is in use,
-    /// or the server is busy).
+    /// Admits the call with request `id` holding `bytes`, watching its progress if `watch`,
+    /// or says why not (its id is in use, or the server is busy).
     pub(super) fn admit(
         &self,
         id: &Value,
         bytes: usize,
         limits: Limits,
+        watch: bool,
     ) -> Result<Admitted, RpcError> {
         let key = id_key(id);
-        let cancel = CancelHandle::new();
         let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
         if calls.contains_key(&key) {
             return Err(RpcError::new(
@@ -68,7 +74,7 @@ impl InFlight {
             return Err(RpcError::new(
                 ErrorCode::INTERNAL_ERROR,
                 format!(
-                    "server busy: {} calls in flight; wait for results before sending more",
+                    "server busy: {} calls in flight; retry this call when earlier calls have answered",
                     calls.len()
                 ),
             ));
@@ -86,15 +92,21 @@ impl InFlight {
             .with_data(json!({"heldBytes": held, "requestBytes": bytes, "limitBytes": limit})));
         }
         self.held_bytes.fetch_add(bytes, Ordering::SeqCst);
+        let watch = watch.then(|| (Arc::new(Progress::new()), Arc::new(Ticker::default())));
+        let cancel = match &watch {
+            Some((progress, _)) => CancelHandle::with_progress(progress.clone()),
+            None => CancelHandle::new(),
+        };
         calls.insert(
             key.clone(),
             Entry {
                 cancel: cancel.clone(),
                 cancelled: false,
+                ticker: watch.as_ref().map(|(_, ticker)| ticker.clone()),
                 bytes,
             },
         );
-        Ok(Admitted { key, cancel })
+        Ok(Admitted { key, cancel, watch })
     }
 
     /// Cancels the call a client's `requestId` names, if it is in flight.
@@ -110,6 +122,9 @@ impl InFlight {
         };
         entry.cancelled = true;
         entry.cancel.cancel();
+        if let Some(ticker) = &entry.ticker {
+            ticker.stop();
+        }
         let reason = reason.and_then(|r| r.as_str()).unwrap_or("");
         tracing::info!(
             request = %log_value(request),
@@ -124,6 +139,9 @@ impl InFlight {
         for entry in calls.values_mut() {
             entry.cancelled = true;
             entry.cancel.cancel();
+            if let Some(ticker) = &entry.ticker {
+                ticker.stop();
+            }
         }
         calls.len()
     }
@@ -211,18 +229,18 @@ mod tests {
     #[test]
     fn ids_are_unique_and_limits_hold_until_a_call_finishes() {
         let calls = InFlight::default();
-        let first = calls.admit(&Value::from(1), 600, LIMITS).unwrap();
-        assert!(calls.admit(&Value::from(1), 1, LIMITS).is_err());
-        assert!(calls.admit(&Value::from(2), 600, LIMITS).is_err());
+        let first = calls.admit(&Value::from(1), 600, LIMITS, false).unwrap();
+        assert!(calls.admit(&Value::from(1), 1, LIMITS, false).is_err());
+        assert!(calls.admit(&Value::from(2), 600, LIMITS, false).is_err());
         assert!(!calls.finish(&first.key));
-        assert!(calls.admit(&Value::from(2), 600, LIMITS).is_ok());
+        assert!(calls.admit(&Value::from(2), 600, LIMITS, false).is_ok());
         assert_eq!(calls.len(), 1);
     }
 
     #[test]
     fn a_cancel_matches_a_number_written_as_a_string() {
         let calls = InFlight::default();
-        let call = calls.admit(&Value::from(7), 1, LIMITS).unwrap();
+        let call = calls.admit(&Value::from(7), 1, LIMITS, false).unwrap();
         calls.cancel(&Value::from("7"), None);
         assert!(calls.is_cancelled(&call.key));
         assert!(call.cancel.is_cancelled());

@@ -24,6 +24,7 @@
 //! | `era` | the protocol rules of each era, as pure functions |
 //! | `paging` | the `tools/list` cursor and its pages, pure functions |
 //! | `result` | a call's result in MCP's shape ([`call_result`]) |
+//! | `progress` | `notifications/progress` of a long call: its ticker and its message |
 //! | `in_flight` | the calls in flight as a value: admission under the limits, cancellation, retirement |
 //! | `host`, `options` | [`ToolHost`] (which tools, how one is called) and [`ServerOptions`] |
 //! | `pool` | the worker threads; through its `Jobs` trait they only ask for the next job and run it |
@@ -52,6 +53,7 @@ mod log;
 mod options;
 mod paging;
 mod pool;
+mod progress;
 mod result;
 mod server;
 mod session;

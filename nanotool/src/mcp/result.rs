@@ -10,13 +10,19 @@ pub fn structured_content(output: &ToolOutput) -> Option<Value> {
         return None;
     }
     match &output.exec {
-        Some(exec) => Some(json!({
-            "exit_code": exec.exit_code,
-            "output": exec.output,
-            "truncated": exec.truncated,
-            "timed_out": exec.timed_out,
-            "confined": exec.confined,
-        })),
+        Some(exec) => {
+            let mut structured = json!({
+                "exit_code": exec.exit_code,
+                "output": exec.output,
+                "truncated": exec.truncated,
+                "timed_out": exec.timed_out,
+                "confined": exec.confined,
+            });
+            if let Some(note) = &exec.sandbox_note {
+                structured["sandbox_note"] = json!(note);
+            }
+            Some(structured)
+        }
         // A tool that ran no command: its text is its output.
         None if !output.is_error => Some(json!({
             "exit_code": 0,

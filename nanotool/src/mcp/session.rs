@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use nanotool_runtime::{CancelHandle, Tool, hint};
+use nanotool_runtime::{CancelHandle, Progress, Tool, hint};
 use serde_json::{Map, Value, json};
 
 use super::audit::{LOG_STRING_CHARS, audit, shorten};
@@ -21,6 +21,7 @@ use super::in_flight::{InFlight, Limits, request_bytes};
 use super::options::ServerOptions;
 use super::paging;
 use super::pool::{Jobs, Turn};
+use super::progress::{self, Ticker};
 use super::result::call_result;
 use super::wire::{
     ErrorCode, Frame, Output, RpcError, error_message, parse_line, read_frame, result_message,
@@ -38,6 +39,9 @@ pub(super) struct Job {
     args: Value,
     era: Era,
     cancel: CancelHandle,
+    /// The progress token, what the call has printed so far and the clock of its
+    /// notifications, for a request that asked for progress.
+    watch: Option<(Value, Arc<Progress>, Arc<Ticker>)>,
 }
 
 /// A running session.
@@ -333,7 +337,13 @@ impl Session {
             max_calls: self.options.max_in_flight,
             max_bytes: self.options.max_request_bytes,
         };
-        let admitted = self.calls.admit(&id, request_bytes(&name, &args), limits)?;
+        let token = progress::token(&params);
+        let admitted =
+            self.calls
+                .admit(&id, request_bytes(&name, &args), limits, token.is_some())?;
+        let watch = token
+            .zip(admitted.watch)
+            .map(|(token, (progress, ticker))| (token, progress, ticker));
         Ok(Job {
             id,
             key: admitted.key,
@@ -342,6 +352,7 @@ impl Session {
             args,
             era,
             cancel: admitted.cancel,
+            watch,
         })
     }
 }
@@ -359,9 +370,9 @@ impl Jobs for Session {
                         return Turn::Job(job);
                     }
                 }
-                Ok(Frame::TooLong(len)) => {
+                Ok(Frame::TooLong(len, id)) => {
                     tracing::warn!(bytes = len, "refused an oversized line");
-                    self.send_error(&Value::Null, &too_long(max));
+                    self.send_error(&id.unwrap_or(Value::Null), &too_long(max));
                 }
                 Ok(Frame::Eof) => return Turn::Eof,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -381,9 +392,33 @@ impl Jobs for Session {
             return;
         }
         let started = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            self.host.call(job.index, &job.args, &job.cancel)
-        }));
+        let call = || {
+            catch_unwind(AssertUnwindSafe(|| {
+                self.host.call(job.index, &job.args, &job.cancel)
+            }))
+        };
+        let outcome = match &job.watch {
+            None => call(),
+            Some((token, progress, ticker)) => std::thread::scope(|scope| {
+                let notify = || {
+                    ticker.run(|elapsed| {
+                        self.out
+                            .send(&progress::notification(token, elapsed, progress));
+                    });
+                };
+                // Without a thread (none could be made) the call runs without progress.
+                let spawned = std::thread::Builder::new()
+                    .name("mcp-progress".into())
+                    .spawn_scoped(scope, notify);
+                if let Err(e) = &spawned {
+                    tracing::warn!(error = %e, "no progress thread; the call runs without progress");
+                }
+                let outcome = call();
+                // No notification after this: the result follows.
+                ticker.stop();
+                outcome
+            }),
+        };
         let duration = started.elapsed();
         let reply = match outcome {
             Ok(output) => {

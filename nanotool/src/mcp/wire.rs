@@ -127,7 +127,7 @@ pub(super) enum Frame {
     /// A line (without its newline) is in the buffer.
     Line,
     /// A line longer than the limit was skipped; its length so far.
-    TooLong(usize),
+    TooLong(usize, Option<Value>),
     /// End of input.
     Eof,
 }
@@ -141,6 +141,7 @@ pub(super) fn read_frame<R: BufRead + ?Sized>(
 ) -> io::Result<Frame> {
     buf.clear();
     let mut skipped: Option<usize> = None;
+    let mut id: Option<Value> = None;
     loop {
         let available = match reader.fill_buf() {
             Ok(b) => b,
@@ -149,7 +150,7 @@ pub(super) fn read_frame<R: BufRead + ?Sized>(
         };
         if available.is_empty() {
             return Ok(match skipped {
-                Some(n) => Frame::TooLong(n),
+                Some(n) => Frame::TooLong(n, id.take()),
                 None if buf.is_empty() => Frame::Eof,
                 None => Frame::Line,
             });
@@ -162,6 +163,10 @@ pub(super) fn read_frame<R: BufRead + ?Sized>(
             Some(n) => *n += chunk.len(),
             None if buf.len() + chunk.len() > max => {
                 skipped = Some(buf.len() + chunk.len());
+                // The id, if it stands within the limit, so the sender's request completes.
+                let room = max - buf.len();
+                buf.extend_from_slice(&chunk[..room]);
+                id = top_level_id(buf);
                 buf.clear();
                 buf.shrink_to(64 * 1024);
             }
@@ -171,10 +176,82 @@ pub(super) fn read_frame<R: BufRead + ?Sized>(
         reader.consume(used);
         if found.is_some() {
             return Ok(match skipped {
-                Some(n) => Frame::TooLong(n),
+                Some(n) => Frame::TooLong(n, id.take()),
                 None => Frame::Line,
             });
         }
+    }
+}
+
+/// The `"id"` of the object that `prefix` begins, when it stands whole in `prefix` at the
+/// top level: a string without escapes (256 bytes at most) or a number followed by a
+/// delimiter. Anything else (nested, truncated, escaped, another type) is no id.
+pub(super) fn top_level_id(prefix: &[u8]) -> Option<Value> {
+    let skip_ws = |mut i: usize| {
+        while prefix.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_ws(0);
+    if prefix.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut depth = 1usize;
+    while i < prefix.len() {
+        match prefix[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < prefix.len() && prefix[j] != b'"' {
+                    j += if prefix[j] == b'\\' { 2 } else { 1 };
+                }
+                if j >= prefix.len() {
+                    return None;
+                }
+                let after = skip_ws(j + 1);
+                if depth == 1 && &prefix[start..j] == b"id" && prefix.get(after) == Some(&b':') {
+                    return id_value(&prefix[skip_ws(after + 1)..]);
+                }
+                i = j + 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn id_value(text: &[u8]) -> Option<Value> {
+    match text.first()? {
+        b'"' => {
+            let end = text[1..].iter().take(257).position(|&b| b == b'"')? + 1;
+            let inner = &text[1..end];
+            if inner.contains(&b'\\') {
+                return None;
+            }
+            std::str::from_utf8(inner).ok().map(Value::from)
+        }
+        b'-' | b'0'..=b'9' => {
+            let end = text
+                .iter()
+                .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))?;
+            if !matches!(text[end], b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n') {
+                return None;
+            }
+            serde_json::from_slice::<Value>(&text[..end])
+                .ok()
+                .filter(Value::is_number)
+        }
+        _ => None,
     }
 }
 
@@ -251,7 +328,10 @@ mod tests {
         let mut buf = Vec::new();
         assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Line);
         assert_eq!(buf, b"abc");
-        assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::TooLong(10));
+        assert_eq!(
+            read_frame(&mut r, 5, &mut buf).unwrap(),
+            Frame::TooLong(10, None)
+        );
         assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Line);
         assert_eq!(buf, b"xy");
         assert_eq!(read_frame(&mut r, 5, &mut buf).unwrap(), Frame::Eof);

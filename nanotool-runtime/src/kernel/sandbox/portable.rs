@@ -34,6 +34,7 @@ pub(crate) mod rules {
         pub writes: bool,
         pub network: bool,
         pub tmpdir: Option<PathBuf>,
+        pub home: Option<PathBuf>,
         pub read: Vec<PathBuf>,
         pub write: Vec<PathBuf>,
         pub abi: u32,
@@ -81,6 +82,7 @@ pub(crate) mod spawn {
     use super::rules::{Enforced, Profile};
     use super::seccomp::FilterSpec;
     use crate::kernel::PidNamespace;
+    use crate::kernel::limits::ChildLimits;
     use std::convert::Infallible;
     use std::ffi::{CStr, CString, OsStr, OsString};
     use std::io;
@@ -144,7 +146,17 @@ pub(crate) mod spawn {
     #[derive(Debug)]
     pub(crate) struct Confinement {
         pub setup: Setup,
+        pub local_network: Option<std::sync::Arc<LocalNet>>,
         never: Infallible,
+    }
+
+    /// A private loopback for `"network": "local"` (never: no network namespaces here).
+    #[derive(Debug)]
+    pub(crate) struct LocalNet(Infallible);
+
+    /// No network namespaces on this backend.
+    pub(crate) fn local_network() -> Result<LocalNet, String> {
+        Err(super::NOT_AVAILABLE.to_owned())
     }
 
     impl Confinement {
@@ -153,6 +165,7 @@ pub(crate) mod spawn {
             _profile: &Profile,
             _spec: FilterSpec,
             _abi: u32,
+            _rules: bool,
         ) -> io::Result<Confinement> {
             Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -161,6 +174,7 @@ pub(crate) mod spawn {
         }
 
         /// Never called: no confinement exists.
+        #[allow(clippy::too_many_arguments)] // The Linux backend's signature.
         pub(crate) fn spawn(
             &self,
             _program: &Path,
@@ -169,6 +183,7 @@ pub(crate) mod spawn {
             _cwd: &CStr,
             _output: &OwnedFd,
             _namespace: Option<&NsPlan>,
+            _limits: Option<&ChildLimits>,
         ) -> io::Result<Spawned> {
             match self.never {}
         }
@@ -192,7 +207,9 @@ pub(crate) mod spawn {
 
     /// Starts `program` with std's spawn: argv\[0\] as written, the environment `env` and
     /// nothing else, in `cwd`, stdin `null`, stdout and stderr on `output`, leading a new
-    /// process group (`process_group(0)`, which keeps std on `posix_spawn`).
+    /// process group (`process_group(0)`, which keeps std on `posix_spawn`). The call's
+    /// resource limits and niceness are set in the child before it runs the program (which
+    /// takes std off `posix_spawn`); `oom_score_adj` is Linux's and has no equivalent here.
     pub(crate) fn spawn_plain(
         program: &Path,
         argv: &CStrings,
@@ -200,6 +217,7 @@ pub(crate) mod spawn {
         cwd: &CStr,
         output: &OwnedFd,
         null: &OwnedFd,
+        limits: Option<&ChildLimits>,
     ) -> io::Result<Spawned> {
         let mut args = argv.items();
         let mut command = Command::new(program);
@@ -222,6 +240,27 @@ pub(crate) mod spawn {
             .stdout(Stdio::from(output.try_clone()?))
             .stderr(Stdio::from(output.try_clone()?))
             .process_group(0);
+        // `oom_first` (the child's `oom_score_adj`) is Linux's: nothing to set for it here.
+        let _ = limits.map(|l| l.oom_first);
+        if let Some(limits) = limits.filter(|l| !l.rlimits.is_empty() || l.nice != 0) {
+            let rlimits = limits.rlimits.clone();
+            let nice = limits.nice;
+            // SAFETY: the closure runs in the child between fork and exec, and calls only
+            // setrlimit and setpriority (async-signal-safe) on data prepared before the fork.
+            unsafe {
+                command.pre_exec(move || {
+                    for (resource, limit) in &rlimits {
+                        if libc::setrlimit(*resource as _, limit) != 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                    }
+                    if nice != 0 && libc::setpriority(libc::PRIO_PROCESS, 0, nice) != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         let child = command.spawn()?;
         let pid = libc::pid_t::try_from(child.id())
             .map_err(|_| io::Error::other("the child's pid does not fit a pid_t"))?;

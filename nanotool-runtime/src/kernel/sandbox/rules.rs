@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 /// The newest ABI these rules are written for; older kernels get what they support.
 pub(crate) const ABI_TARGET: u32 = 9;
 
-/// System directories every command may read and execute.
+/// System directories every command may read and execute. Not `/opt`: what a host installs
+/// there (a vendor's toolchain, an agent's own files) is added on purpose with
+/// `--sandbox-read /opt/NAME`.
 pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/usr",
     "/bin",
@@ -20,7 +22,6 @@ pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/lib32",
     "/lib64",
     "/libx32",
-    "/opt",
     "/etc/alternatives",
 ];
 
@@ -42,6 +43,10 @@ pub(crate) const ETC_FILES: &[&str] = &[
     "/etc/services",
     "/etc/protocols",
     "/etc/ssl/openssl.cnf",
+    // What the system is (pip reads them for its user agent, `distro` and `platform` too).
+    "/etc/os-release",
+    "/etc/debian_version",
+    "/etc/lsb-release",
 ];
 
 /// Files of `/proc` about the machine as a whole (memory, load, uptime, processors), which
@@ -79,6 +84,8 @@ pub(crate) struct Profile {
     pub network: bool,
     /// The kernel's private temporary directory (read-write).
     pub tmpdir: Option<PathBuf>,
+    /// The kernel's private home (read-write).
+    pub home: Option<PathBuf>,
     /// Host-added read-only paths (canonical).
     pub read: Vec<PathBuf>,
     /// Host-added read-write paths (canonical).
@@ -155,8 +162,8 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
         read_access()
     };
     add(&profile.workspace, workspace_access);
-    if let Some(tmp) = &profile.tmpdir {
-        add(tmp, write_access());
+    for private in profile.tmpdir.iter().chain(&profile.home) {
+        add(private, write_access());
     }
     for path in &profile.read {
         add(path, read_access());

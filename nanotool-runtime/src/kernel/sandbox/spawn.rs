@@ -7,7 +7,9 @@
 //!    ignores them; then the parent-death signal (`SIGKILL` when the thread that started it
 //!    ends, which the kernel's run keeps alive until the call ends), checked against a parent
 //!    that died before it was set;
-//! 2. `setpgid(0, 0)`: the call's own process group, made before the filter refuses it;
+//! 2. `setsid()`: the call's own session and process group, made before the filter refuses
+//!    it (a session of its own also gives the call its own CPU share under autogroup); then
+//!    the call's limits (`limits`): `oom_score_adj`, niceness, resource limits;
 //! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
 //!    files;
 //! 4. the profile's Landlock ruleset (`landlock_restrict_self`), then the seccomp filter;
@@ -27,6 +29,7 @@
 //! child makes raw system calls only, allocates nothing and takes no lock. A step that fails
 //! writes its name and errno where the parent reads them, and the child exits.
 
+use super::super::limits::ChildLimits;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
@@ -109,11 +112,15 @@ pub(crate) struct Setup {
 pub(crate) struct Confinement {
     /// The Landlock ruleset (`None`: Landlock enforces nothing on this kernel).
     ruleset: Option<OwnedFd>,
-    filter: Vec<libc::sock_filter>,
+    /// The seccomp filter (`None`: this build has no rules for the machine's architecture,
+    /// so the command is confined by Landlock, its capabilities, fds and group alone).
+    filter: Option<Vec<libc::sock_filter>>,
     /// The capability sets a command starts with, when the agent has any to drop.
     caps: Option<[CapData; 2]>,
     /// `/dev/null`, read-write, the commands' stdin.
     null: OwnedFd,
+    /// A private loopback per command (`"network": "local"`), and how to make it.
+    pub local_network: Option<std::sync::Arc<LocalNet>>,
     pub setup: Setup,
 }
 
@@ -133,7 +140,12 @@ impl Confinement {
     /// The filter leaves out what Landlock covers where Landlock holds (see `seccomp`), so it
     /// is built from what the trial found: `spec`'s Landlock fields are filled in here, from
     /// the trial and the kernel's Landlock `abi`.
-    pub(crate) fn new(profile: &Profile, spec: FilterSpec, abi: u32) -> io::Result<Confinement> {
+    pub(crate) fn new(
+        profile: &Profile,
+        spec: FilterSpec,
+        abi: u32,
+        rules: bool,
+    ) -> io::Result<Confinement> {
         let ruleset = rules::ruleset(profile);
         let trial = match &ruleset {
             Ok(r) => Some(r.try_clone()?),
@@ -152,7 +164,14 @@ impl Confinement {
                     landlock_abi: if enforced { abi } else { 0 },
                     ..spec
                 };
-                let filter = seccomp::program(&spec);
+                let filter = if rules {
+                    seccomp::program(&spec)
+                } else {
+                    Err(io::Error::new(
+                        io::ErrorKind::Unsupported,
+                        "no seccomp rules for this architecture",
+                    ))
+                };
                 let seccomp = match &filter {
                     Ok(prog) => seccomp::install(prog).map_err(|e| format!("seccomp: {e}")),
                     Err(e) => Err(format!("seccomp: {e}")),
@@ -161,7 +180,13 @@ impl Confinement {
             })?
             .join()
             .map_err(|_| io::Error::other("the sandbox's probe thread panicked"))?;
-        let filter = filter?;
+        // Without rules for this architecture the command is confined without a filter (the
+        // status says so); any other failure to write the program is an error.
+        let filter = match filter {
+            Ok(prog) => Some(prog),
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => None,
+            Err(e) => return Err(e),
+        };
         // No trial means the ruleset could not be built: that is the reason.
         let landlock = landlock.unwrap_or_else(|| match &ruleset {
             Err(e) => Err(e.clone()),
@@ -179,12 +204,14 @@ impl Confinement {
             filter,
             caps: capabilities_to_keep(profile.writes),
             null,
+            local_network: None,
             setup: Setup { landlock, seccomp },
         })
     }
 
     /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
     /// on `output` (a pipe's write end). The child leads its own group.
+    #[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
     pub(crate) fn spawn(
         &self,
         program: &Path,
@@ -193,12 +220,16 @@ impl Confinement {
         cwd: &CStr,
         output: &OwnedFd,
         namespace: Option<&NsPlan>,
+        limits: Option<&ChildLimits>,
     ) -> io::Result<Spawned> {
-        let fprog = libc::sock_fprog {
-            len: u16::try_from(self.filter.len()).map_err(|_| {
-                io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
-            })?,
-            filter: self.filter.as_ptr().cast_mut(),
+        let fprog = match &self.filter {
+            Some(filter) => Some(libc::sock_fprog {
+                len: u16::try_from(filter.len()).map_err(|_| {
+                    io::Error::new(io::ErrorKind::InvalidInput, "seccomp filter too long")
+                })?,
+                filter: filter.as_ptr().cast_mut(),
+            }),
+            None => None,
         };
         launch(
             program,
@@ -209,9 +240,13 @@ impl Confinement {
                 output,
                 null: &self.null,
                 namespace,
+                local_network: self.local_network.as_deref(),
+                limits,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                    filter: &fprog,
+                    filter: fprog
+                        .as_ref()
+                        .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
                     caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
                 }),
             },
@@ -249,6 +284,7 @@ pub(crate) fn spawn_plain(
     cwd: &CStr,
     output: &OwnedFd,
     null: &OwnedFd,
+    limits: Option<&ChildLimits>,
 ) -> io::Result<Spawned> {
     launch(
         program,
@@ -259,6 +295,8 @@ pub(crate) fn spawn_plain(
             output,
             null,
             namespace: None,
+            local_network: None,
+            limits,
             confine: None,
         },
     )
@@ -272,7 +310,9 @@ struct Launch<'a> {
     output: &'a OwnedFd,
     null: &'a OwnedFd,
     namespace: Option<&'a NsPlan>,
-    confine: Option<Confine<'a>>,
+    local_network: Option<&'a LocalNet>,
+    limits: Option<&'a ChildLimits>,
+    confine: Option<Confine>,
 }
 
 /// How a confined command gets its private PID namespace, decided once per kernel
@@ -365,6 +405,96 @@ fn map_ptrs(plan: &NsPlan) -> ((*const u8, usize), (*const u8, usize)) {
     }
 }
 
+/// How a `"network": "local"` command gets its private loopback: a network namespace of its
+/// own (`CLONE_NEWNET`), directly where the agent may make one (root), else through a user
+/// namespace; its `lo` brought up by the child before it confines itself
+/// ([`loopback_up`]). Decided once per kernel ([`local_network`]).
+#[derive(Debug)]
+pub(crate) struct LocalNet {
+    flags: c_int,
+    /// With a user namespace: the `uid_map` and `gid_map` lines.
+    maps: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// A `uid_map` and a `gid_map` as the child writes them: pointer and length of each.
+type IdMaps = ((*const u8, usize), (*const u8, usize));
+
+impl LocalNet {
+    /// The clone flags and id maps of a command that also has `flags` and `maps` (its PID
+    /// namespace's): one user namespace serves both.
+    fn join(&self, flags: c_int, maps: IdMaps) -> (c_int, IdMaps) {
+        let maps = match (&self.maps, maps.0.0.is_null()) {
+            (Some((uid, gid)), true) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
+            _ => maps,
+        };
+        (flags | self.flags, maps)
+    }
+}
+
+/// Tries a network namespace the way a `"network": "local"` command gets one (directly, then
+/// through a user namespace), with a child that does only that and exits.
+pub(crate) fn local_network() -> Result<LocalNet, String> {
+    let direct = NsPlan {
+        flags: libc::CLONE_NEWNET,
+        maps: None,
+        agent: None,
+    };
+    let direct_error = match try_namespace(&direct) {
+        Ok(()) => {
+            return Ok(LocalNet {
+                flags: libc::CLONE_NEWNET,
+                maps: None,
+            });
+        }
+        Err(e) => e,
+    };
+    // SAFETY: getuid/getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let through_user = NsPlan {
+        flags: libc::CLONE_NEWNET | libc::CLONE_NEWUSER,
+        maps: None,
+        agent: None,
+    };
+    match try_namespace(&through_user) {
+        Ok(()) => Ok(LocalNet {
+            flags: through_user.flags,
+            maps: Some((
+                format!("{uid} {uid} 1\n").into_bytes(),
+                format!("{gid} {gid} 1\n").into_bytes(),
+            )),
+        }),
+        Err(user_error) => Err(format!(
+            "no network namespace can be made here (directly: {direct_error}; through a user namespace: {user_error})"
+        )),
+    }
+}
+
+/// Brings up `lo` in the child's new network namespace (`SIOCSIFFLAGS`), with raw system
+/// calls only; `false` when it cannot.
+fn loopback_up() -> bool {
+    // `struct ifreq`: the name, then the flags (a short) where the union starts.
+    let mut ifreq = [0u8; 40];
+    ifreq[..2].copy_from_slice(b"lo");
+    let flags = (libc::IFF_UP | libc::IFF_RUNNING | libc::IFF_LOOPBACK) as i16;
+    ifreq[16..18].copy_from_slice(&flags.to_ne_bytes());
+    // SAFETY: a socket of this child's, an ioctl reading and writing `ifreq` (40 bytes, the
+    // kernel's `struct ifreq`), and its close.
+    unsafe {
+        let fd = libc::syscall(
+            libc::SYS_socket,
+            libc::AF_INET,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::syscall(libc::SYS_ioctl, fd, libc::SIOCSIFFLAGS, ifreq.as_mut_ptr()) == 0;
+        libc::syscall(libc::SYS_close, fd);
+        ok
+    }
+}
+
 /// The namespace trial's child: exits at once (the clone is what is tried).
 extern "C" fn trial_child(_arg: *mut c_void) -> c_int {
     // SAFETY: exit(2) of this child.
@@ -410,9 +540,10 @@ unsafe fn write_id_maps(a: &ChildArgs) -> Result<(), Step> {
 }
 
 /// What the confined route applies in the child.
-struct Confine<'a> {
+struct Confine {
     ruleset: RawFd,
-    filter: &'a libc::sock_fprog,
+    /// The filter program, or null where this build has no rules for the architecture.
+    filter: *const libc::sock_fprog,
     caps: *const CapData,
 }
 
@@ -435,12 +566,15 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         &moved
     };
     let failure = Failure::default();
-    let ((uid_map, gid_map), ns_flags) = match l.namespace {
+    let ((mut uid_map, mut gid_map), mut ns_flags) = match l.namespace {
         Some(plan) => (map_ptrs(plan), plan.flags),
         None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
     };
+    if let Some(net) = l.local_network {
+        (ns_flags, (uid_map, gid_map)) = net.join(ns_flags, (uid_map, gid_map));
+    }
     let (ruleset, filter, caps) = match &l.confine {
-        Some(c) => (c.ruleset, c.filter as *const libc::sock_fprog, c.caps),
+        Some(c) => (c.ruleset, c.filter, c.caps),
         None => (-1, std::ptr::null(), std::ptr::null()),
     };
     let args = ChildArgs {
@@ -464,6 +598,8 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             .map_or(-1, |(_, fd)| fd.as_raw_fd()),
         uid_map,
         gid_map,
+        loopback: l.local_network.is_some(),
+        limits: ChildLimitArgs::new(l.limits),
         failure: &failure,
     };
     // The child's stack: allocated, never initialised (the child writes before it reads).
@@ -594,6 +730,7 @@ enum Step {
     ParentGone,
     IdMaps,
     Group,
+    Limits,
     Chdir,
     NoNewPrivs,
     Capabilities,
@@ -601,6 +738,7 @@ enum Step {
     Seccomp,
     Stdio,
     CloseFds,
+    Loopback,
     Exec,
 }
 
@@ -612,6 +750,7 @@ impl From<i32> for Step {
             Step::ParentGone,
             Step::IdMaps,
             Step::Group,
+            Step::Limits,
             Step::Chdir,
             Step::NoNewPrivs,
             Step::Capabilities,
@@ -619,6 +758,7 @@ impl From<i32> for Step {
             Step::Seccomp,
             Step::Stdio,
             Step::CloseFds,
+            Step::Loopback,
         ]
         .into_iter()
         .find(|s| *s as i32 == n)
@@ -633,7 +773,8 @@ impl Step {
             Step::ParentDeath => "setting the parent-death signal",
             Step::ParentGone => "the agent exited",
             Step::IdMaps => "writing the user namespace's id maps",
-            Step::Group => "setpgid",
+            Step::Group => "setsid",
+            Step::Limits => "setting the call's resource limits",
             Step::Chdir => "chdir",
             Step::NoNewPrivs => "no_new_privs",
             Step::Capabilities => "dropping capabilities",
@@ -641,6 +782,7 @@ impl Step {
             Step::Seccomp => "installing the seccomp filter",
             Step::Stdio => "setting up stdio",
             Step::CloseFds => "closing inherited fds",
+            Step::Loopback => "bringing up the private loopback",
             Step::Exec => "execve",
         }
     }
@@ -668,7 +810,83 @@ struct ChildArgs {
     /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
     uid_map: (*const u8, usize),
     gid_map: (*const u8, usize),
+    /// In a network namespace of its own: bring its `lo` up.
+    loopback: bool,
+    /// The call's limits (`rlimits` null: none).
+    limits: ChildLimitArgs,
     failure: *const Failure,
+}
+
+/// [`ChildLimits`] as the child reads them.
+struct ChildLimitArgs {
+    rlimits: *const (c_int, libc::rlimit),
+    count: usize,
+    oom_first: bool,
+    nice: i32,
+}
+
+impl ChildLimitArgs {
+    fn new(limits: Option<&ChildLimits>) -> Self {
+        match limits {
+            Some(l) => ChildLimitArgs {
+                rlimits: l.rlimits.as_ptr(),
+                count: l.rlimits.len(),
+                oom_first: l.oom_first,
+                nice: l.nice,
+            },
+            None => ChildLimitArgs {
+                rlimits: std::ptr::null(),
+                count: 0,
+                oom_first: false,
+                nice: 0,
+            },
+        }
+    }
+}
+
+/// The call's limits, applied by the child to itself: `oom_score_adj` first (it opens a
+/// file, which a low limit on open files could refuse), then the niceness, then the resource
+/// limits. A vfork child's `oom_score_adj` is its own (Linux leaves the processes sharing its
+/// memory alone for a vfork child); raising it and the niceness needs no privilege, and a
+/// host that refuses either (no `/proc`, a niceness already higher) keeps its own. A
+/// resource limit that cannot be set fails the start: the command must not run unbounded.
+///
+/// # Safety
+/// Raw system calls only; `l`'s pointer is valid for `count` entries.
+unsafe fn apply_limits(l: &ChildLimitArgs) -> Result<(), Step> {
+    // SAFETY (each call): raw system calls on this child's own state.
+    unsafe {
+        if l.oom_first {
+            let fd = libc::syscall(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                c"/proc/self/oom_score_adj".as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if fd >= 0 {
+                let v = b"1000";
+                libc::syscall(libc::SYS_write, fd, v.as_ptr(), v.len());
+                libc::syscall(libc::SYS_close, fd);
+            }
+        }
+        if l.nice != 0 {
+            libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, l.nice);
+        }
+        for i in 0..l.count {
+            let (resource, limit) = &*l.rlimits.add(i);
+            if libc::syscall(
+                libc::SYS_prlimit64,
+                0,
+                *resource,
+                limit as *const libc::rlimit,
+                std::ptr::null_mut::<libc::rlimit>(),
+            ) != 0
+            {
+                return Err(Step::Limits);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The kernel's `struct sigaction` (x86_64 and aarch64 share this layout).
@@ -794,9 +1012,31 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         // unmapped command still creates files with the agent's ids (the kernel's ids do
         // not change), it only sees itself and them as the overflow user (`nobody`).
         let _ = write_id_maps(a);
-        // 2. The call's own group.
-        if libc::syscall(libc::SYS_setpgid, 0, 0) != 0 {
+        if a.loopback && !loopback_up() {
+            fail(Step::Loopback);
+        }
+        // The host's limit on open files, before the call's own replaces it (closing the
+        // inherited fds below may need it).
+        let mut host_files = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::syscall(
+            libc::SYS_prlimit64,
+            0,
+            libc::RLIMIT_NOFILE,
+            std::ptr::null::<libc::rlimit>(),
+            &mut host_files as *mut libc::rlimit,
+        ) != 0
+        {
+            fail(Step::CloseFds);
+        }
+        // 2. The call's own session and group, then its limits.
+        if libc::syscall(libc::SYS_setsid) < 0 {
             fail(Step::Group);
+        }
+        if let Err(step) = apply_limits(&a.limits) {
+            fail(step);
         }
         // 3. Workspace, no new privileges, capabilities.
         if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
@@ -818,7 +1058,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
             fail(Step::Landlock);
         }
-        if a.confine {
+        if a.confine && !a.filter.is_null() {
             // SPEC_ALLOW: the filter does not also turn on the speculative store bypass
             // mitigation, which slows every command on CPUs that have it (Spectre v4 is a
             // same-address-space attack; a command attacks no one through it that the
@@ -855,23 +1095,10 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if a.confine && libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
             // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
             // (EPERM): close each fd up to the limit on open files (an fd above it cannot
-            // exist unless the limit was lowered after it was opened), at most the first
-            // 65,536, which bounds the cost where the limit is a million.
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            if libc::syscall(
-                libc::SYS_prlimit64,
-                0,
-                libc::RLIMIT_NOFILE,
-                std::ptr::null::<libc::rlimit>(),
-                &mut limit as *mut libc::rlimit,
-            ) != 0
-            {
-                fail(Step::CloseFds);
-            }
-            let top = limit.rlim_cur.min(1 << 16) as libc::c_long;
+            // exist unless the limit was lowered after it was opened: the host's is taken
+            // before the call's own), at most the first 65,536, which bounds the cost where
+            // the limit is a million.
+            let top = host_files.rlim_cur.min(1 << 16) as libc::c_long;
             for fd in 3..top {
                 libc::syscall(libc::SYS_close, fd);
             }

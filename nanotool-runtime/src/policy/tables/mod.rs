@@ -71,6 +71,8 @@ deny_list! {
     "system", "it changes the machine beyond the workspace":
         ["kill", "pkill", "killall", "chmod", "chown", "chgrp", "mount", "umount", "reboot",
          "shutdown", "halt", "poweroff", "crontab"];
+    "process listing", "it lists processes through /proc, which confined commands never see (it would show them the agent's environment and memory), so every call would fail":
+        ["ps", "top", "htop", "atop", "btop", "pgrep", "pidof", "pstree"];
 }
 
 /// Other names for what [`DENIED_BINARIES`] denies: each is denied as the listed entry it

@@ -81,6 +81,18 @@ pub(crate) fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
     settings.sandbox_write = common.sandbox_write.clone();
     settings.landlock_abi_limit = common.landlock_abi;
     settings.pid_namespace = common.pid_namespace;
+    if let Some(l) = common.memory {
+        settings.limits.memory = l.value();
+    }
+    if let Some(l) = common.file_size {
+        settings.limits.file_size = l.value();
+    }
+    if let Some(l) = common.open_files {
+        settings.limits.open_files = l.value();
+    }
+    if let Some(l) = common.cpu_time {
+        settings.limits.cpu_time = l.value().map(std::time::Duration::from_secs);
+    }
     CommandExecKernel::new(settings).map_err(|e| match e {
         KernelError::Cwd { .. } => Failure::cannot_run(format!(
             "{e}; pass an existing folder with --cwd DIR (default: the current folder)"

@@ -41,7 +41,7 @@ pub(crate) struct Common {
     /// Kill a command's whole process group after SECS seconds [default: 30]
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_timeout)]
     pub(crate) timeout: Option<Duration>,
-    /// Keep at most BYTES of a command's output, as head and tail [default: 2048]
+    /// Keep at most BYTES of a command's output, as head and tail [default: 30000]
     #[arg(long, global = true, value_name = "BYTES", value_parser = parse_max_output)]
     pub(crate) max_output: Option<usize>,
     /// Enable the free-text `exec` tool for these binaries only
@@ -71,6 +71,80 @@ pub(crate) struct Common {
     /// Run each confined command in a private PID namespace (its children die with it)
     #[arg(long, global = true)]
     pub(crate) pid_namespace: bool,
+    /// Memory each command's process may allocate (RLIMIT_DATA), e.g. 512M, 4G, or none [default: 4G]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory: Option<Limit>,
+    /// Largest file a command may write (RLIMIT_FSIZE), e.g. 100M, or none [default: 1G]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) file_size: Option<Limit>,
+    /// Files each command's process may hold open (RLIMIT_NOFILE), or none [default: 1024]
+    #[arg(long, global = true, value_name = "N", value_parser = parse_count)]
+    pub(crate) open_files: Option<Limit>,
+    /// CPU seconds each command's process may use (RLIMIT_CPU) [default: none, the timeout bounds it]
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_count)]
+    pub(crate) cpu_time: Option<Limit>,
+}
+
+/// A limit's value on the command line: a number, or `none` for the host's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// This many (bytes, files, seconds).
+    At(u64),
+    /// No limit of nanotool's: the host's own.
+    Host,
+}
+
+impl Limit {
+    pub(crate) fn value(self) -> Option<u64> {
+        match self {
+            Limit::At(n) => Some(n),
+            Limit::Host => None,
+        }
+    }
+}
+
+/// `512M`, `4G`, `100K`, `1048576`, or `none`: binary units.
+pub(crate) fn parse_size(s: &str) -> Result<Limit, String> {
+    let hint =
+        "give bytes with an optional K, M, G or T suffix (binary units), e.g. 512M or 4G, or none";
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Limit::Host);
+    }
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{s}` has an unknown unit; {hint}")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size; {hint}"))?;
+    n.checked_shl(shift)
+        .filter(|v| v >> shift == n && *v > 0)
+        .map(Limit::At)
+        .ok_or_else(|| format!("`{s}` is zero or too large; {hint}"))
+}
+
+/// A positive whole number, or `none`.
+pub(crate) fn parse_count(s: &str) -> Result<Limit, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Limit::Host);
+    }
+    match t.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Limit::At(n)),
+        _ => Err(format!(
+            "`{s}` is not a positive whole number; give e.g. 64, or none"
+        )),
+    }
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {

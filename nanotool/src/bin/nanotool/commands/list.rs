@@ -50,6 +50,7 @@ pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
         text.push_str("no tools\n");
     }
     text.push_str(&format!("{}\n", toolbox.kernel().sandbox_status()));
+    text.push_str(&format!("{}\n", toolbox.kernel().limits_status()));
     write_stdout(&text)?;
     warn_unreadable(toolbox);
     Ok(0)

@@ -32,9 +32,11 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         unreadable_binaries(&toolbox),
     );
     let spawn_status = toolbox.kernel().spawn_status().to_string();
+    let limits_status = toolbox.kernel().limits_status().to_string();
     // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
     // removed there by hand.
     let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
+    let tmpdir_at_eof = tmpdir.clone();
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = signals {
         let server = server.clone();
@@ -52,9 +54,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            if let Some(dir) = &tmpdir {
-                let _ = std::fs::remove_dir_all(dir);
-            }
+            remove_tmpdir(tmpdir.as_deref());
             if let Some(pipe) = LOG_PIPE.get() {
                 pipe.flush(LOG_FLUSH_WAIT);
             }
@@ -63,6 +63,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     }
     tracing::info!("{}", toolbox_status.0);
     tracing::info!("{spawn_status}");
+    tracing::info!("{limits_status}");
     for (tool, hint) in &toolbox_status.1 {
         tracing::warn!("tool `{tool}`: {hint}");
     }
@@ -76,8 +77,27 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
         .serve(stdin, io::stdout())
         .map_err(|e| Failure::cannot_run(format!("reading stdin: {e}")))?;
     tracing::info!("stdin closed; exiting");
+    // The signal thread holds the server (hence the kernel) to the end: no destructor removes
+    // the temp dir on this path either.
+    server.cancel_all();
+    remove_tmpdir(tmpdir_at_eof.as_deref());
     if let Some(pipe) = LOG_PIPE.get() {
         pipe.flush(LOG_FLUSH_WAIT);
     }
     Ok(0)
+}
+
+/// Removes the commands' private temp dir however deep or locked its content is, and logs
+/// the path when it cannot.
+/// A signal during the read loop also ends it: the signal thread and the main thread may
+/// both get here, one after the other.
+fn remove_tmpdir(dir: Option<&Path>) {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(dir) = dir
+        && std::fs::symlink_metadata(dir).is_ok()
+        && let Err(e) = nanotool_runtime::kernel::remove_tree(dir)
+    {
+        tracing::error!("the commands' temp dir is left behind: {e}");
+    }
 }

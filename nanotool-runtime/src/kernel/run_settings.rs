@@ -1,0 +1,292 @@
+//! [`RunSettings`]: what one tool sets for its own commands — a timeout, an output cap, fixed
+//! environment variables — on top of the kernel's settings, and the rules those values
+//! follow wherever they are written (a descriptor, the macro's arguments, the host's config
+//! file, the command line).
+//!
+//! The kernel takes a `RunSettings` per call ([`CommandExecKernel::run_with`]); a value left
+//! unset falls back to the kernel's own ([`KernelSettings`]). What does *not* live here: which
+//! variables the kernel itself sets (`env`), running a command (the kernel).
+//!
+//! [`CommandExecKernel::run_with`]: super::CommandExecKernel::run_with
+//! [`KernelSettings`]: super::KernelSettings
+
+use std::time::Duration;
+use thiserror::Error;
+
+use super::env::FIXED;
+
+/// The longest timeout a tool may ask for: one day, in seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 24 * 60 * 60;
+
+/// The largest output cap a tool may ask for: 16 MiB (the output is held in memory and sent
+/// to a model whole).
+pub const MAX_OUTPUT_LIMIT: usize = 16 << 20;
+
+/// The most environment variables one tool may set.
+pub const MAX_ENV_VARS: usize = 64;
+
+/// The longest value of one environment variable a tool sets, in bytes.
+pub const MAX_ENV_VALUE_BYTES: usize = 4096;
+
+/// Variables the kernel sets for safety, or that decide what a command is: a tool may not
+/// set them (besides every fixed variable the kernel sets for every command: `TERM`,
+/// `PAGER`, the Python and git overrides, `HGRCSKIPREPO`, ...).
+///
+/// - `PATH`: the kernel resolves the binary with one `PATH`, and the policy checked that
+///   binary by name; a tool's own `PATH` would make a program it starts find another one.
+/// - `HOME`: git's configuration is read (and neutralised) from the `HOME` the kernel knows.
+/// - `TMPDIR`: a confined command's private temp dir.
+/// - `BASH_ENV`, `ENV`: files a shell runs at start, whatever its command line.
+pub const PROTECTED_ENV: &[&str] = &["PATH", "HOME", "TMPDIR", "BASH_ENV", "ENV"];
+
+/// Prefixes of variables a tool may not set: the git overrides (`GIT_CONFIG_*`, `GIT_DIR`,
+/// `GIT_ALLOW_PROTOCOL`, ...) and the dynamic loader's (`LD_PRELOAD`, `LD_LIBRARY_PATH`, ...).
+pub const PROTECTED_ENV_PREFIXES: &[&str] = &["GIT_", "LD_"];
+
+/// What one tool sets for its own commands, on top of the kernel's settings.
+///
+/// Every field is optional: `None` (or empty) takes the kernel's value. Build one with
+/// [`RunSettings::new`] and the `with_*` methods; new settings (resource limits, say) are
+/// added as fields the same way, so code that builds one keeps compiling.
+///
+/// ```
+/// use nanotool_runtime::kernel::RunSettings;
+/// use std::time::Duration;
+///
+/// let settings = RunSettings::new()
+///     .with_timeout(Duration::from_secs(900))
+///     .with_max_output(65536)
+///     .with_env("RUST_BACKTRACE", "1");
+/// settings.check().unwrap();
+/// assert_eq!(settings.timeout, Some(Duration::from_secs(900)));
+///
+/// let err = RunSettings::new().with_env("LD_PRELOAD", "/tmp/x.so").check().unwrap_err();
+/// assert_eq!(err.field(), "env");
+/// assert!(err.to_string().contains("LD_PRELOAD"), "{err}");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunSettings {
+    /// Time after which the command's process group is killed (default: the kernel's).
+    pub timeout: Option<Duration>,
+    /// Output cap in bytes, kept as head + tail (default: the kernel's).
+    pub max_output: Option<usize>,
+    /// Variables set for the command, after every variable the kernel sets (names checked by
+    /// [`env_name_problem`]). A later entry with the same name wins.
+    pub env: Vec<(String, String)>,
+}
+
+/// Why a [`RunSettings`] value cannot be used.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum RunSettingsError {
+    /// `timeout` is zero or above [`MAX_TIMEOUT_SECS`].
+    #[error(
+        "timeout of {secs} s is out of range: give a whole number of seconds from 1 to {MAX_TIMEOUT_SECS} (one day)"
+    )]
+    Timeout {
+        /// The timeout as given, in seconds (fractions shown as given).
+        secs: f64,
+    },
+    /// `max_output` is zero or above [`MAX_OUTPUT_LIMIT`].
+    #[error(
+        "max_output of {bytes} bytes is out of range: give a number of bytes from 1 to {MAX_OUTPUT_LIMIT} (16 MiB)"
+    )]
+    MaxOutput {
+        /// The cap as given (`u64::MAX` for anything larger).
+        bytes: u64,
+    },
+    /// An environment variable's name may not be set by a tool.
+    #[error("environment variable `{name}`: {reason}")]
+    EnvName {
+        /// The name as given.
+        name: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// An environment variable's value cannot be passed.
+    #[error("environment variable `{name}`: {reason}")]
+    EnvValue {
+        /// The name.
+        name: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
+    /// Too many variables.
+    #[error("{count} environment variables: a tool may set at most {MAX_ENV_VARS}")]
+    TooManyEnv {
+        /// How many were given.
+        count: usize,
+    },
+}
+
+impl RunSettingsError {
+    /// The setting at fault, as the descriptor field and the macro argument name it:
+    /// `timeout`, `max_output` or `env`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            RunSettingsError::Timeout { .. } => "timeout",
+            RunSettingsError::MaxOutput { .. } => "max_output",
+            RunSettingsError::EnvName { .. }
+            | RunSettingsError::EnvValue { .. }
+            | RunSettingsError::TooManyEnv { .. } => "env",
+        }
+    }
+}
+
+impl RunSettings {
+    /// No setting of its own: every call takes the kernel's values.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The same settings with a timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The same settings with an output cap, in bytes.
+    pub fn with_max_output(mut self, bytes: usize) -> Self {
+        self.max_output = Some(bytes);
+        self
+    }
+
+    /// The same settings with one more environment variable.
+    pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// `other`'s values where it sets them, these where it does not; the environment is
+    /// these variables then `other`'s (a later entry wins).
+    pub fn overridden_by(&self, other: &RunSettings) -> RunSettings {
+        let mut env = self.env.clone();
+        env.extend(other.env.iter().cloned());
+        RunSettings {
+            timeout: other.timeout.or(self.timeout),
+            max_output: other.max_output.or(self.max_output),
+            env,
+        }
+    }
+
+    /// Checks every value: the timeout and cap in range, each variable's name one a tool may
+    /// set ([`env_name_problem`]) and its value passable.
+    pub fn check(&self) -> Result<(), RunSettingsError> {
+        if let Some(timeout) = self.timeout {
+            check_timeout_secs(timeout.as_secs_f64())?;
+        }
+        if let Some(bytes) = self.max_output {
+            check_max_output(bytes as u128)?;
+        }
+        if self.env.len() > MAX_ENV_VARS {
+            return Err(RunSettingsError::TooManyEnv {
+                count: self.env.len(),
+            });
+        }
+        for (name, value) in &self.env {
+            check_env(name, value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks a timeout in seconds: more than zero, at most [`MAX_TIMEOUT_SECS`].
+pub fn check_timeout_secs(secs: f64) -> Result<(), RunSettingsError> {
+    if secs.is_nan() || secs <= 0.0 || secs > MAX_TIMEOUT_SECS as f64 {
+        return Err(RunSettingsError::Timeout { secs });
+    }
+    Ok(())
+}
+
+/// Checks an output cap in bytes: more than zero, at most [`MAX_OUTPUT_LIMIT`].
+pub fn check_max_output(bytes: u128) -> Result<(), RunSettingsError> {
+    if bytes == 0 || bytes > MAX_OUTPUT_LIMIT as u128 {
+        let bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        return Err(RunSettingsError::MaxOutput { bytes });
+    }
+    Ok(())
+}
+
+/// Checks one variable a tool sets: its name ([`env_name_problem`]) and its value (no NUL, at
+/// most [`MAX_ENV_VALUE_BYTES`]).
+pub fn check_env(name: &str, value: &str) -> Result<(), RunSettingsError> {
+    if let Some(reason) = env_name_problem(name) {
+        return Err(RunSettingsError::EnvName {
+            name: name.to_owned(),
+            reason,
+        });
+    }
+    let reason = if value.contains('\0') {
+        Some("the value contains a NUL byte, which no process can receive; remove it".to_owned())
+    } else if value.len() > MAX_ENV_VALUE_BYTES {
+        Some(format!(
+            "the value is {} bytes; a tool may set at most {MAX_ENV_VALUE_BYTES} bytes per variable",
+            value.len()
+        ))
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(RunSettingsError::EnvValue {
+            name: name.to_owned(),
+            reason,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Why a tool may not set the variable `name`, or `None` when it may: a name is ASCII letters,
+/// digits and `_`, not starting with a digit, and none of the variables the kernel sets for
+/// safety (its fixed variables, [`PROTECTED_ENV`], [`PROTECTED_ENV_PREFIXES`]).
+///
+/// ```
+/// use nanotool_runtime::kernel::env_name_problem;
+///
+/// assert_eq!(env_name_problem("RUST_BACKTRACE"), None);
+/// assert_eq!(env_name_problem("PYTHONPATH"), None);
+/// assert!(env_name_problem("GIT_CONFIG_GLOBAL").is_some());
+/// assert!(env_name_problem("PYTHONSAFEPATH").is_some());
+/// assert!(env_name_problem("LD_PRELOAD").is_some());
+/// assert!(env_name_problem("PATH").is_some());
+/// assert!(env_name_problem("A=B").is_some());
+/// ```
+pub fn env_name_problem(name: &str) -> Option<String> {
+    let well_formed = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !well_formed {
+        return Some(
+            "not a variable name: use ASCII letters, digits and `_`, not starting with a digit \
+             (e.g. `RUST_BACKTRACE`)"
+                .to_owned(),
+        );
+    }
+    if FIXED.iter().any(|(fixed, _)| *fixed == name) {
+        return Some(
+            "the kernel sets it for every command, for safety or plain output; a tool may not \
+             change it"
+                .to_owned(),
+        );
+    }
+    if PROTECTED_ENV.contains(&name) {
+        return Some(format!(
+            "the kernel decides it (`{}` are the kernel's); a tool may not set it",
+            PROTECTED_ENV.join("`, `")
+        ));
+    }
+    if let Some(prefix) = PROTECTED_ENV_PREFIXES.iter().find(|p| name.starts_with(*p)) {
+        return Some(format!(
+            "a tool may not set `{prefix}*` variables: `GIT_*` carry the overrides that keep a \
+             repository's configuration from running programs, `LD_*` would load code into \
+             every program"
+        ));
+    }
+    None
+}

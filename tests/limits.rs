@@ -1,0 +1,333 @@
+//! Per-call resource limits: each test lets a command try to take more than its call allows
+//! (memory, file size, open files, CPU time, core dumps, the OOM killer's choice, the CPU
+//! share of its session) and checks the limit held, the result says so in words, and the
+//! agent's own limits are untouched.
+//!
+//! Bombs run only inside the limits the test sets: never an unbounded one.
+
+use nanotool_runtime::{
+    Access, CommandExecKernel, ExecResult, KernelSettings, LimitHit, Limits, SandboxMode,
+};
+use std::path::Path;
+use std::time::Duration;
+
+const WRITES: Access = Access {
+    writes: true,
+    network: false,
+    local_network: false,
+};
+
+fn sh(script: &str) -> Vec<String> {
+    ["sh", "-c", script].iter().map(|s| s.to_string()).collect()
+}
+
+fn kernel(dir: &Path, sandbox: SandboxMode, limits: Limits) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: dir.to_path_buf(),
+        sandbox,
+        limits,
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn own_limit(resource: libc::__rlimit_resource_t) -> (u64, u64) {
+    let mut l = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills `l`.
+    assert_eq!(unsafe { libc::getrlimit(resource, &mut l) }, 0);
+    (l.rlim_cur, l.rlim_max)
+}
+
+fn ok(r: &ExecResult) -> &str {
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    &r.output
+}
+
+/// Both routes (confined and unconfined) start commands through the same child.
+const ROUTES: [SandboxMode; 2] = [SandboxMode::BestEffort, SandboxMode::Off];
+
+#[test]
+fn a_command_sees_the_limits_and_the_agent_keeps_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let before: Vec<_> = [
+        libc::RLIMIT_DATA,
+        libc::RLIMIT_FSIZE,
+        libc::RLIMIT_NOFILE,
+        libc::RLIMIT_CORE,
+        libc::RLIMIT_CPU,
+    ]
+    .map(own_limit)
+    .into();
+    for mode in ROUTES {
+        let k = kernel(
+            dir.path(),
+            mode,
+            Limits {
+                memory: Some(512 << 20),
+                file_size: Some(3 << 20),
+                open_files: Some(100),
+                cpu_time: Some(Duration::from_secs(7)),
+                ..Limits::default()
+            },
+        );
+        // dash's ulimit prints KiB for -d, 512-byte blocks for -f, seconds for -t.
+        let r = k.run(&sh(
+            "ulimit -d; ulimit -f; ulimit -n; ulimit -c; ulimit -t; ulimit -H -n",
+        ));
+        let lines: Vec<&str> = ok(&r).lines().collect();
+        assert_eq!(
+            lines,
+            ["524288", "6144", "100", "0", "7", "100"],
+            "{mode:?}: {}",
+            r.text()
+        );
+    }
+    let after: Vec<_> = [
+        libc::RLIMIT_DATA,
+        libc::RLIMIT_FSIZE,
+        libc::RLIMIT_NOFILE,
+        libc::RLIMIT_CORE,
+        libc::RLIMIT_CPU,
+    ]
+    .map(own_limit)
+    .into();
+    assert_eq!(before, after, "the agent's own limits changed");
+}
+
+#[test]
+fn the_defaults_hold_without_any_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(dir.path(), SandboxMode::BestEffort, Limits::default());
+    let r = k.run(&sh("ulimit -d; ulimit -f; ulimit -n; ulimit -c"));
+    let d = Limits::default();
+    let expect = [
+        (d.memory.unwrap() / 1024).to_string(),
+        (d.file_size.unwrap() / 512).to_string(),
+        d.open_files.unwrap().to_string(),
+        "0".to_owned(),
+    ];
+    assert_eq!(ok(&r).lines().collect::<Vec<_>>(), expect, "{}", r.text());
+}
+
+#[test]
+fn a_file_past_the_size_limit_is_cut_there_and_the_result_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in ROUTES {
+        let k = kernel(
+            dir.path(),
+            mode,
+            Limits {
+                file_size: Some(1 << 20),
+                ..Limits::default()
+            },
+        );
+        let r = k.run_as(&sh("exec head -c 5000000 /dev/zero > big"), WRITES, None);
+        assert_eq!(r.limit, Some(LimitHit::FileSize(1 << 20)), "{}", r.text());
+        assert!(
+            r.text().contains("killed: file size limit 1 MiB reached"),
+            "{}",
+            r.text()
+        );
+        let len = std::fs::metadata(dir.path().join("big")).unwrap().len();
+        assert_eq!(len, 1 << 20, "{mode:?}");
+    }
+}
+
+#[test]
+fn a_spinner_past_the_cpu_limit_is_killed_and_the_result_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(
+        dir.path(),
+        SandboxMode::BestEffort,
+        Limits {
+            cpu_time: Some(Duration::from_secs(1)),
+            ..Limits::default()
+        },
+    );
+    let r = k.run(&sh("while :; do :; done"));
+    assert!(!r.timed_out, "{}", r.text());
+    assert_eq!(
+        r.limit,
+        Some(LimitHit::CpuTime(Duration::from_secs(1))),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.text().contains("killed: CPU time limit 1 s reached"),
+        "{}",
+        r.text()
+    );
+}
+
+#[test]
+fn a_memory_bomb_fails_inside_its_limit_and_the_agent_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(
+        dir.path(),
+        SandboxMode::BestEffort,
+        Limits {
+            memory: Some(256 << 20),
+            ..Limits::default()
+        },
+    );
+    // 1 GiB in one allocation, then 1 MiB at a time, forever: only the limit stops it.
+    let script = "try:\n    bytearray(1 << 30)\nexcept MemoryError:\n    print('big: refused')\n\
+                  chunks = []\ntry:\n    while True:\n        chunks.append(bytearray(1 << 20))\n\
+                  except MemoryError:\n    print('small: refused after', len(chunks) // 64, 'x 64 MiB')\n";
+    let r = k.run(&[
+        "/usr/bin/python3".to_owned(),
+        "-c".to_owned(),
+        script.to_owned(),
+    ]);
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    assert!(r.output.contains("big: refused"), "{}", r.text());
+    assert!(r.output.contains("small: refused after"), "{}", r.text());
+    let after: u64 = r
+        .output
+        .split_whitespace()
+        .rev()
+        .nth(3)
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        after <= 4,
+        "{after} x 64 MiB under a 256 MiB limit: {}",
+        r.text()
+    );
+}
+
+#[test]
+fn too_many_open_files_fail_in_the_command_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(
+        dir.path(),
+        SandboxMode::BestEffort,
+        Limits {
+            open_files: Some(16),
+            ..Limits::default()
+        },
+    );
+    let script = "fs = []\ntry:\n    while True:\n        fs.append(open('/dev/null'))\n\
+                  except OSError as e:\n    print(len(fs), e.errno)\n";
+    let r = k.run(&[
+        "/usr/bin/python3".to_owned(),
+        "-c".to_owned(),
+        script.to_owned(),
+    ]);
+    let fields: Vec<&str> = ok(&r).split_whitespace().collect();
+    let opened: usize = fields[0].parse().unwrap();
+    assert!(opened < 16, "{}", r.text());
+    assert_eq!(fields[1], libc::EMFILE.to_string(), "{}", r.text());
+}
+
+/// The OOM killer picks the command before the agent: its score adjustment is the highest,
+/// and the agent's own stays where it was.
+#[test]
+fn a_command_is_the_oom_killers_first_choice_not_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let own = std::fs::read_to_string("/proc/self/oom_score_adj").unwrap();
+    // A confined command cannot read /proc: the unconfined route shows the value, and the
+    // confined one is read from outside while it sleeps.
+    let k = kernel(dir.path(), SandboxMode::Off, Limits::default());
+    let r = k.run(&sh("cat /proc/self/oom_score_adj"));
+    assert_eq!(ok(&r).trim(), "1000");
+    let k = kernel(dir.path(), SandboxMode::BestEffort, Limits::default());
+    let cancel = nanotool_runtime::CancelHandle::new();
+    let stop = cancel.clone();
+    let me = std::process::id().to_string();
+    let watcher = std::thread::spawn(move || {
+        for _ in 0..2000 {
+            for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+                let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+                let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split(' ').collect();
+                if stat.contains("(sleep)") && fields.get(2) == Some(&me.as_str()) {
+                    let adj = std::fs::read_to_string(entry.path().join("oom_score_adj")).unwrap();
+                    stop.cancel();
+                    return Some(adj);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop.cancel();
+        None
+    });
+    let r = k.run_cancellable(&["sleep".to_owned(), "30".to_owned()], &cancel);
+    assert!(r.cancelled, "{}", r.text());
+    assert_eq!(
+        watcher.join().unwrap().as_deref().map(str::trim),
+        Some("1000")
+    );
+    assert_eq!(
+        std::fs::read_to_string("/proc/self/oom_score_adj").unwrap(),
+        own,
+        "the agent's own score adjustment changed"
+    );
+}
+
+/// Each call leads its own session, hence (where the scheduler groups by session, Linux's
+/// autogroup) its own CPU share: a call with 64 spinning threads weighs as much as one call
+/// with one.
+#[test]
+fn each_call_leads_its_own_session_and_autogroup() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(dir.path(), SandboxMode::Off, Limits::default());
+    let script = "echo $$; cut -d' ' -f6,19 /proc/self/stat; cat /proc/self/autogroup";
+    let first = k.run(&sh(script));
+    let second = k.run(&sh(script));
+    let lines = |r: &ExecResult| -> Vec<String> { ok(r).lines().map(str::to_owned).collect() };
+    let (a, b) = (lines(&first), lines(&second));
+    // `cut`, the shell's child, is in the session the shell (the call's leader) leads, and
+    // runs at the commands' niceness.
+    assert_eq!(
+        a[1],
+        format!("{} {}", a[0], Limits::default().nice),
+        "{}",
+        first.text()
+    );
+    let own = std::fs::read_to_string("/proc/self/autogroup").unwrap();
+    assert!(a[2].starts_with("/autogroup-"), "{}", first.text());
+    assert_ne!(
+        a[2].trim(),
+        own.trim(),
+        "the call shares the agent's autogroup"
+    );
+    assert_ne!(a[2], b[2], "two calls share one autogroup");
+}
+
+#[test]
+fn the_status_says_which_limits_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(dir.path(), SandboxMode::BestEffort, Limits::default());
+    let line = k.limits_status().to_string();
+    assert!(line.starts_with("limits: "), "{line}");
+    for part in [
+        "memory 4 GiB",
+        "file size 1 GiB",
+        "open files 1024",
+        "no core dumps",
+        "oom_score_adj 1000",
+        "processes: not bounded",
+    ] {
+        assert!(line.contains(part), "{part:?} not in {line}");
+    }
+}
+
+#[test]
+fn an_argument_over_the_kernels_limit_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = kernel(dir.path(), SandboxMode::BestEffort, Limits::default());
+    let big = "x".repeat(128 * 1024);
+    let r = k.run(&["echo".to_owned(), "small".to_owned(), big]);
+    let err = r.start_error.clone().unwrap_or_default();
+    assert!(
+        err.contains("argument 2") && err.contains("128 KiB"),
+        "{}",
+        r.text()
+    );
+    // Just under the limit still runs.
+    let fits = "x".repeat(128 * 1024 - 1);
+    assert_eq!(k.run(&["echo".to_owned(), fits]).exit_code, 0);
+}

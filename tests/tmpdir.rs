@@ -1,0 +1,226 @@
+//! The commands' private TMPDIR never outlives its kernel, whatever a command left in it: a
+//! tree deeper than the open-file limit and than a thread's stack allows to recurse, and
+//! directories whose modes refuse their owner.
+
+mod common;
+
+use common::bin::nanotool_bin;
+use nanotool_runtime::{CommandExecKernel, KernelSettings};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const ROLE: &str = "NANOTOOL_TEST_TMPDIR_ROLE";
+
+/// Runs `test` alone in a copy of this process (it changes process-wide state: the limit on
+/// open files, the user); true in the copy.
+fn in_own_process(test: &str) -> bool {
+    if std::env::var(ROLE).as_deref() == Ok(test) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE, test)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{test} failed in its own process:\n{text}"
+    );
+    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
+    false
+}
+
+fn kernel(ws: &Path) -> CommandExecKernel {
+    CommandExecKernel::new(KernelSettings {
+        cwd: ws.to_path_buf(),
+        ..KernelSettings::default()
+    })
+    .unwrap()
+}
+
+fn tmpdir_of(k: &CommandExecKernel) -> PathBuf {
+    k.sandbox_tmpdir().expect("the sandbox is on").to_path_buf()
+}
+
+/// Drops `k` on a thread with a 256 KiB stack: a removal that recursed once per level would
+/// overflow it (and abort the process).
+fn drop_on_small_stack(k: CommandExecKernel) {
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || drop(k))
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
+    if !in_own_process("a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed") {
+        return;
+    }
+    let limit = libc::rlimit {
+        rlim_cur: 64,
+        rlim_max: 64,
+    };
+    // SAFETY: setrlimit of this process (alone in its copy).
+    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path());
+    let tmp = tmpdir_of(&k);
+    let script = "import os\nos.chdir(os.environ['TMPDIR'])\nfor i in range(10000):\n    \
+                  os.mkdir('d')\n    os.chdir('d')\nopen('leaf', 'w').write('x')\nprint('built')\n";
+    let r = k.run(&[
+        "/usr/bin/python3".to_owned(),
+        "-c".to_owned(),
+        script.to_owned(),
+    ]);
+    assert_eq!(r.output, "built\n", "{}", r.text());
+    assert!(tmp.join("d/d/d").is_dir());
+    drop_on_small_stack(k);
+    assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+}
+
+#[test]
+fn directories_that_refuse_their_owner_are_removed() {
+    if !in_own_process("directories_that_refuse_their_owner_are_removed") {
+        return;
+    }
+    // An ordinary user: root's capabilities would ignore the modes.
+    // SAFETY: plain calls on this process's credentials (it runs this test alone).
+    unsafe {
+        if libc::geteuid() == 0 {
+            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+            assert_eq!(libc::setgid(12345), 0);
+            assert_eq!(libc::setuid(12345), 0);
+        }
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path());
+    let tmp = tmpdir_of(&k);
+    let script = "cd \"$TMPDIR\" && mkdir -p a/b/c w && : > a/b/c/f && : > a/b/g && : > w/f && \
+                  chmod 0300 a/b && chmod 0 a/b/c && chmod 0500 w && chmod 0 a/b/g && echo built";
+    // A tool that declares `writes` may change modes.
+    let writes = nanotool_runtime::Access {
+        writes: true,
+        network: false,
+        local_network: false,
+    };
+    let r = k.run_as(
+        &["sh".to_owned(), "-c".to_owned(), script.to_owned()],
+        writes,
+        None,
+    );
+    assert_eq!(r.output, "built\n", "{}", r.text());
+    assert!(
+        std::fs::read_dir(tmp.join("a/b")).is_err(),
+        "the mode does not refuse"
+    );
+    drop(k);
+    assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+}
+
+#[test]
+fn the_removal_never_follows_a_symlink_out() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("keep"), "x").unwrap();
+    let k = kernel(ws.path());
+    let tmp = tmpdir_of(&k);
+    std::os::unix::fs::symlink(outside.path(), tmp.join("link")).unwrap();
+    drop(k);
+    assert!(!tmp.exists());
+    assert!(
+        outside.path().join("keep").exists(),
+        "the removal followed a symlink"
+    );
+}
+
+/// How `serve` is stopped.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    StdinClosed,
+    Signal(i32),
+}
+
+/// Starts `nanotool serve` with its own temp base, lets a command fill its TMPDIR with a
+/// locked, deep tree, stops it as `stop` says, and checks the TMPDIR is gone.
+fn serve_leaves_nothing(stop: Stop) {
+    let ws = tempfile::tempdir().unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let mut child = Command::new(nanotool_bin())
+        .args(["serve", "--cwd"])
+        .arg(ws.path())
+        .env("TMPDIR", base.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let tmp = loop {
+        let made: Vec<PathBuf> = std::fs::read_dir(base.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        if let Some(dir) = made.into_iter().next() {
+            break dir;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "serve made no TMPDIR"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // What a command could leave there: deep, and a directory its owner cannot read.
+    let mut deep = tmp.clone();
+    for _ in 0..200 {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("f"), "x").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.join("d"), std::fs::Permissions::from_mode(0o300)).unwrap();
+    // Let the server reach its read loop (and, for a signal, its watcher) before stopping it.
+    std::thread::sleep(Duration::from_millis(300));
+    match stop {
+        Stop::StdinClosed => drop(child.stdin.take()),
+        Stop::Signal(sig) => {
+            // SAFETY: a signal to our own child.
+            assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        }
+    }
+    let status = child.wait().unwrap();
+    let mut log = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert!(
+        !tmp.exists(),
+        "{stop:?} ({status}): {} outlived serve:\n{log}",
+        tmp.display()
+    );
+}
+
+#[test]
+fn serve_removes_its_tmpdir_when_stdin_closes() {
+    serve_leaves_nothing(Stop::StdinClosed);
+}
+
+#[test]
+fn serve_removes_its_tmpdir_on_sigterm_sigint_and_sighup() {
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        serve_leaves_nothing(Stop::Signal(sig));
+    }
+}
