@@ -702,11 +702,12 @@ fn remove_private_sysv_objects_600() {
     let table = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
     for line in table.lines().skip(1) {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.first() == Some(&"0") && fields.get(2) == Some(&"600") {
-            if let Ok(id) = fields[1].parse::<i32>() {
-                // SAFETY: removes a segment of key 0; a null buffer is allowed for IPC_RMID.
-                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
-            }
+        if fields.first() == Some(&"0")
+            && fields.get(2) == Some(&"600")
+            && let Ok(id) = fields[1].parse::<i32>()
+        {
+            // SAFETY: removes a segment of key 0; a null buffer is allowed for IPC_RMID.
+            unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
         }
     }
 }

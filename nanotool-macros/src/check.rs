@@ -163,10 +163,10 @@ fn settings(cx: &mut Ctxt, settings: &Settings) {
             cx.error_at(span, format!("{e}: write `timeout = 900` for 15 minutes"));
         }
     }
-    if let Some((bytes, span)) = settings.max_output {
-        if let Err(e) = kernel::check_max_output(bytes) {
-            cx.error_at(span, format!("{e}: write `max_output = 65536` for 64 KiB"));
-        }
+    if let Some((bytes, span)) = settings.max_output
+        && let Err(e) = kernel::check_max_output(bytes)
+    {
+        cx.error_at(span, format!("{e}: write `max_output = 65536` for 64 KiB"));
     }
     if settings.env.len() > kernel::MAX_ENV_VARS {
         cx.error_at(
