@@ -424,6 +424,12 @@ impl CommandExecKernel {
         self.sandbox.tmpdir()
     }
 
+    /// The private home confined commands get as `HOME` and the XDG folders (`None` with the
+    /// sandbox off); removed with the kernel, like [`Self::sandbox_tmpdir`].
+    pub fn sandbox_home(&self) -> Option<&Path> {
+        self.sandbox.home()
+    }
+
     /// When the binary `name` resolves to a file that confined commands cannot read (a
     /// toolchain under `$HOME`, such as a pyenv shim), says so and names the paths to add
     /// ([`KernelSettings::sandbox_read`], `--sandbox-read`); `None` when it is readable, not

@@ -13,7 +13,7 @@
 use std::time::Duration;
 use thiserror::Error;
 
-use super::env::FIXED;
+use super::env::{FIXED, RUNNER_FIXED};
 
 /// The longest timeout a tool may ask for: one day, in seconds.
 pub const MAX_TIMEOUT_SECS: u64 = 24 * 60 * 60;
@@ -268,7 +268,22 @@ pub fn env_name_problem(name: &str) -> Option<String> {
                 .to_owned(),
         );
     }
-    if FIXED.iter().any(|(fixed, _)| *fixed == name) {
+    // The variables the kernel sets for every command or for the programs that may start
+    // others (the Python and git overrides, `PYTHONSAFEPATH`, which the kernel sets per call
+    // from the argv), and the private home's XDG folders.
+    if FIXED
+        .iter()
+        .chain(RUNNER_FIXED)
+        .any(|(fixed, _)| *fixed == name)
+        || [
+            "PYTHONSAFEPATH",
+            "XDG_CACHE_HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_STATE_HOME",
+        ]
+        .contains(&name)
+    {
         return Some(
             "the kernel sets it for every command, for safety or plain output; a tool may not \
              change it"

@@ -1,7 +1,7 @@
 //! `nanotool serve`: the tools over stdio to an MCP client, until stdin ends or a signal.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,7 +35,14 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     let limits_status = toolbox.kernel().limits_status().to_string();
     // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
     // removed there by hand.
-    let tmpdir = toolbox.kernel().sandbox_tmpdir().map(Path::to_path_buf);
+    let tmpdir: Vec<PathBuf> = [
+        toolbox.kernel().sandbox_tmpdir(),
+        toolbox.kernel().sandbox_home(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(Path::to_path_buf)
+    .collect();
     let tmpdir_at_eof = tmpdir.clone();
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = signals {
@@ -54,7 +61,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            remove_tmpdir(tmpdir.as_deref());
+            remove_tmpdir(&tmpdir);
             if let Some(pipe) = LOG_PIPE.get() {
                 pipe.flush(LOG_FLUSH_WAIT);
             }
@@ -80,24 +87,25 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     // The signal thread holds the server (hence the kernel) to the end: no destructor removes
     // the temp dir on this path either.
     server.cancel_all();
-    remove_tmpdir(tmpdir_at_eof.as_deref());
+    remove_tmpdir(&tmpdir_at_eof);
     if let Some(pipe) = LOG_PIPE.get() {
         pipe.flush(LOG_FLUSH_WAIT);
     }
     Ok(0)
 }
 
-/// Removes the commands' private temp dir however deep or locked its content is, and logs
-/// the path when it cannot.
+/// Removes the commands' private temp dir and home however deep or locked their content is,
+/// and logs the path when it cannot.
 /// A signal during the read loop also ends it: the signal thread and the main thread may
 /// both get here, one after the other.
-fn remove_tmpdir(dir: Option<&Path>) {
+fn remove_tmpdir(dirs: &[PathBuf]) {
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(dir) = dir
-        && std::fs::symlink_metadata(dir).is_ok()
-        && let Err(e) = nanotool_runtime::kernel::remove_tree(dir)
-    {
-        tracing::error!("the commands' temp dir is left behind: {e}");
+    for dir in dirs {
+        if std::fs::symlink_metadata(dir).is_ok()
+            && let Err(e) = nanotool_runtime::kernel::remove_tree(dir)
+        {
+            tracing::error!("the commands' private folder is left behind: {e}");
+        }
     }
 }
