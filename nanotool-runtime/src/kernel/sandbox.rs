@@ -163,10 +163,6 @@ pub struct SandboxStatus {
     /// Whether each command runs in a PID namespace of its own, where it can name no process
     /// outside its call.
     pub pid_namespace: bool,
-    /// Whether a tool that declares `"network": "local"` gets its private loopback here (a
-    /// network namespace with only `lo`), or why not: then its calls are refused, never run
-    /// with more or less network than declared.
-    pub local_network: Result<(), String>,
 }
 
 /// One thing the sandbox keeps a command from doing, and whether that holds on this machine
@@ -204,7 +200,6 @@ impl SandboxStatus {
             landlock_abi,
             seccomp: seccomp::supported() && filter_rules,
             pid_namespace: false,
-            local_network: Err("not tried".to_owned()),
         }
     }
 
@@ -377,9 +372,6 @@ impl fmt::Display for SandboxStatus {
                         if !partial.is_empty() {
                             write!(f, "; not confined on this Linux: {}", partial.join("; "))?;
                         }
-                        if let Err(why) = &self.local_network {
-                            write!(f, "; `\"network\": \"local\"` is not available: {why}")?;
-                        }
                         Ok(())
                     }
                 }
@@ -423,7 +415,9 @@ pub(crate) struct Sandbox {
     /// Commands run in a private PID namespace (set by the kernel before the first spawn).
     pub pid_namespace: bool,
     /// How `"network": "local"` commands get their private loopback, where they can.
-    local_network: Option<std::sync::Arc<spawn::LocalNet>>,
+    /// The private loopback (`"network": "local"`): tried on the first call of a tool that
+    /// declares it, so a kernel that never runs one makes no namespace.
+    local_network: OnceLock<Result<std::sync::Arc<spawn::LocalNet>, String>>,
 }
 
 /// How long a profile whose confinement failed to build answers with that failure before
@@ -472,23 +466,13 @@ impl Sandbox {
         }
         let mut read = read;
         read.extend(enclosing_git_dirs(workspace));
-        let local_network = if mode == SandboxMode::Off {
-            None
-        } else {
-            Some(spawn::local_network())
-        };
         let (tmpdir, home) = if mode == SandboxMode::Off {
             (None, None)
         } else {
             (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
         };
-        let mut status = status;
-        status.local_network = match &local_network {
-            Some(Ok(_)) | None => Ok(()),
-            Some(Err(why)) => Err(why.clone()),
-        };
         let mut sandbox = Sandbox {
-            local_network: local_network.and_then(Result::ok).map(std::sync::Arc::new),
+            local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
             tmpdir,
@@ -555,6 +539,12 @@ impl Sandbox {
         roots
     }
 
+    /// The private loopback, tried once on first use.
+    fn local_net(&self) -> &Result<std::sync::Arc<spawn::LocalNet>, String> {
+        self.local_network
+            .get_or_init(|| spawn::local_network().map(std::sync::Arc::new))
+    }
+
     /// How to start a command of profile `access`.
     pub(crate) fn route(&self, access: Access) -> Route<'_> {
         if self.status.mode == SandboxMode::Off {
@@ -571,7 +561,7 @@ impl Sandbox {
         // cause (no thread or fd to spare for the trial, say) does not leave the kernel
         // unconfined for good.
         if access.is_local()
-            && let Err(why) = &self.status.local_network
+            && let Err(why) = self.local_net()
         {
             return Route::Refuse(format!(
                 "this tool declares `\"network\": \"local\"` (a private loopback of its own), which this host cannot give: {why}; run the agent as root or where user namespaces are allowed, or declare `\"network\": true`"
@@ -657,7 +647,7 @@ impl Sandbox {
         let mut confinement = Confinement::new(&profile, filter, abi, self.status.seccomp)
             .map_err(|e| e.to_string())?;
         if access.is_local() {
-            confinement.local_network = self.local_network.clone();
+            confinement.local_network = self.local_net().as_ref().ok().cloned();
         }
         // Without filter rules for this architecture the command is confined by Landlock, its
         // capabilities, fds and group (the status says what is missing); a filter that this
