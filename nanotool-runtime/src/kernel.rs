@@ -896,7 +896,7 @@ fn is_executable_file(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::cancel::CancelInner;
-    use super::result::seconds;
+    use super::limits::seconds;
     use super::*;
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;

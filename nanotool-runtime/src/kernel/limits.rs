@@ -80,11 +80,7 @@ impl fmt::Display for LimitHit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LimitHit::FileSize(n) => write!(f, "killed: file size limit {} reached", Size(*n)),
-            LimitHit::CpuTime(d) => write!(
-                f,
-                "killed: CPU time limit {} s reached",
-                super::result::seconds(*d)
-            ),
+            LimitHit::CpuTime(d) => write!(f, "killed: CPU time limit {} s reached", seconds(*d)),
         }
     }
 }
@@ -141,7 +137,7 @@ impl fmt::Display for LimitsStatus {
             or_host(l.open_files.map(|n| n.to_string())),
             l.cpu_time.map_or_else(
                 || "by the timeout only".to_owned(),
-                |d| format!("{} s", super::result::seconds(d))
+                |d| format!("{} s", seconds(d))
             ),
         )?;
         if l.oom_first {
@@ -246,6 +242,12 @@ impl ChildLimits {
             applied,
         )
     }
+}
+
+/// Seconds as people write them: `30`, `0.2`, `1.5`.
+pub(super) fn seconds(d: Duration) -> String {
+    let s = format!("{:.1}", d.as_secs_f64());
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
 }
 
 #[cfg(test)]

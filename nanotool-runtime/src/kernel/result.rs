@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use super::limits::seconds;
+
 /// What one run did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExecResult {
@@ -110,12 +112,6 @@ impl std::fmt::Display for UnreadableBinary {
             flags.join(" ")
         )
     }
-}
-
-/// Seconds as people write them: `30`, `0.2`, `1.5`.
-pub(super) fn seconds(d: Duration) -> String {
-    let s = format!("{:.1}", d.as_secs_f64());
-    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
 }
 
 /// The name of a signal number, `SIG...`.
