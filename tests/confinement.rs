@@ -19,16 +19,12 @@ const PYTHON: &str = "/usr/bin/python3";
 
 /// The Landlock ABIs to play: 0 (no Landlock) up to the running Linux's own.
 fn abis() -> Vec<u32> {
-    // SAFETY: LANDLOCK_CREATE_RULESET_VERSION only asks the ABI.
-    let running = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            1u32,
-        )
-    };
-    (0..=running.max(0) as u32).collect()
+    let running = kernel(Path::new("."), None, SandboxMode::BestEffort)
+        .sandbox_status()
+        .landlock_abi
+        .clone()
+        .unwrap_or(0);
+    (0..=running).collect()
 }
 
 fn kernel(ws: &Path, abi: Option<u32>, mode: SandboxMode) -> CommandExecKernel {

@@ -185,7 +185,11 @@ pub(crate) struct ChildLimits {
     /// `(resource, limit)` pairs, soft and hard alike, each clamped to the host's hard
     /// limit (an ordinary process cannot raise it).
     pub rlimits: Vec<(libc::c_int, libc::rlimit)>,
-    /// Write `1000` to `/proc/self/oom_score_adj`.
+    /// Write `1000` to `/proc/self/oom_score_adj` (Linux's; the portable backend has none).
+    #[cfg_attr(
+        not(all(target_os = "linux", not(nanotool_portable))),
+        allow(dead_code)
+    )]
     pub oom_first: bool,
     /// `setpriority` to this niceness (0: leave it).
     pub nice: i32,

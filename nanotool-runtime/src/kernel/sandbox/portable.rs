@@ -241,7 +241,6 @@ pub(crate) mod spawn {
             .stderr(Stdio::from(output.try_clone()?))
             .process_group(0);
         // `oom_first` (the child's `oom_score_adj`) is Linux's: nothing to set for it here.
-        let _ = limits.map(|l| l.oom_first);
         if let Some(limits) = limits.filter(|l| !l.rlimits.is_empty() || l.nice != 0) {
             let rlimits = limits.rlimits.clone();
             let nice = limits.nice;
