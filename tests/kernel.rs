@@ -346,6 +346,51 @@ fn one_gib_of_output_is_capped_with_head_and_tail() {
     assert_eq!(r.total_bytes, 1 << 30);
 }
 
+/// A flood that never ends is read in paced chunks (the reader leaves a grown pipe alone for
+/// a moment after each wake-up); the timeout and a cancel must still end it, whichever moment
+/// of the pacing they fall in, and kill its group.
+#[test]
+fn an_endless_flood_ends_at_its_timeout_and_on_cancel() {
+    let _g = serial();
+    let k = CommandExecKernel::new(KernelSettings {
+        timeout: Duration::from_millis(1500),
+        ..KernelSettings::default()
+    })
+    .unwrap();
+    let r = within_watchdog("endless flood, timeout", move || {
+        k.run(&sh("echo $$; exec yes"))
+    });
+    assert!(r.timed_out && !r.cancelled, "{r:?}");
+    assert_eq!(r.exit_code, 124);
+    assert!(r.total_bytes > 64 * 1024, "{}", r.total_bytes);
+    assert!(r.truncated);
+    assert_dies(pid_in(&r.output), "the flooding leader");
+
+    let progress = std::sync::Arc::new(nanotool_runtime::Progress::new());
+    let handle = CancelHandle::with_progress(progress.clone());
+    let canceller = {
+        let handle = handle.clone();
+        std::thread::spawn(move || {
+            // Fire once the flood is well past the point where the reader starts pacing.
+            let until = Instant::now() + WATCHDOG;
+            while progress.bytes() < 64 << 20 && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            handle.cancel();
+        })
+    };
+    let k = default_kernel();
+    let h = handle.clone();
+    let r = within_watchdog("endless flood, cancel", move || {
+        k.run_cancellable(&sh("echo $$; exec yes"), &h)
+    });
+    canceller.join().unwrap();
+    assert!(r.cancelled && !r.timed_out, "{r:?}");
+    assert_eq!(r.exit_code, 130);
+    assert!(r.total_bytes >= 64 << 20, "{}", r.total_bytes);
+    assert_dies(pid_in(&r.output), "the cancelled flooding leader");
+}
+
 #[test]
 fn multibyte_text_is_cut_on_character_boundaries() {
     let _g = serial();

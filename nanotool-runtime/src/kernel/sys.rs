@@ -32,11 +32,12 @@ pub(super) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Grows a pipe's buffer (best effort: the per-user pipe limit may refuse it, which only costs
-/// throughput).
-pub(super) fn grow_pipe(fd: &OwnedFd, bytes: usize) {
+/// throughput). Returns the size the pipe has now, `None` if it stayed as it was.
+pub(super) fn grow_pipe(fd: &OwnedFd, bytes: usize) -> Option<usize> {
     let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
     // SAFETY: F_SETPIPE_SZ on a pipe fd we own; failure is harmless.
-    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, bytes) };
+    let ret = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, bytes) };
+    usize::try_from(ret).ok()
 }
 
 /// A pidfd for a child we have not reaped yet (so its pid cannot have been reused).
