@@ -405,8 +405,9 @@ pub(crate) struct Sandbox {
     home: Option<TempDir>,
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
-    /// Every path confined commands may read, canonical (computed once).
-    readable: Vec<PathBuf>,
+    /// Every path confined commands may read, canonical: computed on the first question
+    /// that the paths as given do not answer (see [`Sandbox::can_read`]).
+    readable: OnceLock<Vec<PathBuf>>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
     confinements: [OnceLock<Confinement>; 8],
     /// Each profile's last failure to build, and when: tried again once it is
@@ -471,7 +472,7 @@ impl Sandbox {
         } else {
             (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
         };
-        let mut sandbox = Sandbox {
+        let sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
@@ -479,17 +480,12 @@ impl Sandbox {
             home,
             read,
             write,
-            readable: Vec::new(),
+            readable: OnceLock::new(),
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
             failures: Default::default(),
             pid_namespace: false,
         };
-        sandbox.readable = sandbox
-            .readable_roots()
-            .iter()
-            .filter_map(|root| root.canonicalize().ok())
-            .collect();
         Ok(sandbox)
     }
 
@@ -509,8 +505,25 @@ impl Sandbox {
     }
 
     /// Whether a confined command may read `real` (a canonical path).
+    ///
+    /// The roots as given answer first: a root that is a prefix of a canonical path is
+    /// canonical itself, so a match there is a match among the canonical roots, and the usual
+    /// program (under `/usr`) costs no path resolution. Only a path outside them all has the
+    /// roots resolved (once, a few syscalls per root) and compared again.
     pub(crate) fn can_read(&self, real: &Path) -> bool {
-        self.readable.iter().any(|root| real.starts_with(root))
+        let roots = self.readable_roots();
+        if roots.iter().any(|root| real.starts_with(root)) {
+            return true;
+        }
+        self.readable
+            .get_or_init(|| {
+                roots
+                    .iter()
+                    .filter_map(|root| root.canonicalize().ok())
+                    .collect()
+            })
+            .iter()
+            .any(|root| real.starts_with(root))
     }
 
     /// The canonical path of a program, remembered (resolving it costs a few syscalls per

@@ -133,11 +133,8 @@ impl From<RulesetStatus> for Enforced {
 /// The profile's ruleset, created and filled but applied to nobody yet.
 pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     let mut rules: Vec<(PathBuf, landlock::BitFlags<AccessFs>)> = Vec::new();
-    let mut add = |path: &Path, access| {
-        if path.exists() {
-            rules.push((path.to_path_buf(), access));
-        }
-    };
+    // Whether each path exists is asked when it is opened below (a missing one is skipped).
+    let mut add = |path: &Path, access| rules.push((path.to_path_buf(), access));
     for dir in SYSTEM_DIRS.iter().chain(ETC_FILES) {
         add(Path::new(dir), read_access());
     }
@@ -198,11 +195,11 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     for (path, access) in rules {
         let fd = match PathFd::new(&path) {
             Ok(fd) => fd,
-            // Gone since the check (or unreadable to us): nothing to allow.
+            // Missing on this host (or unreadable to us): nothing to allow.
             Err(_) => continue,
         };
         // A rule carries only rights the ruleset handles, and on a file, file rights only.
-        let access = if path.is_dir() {
+        let access = if is_dir(&fd) {
             access & handled
         } else {
             access & AccessFs::from_file(abi)
@@ -212,6 +209,17 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
             .map_err(|e| fail(&format!("rule for {}", path.display()), &e))?;
     }
     Ok(created)
+}
+
+/// Whether an `O_PATH` fd names a directory: asked of the fd, not by walking the path again.
+fn is_dir(fd: &PathFd) -> bool {
+    use std::os::fd::{AsFd, AsRawFd};
+    // SAFETY: fstat writes one `struct stat` into `st`, which is zeroed plain data.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        libc::fstat(fd.as_fd().as_raw_fd(), &mut st) == 0
+            && st.st_mode & libc::S_IFMT == libc::S_IFDIR
+    }
 }
 
 /// The running kernel's Landlock ABI (0: none), or why there is none.
