@@ -821,6 +821,10 @@ impl Drop for TempDir {
     /// failure to; a host that must know calls [`remove_tree`](super::tree::remove_tree)
     /// itself first (the `serve` command does, and logs the path).
     fn drop(&mut self) {
-        let _ = super::tree::remove_tree(&self.0);
+        // Most calls leave it empty: one `rmdir` then, the walk only when something is left
+        // (or the name is no longer a directory, which `remove_tree` refuses to follow).
+        if std::fs::remove_dir(&self.0).is_err() {
+            let _ = super::tree::remove_tree(&self.0);
+        }
     }
 }
