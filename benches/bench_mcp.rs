@@ -1,7 +1,9 @@
 //! What `nanotool serve` costs on top of the kernel: 1,000 sequential `tools/call` round trips
 //! of a trivial descriptor tool (`true`) over stdio, against the same command run through the
 //! kernel directly (and through `Toolbox::call` in process), interleaved call by call in one
-//! run, beside a `ping` round trip (the transport's floor); then 32 concurrent calls, counted.
+//! run, beside a `ping` round trip (the transport's floor) and a bare spawn of `true` by this
+//! client process (std's `Command::output`, no sandbox: what a client pays without a server);
+//! then 32 concurrent calls, counted.
 //!
 //! ```sh
 //! cargo bench --bench bench_mcp
@@ -127,12 +129,22 @@ fn main() {
     let mut pinged = Vec::with_capacity(CALLS);
     let mut tooled = Vec::with_capacity(CALLS);
     let mut served = Vec::with_capacity(CALLS);
+    let mut bare = Vec::with_capacity(CALLS);
     let mut id = 1000;
     // One call of each kind in turn, the order rotating, so that load from elsewhere and
-    // the after-effects of the previous call fall on all three alike.
+    // the after-effects of the previous call fall on all of them alike.
     for i in 0..CALLS {
-        for k in 0..4 {
-            match (i + k) % 4 {
+        for k in 0..5 {
+            match (i + k) % 5 {
+                4 => {
+                    let t = Instant::now();
+                    let out = Command::new("true")
+                        .current_dir(cwd.path())
+                        .output()
+                        .expect("spawn true");
+                    bare.push(t.elapsed());
+                    assert!(out.status.success());
+                }
                 3 => {
                     id += 1;
                     let t = Instant::now();
@@ -171,11 +183,12 @@ fn main() {
             }
         }
     }
-    let (d, t, s, p) = (
+    let (d, t, s, p, b) = (
         median(direct),
         median(tooled),
         median(served),
         median(pinged),
+        median(bare),
     );
     let us = |x: Duration| x.as_secs_f64() * 1e6;
     println!(
@@ -200,6 +213,14 @@ fn main() {
         "  MCP - kernel {:.1} µs, of which the bare round trip (ping) {:.1} µs",
         us(s) - us(d),
         us(p)
+    );
+    println!(
+        "  bare spawn by the client  median {:>8.1} µs/call (Command::output, unconfined)",
+        us(b)
+    );
+    println!(
+        "  the whole server per call (MCP round trip, confined) / bare spawn {:.3}",
+        s.as_secs_f64() / b.as_secs_f64()
     );
 
     // 32 concurrent calls: all sent before any answer is read.
