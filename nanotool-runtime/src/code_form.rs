@@ -440,6 +440,17 @@ impl Tool for CodeTool {
             Err(err) => ToolOutput::failed(format!("tool `{}` cannot run: {err}", self.name)),
         }
     }
+
+    /// Its [`CommandTool`] with the host's settings: a command tool from then on.
+    fn with_host_settings(
+        &self,
+        host: &RunSettings,
+    ) -> Option<Result<std::sync::Arc<dyn Tool>, SpecError>> {
+        match self.built() {
+            Ok(tool) => tool.with_host_settings(host),
+            Err(err) => Some(Err(err.clone())),
+        }
+    }
 }
 
 fn spec_of(name: &str, build: BuildFn) -> Result<&'static CommandSpec, SlotError> {

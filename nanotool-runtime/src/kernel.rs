@@ -57,7 +57,7 @@ pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
     PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_max_output,
-    check_timeout_secs, env_name_problem,
+    check_sandbox_read, check_timeout_secs, env_name_problem, expand_home,
 };
 pub use tree::remove_tree;
 
@@ -446,12 +446,31 @@ impl CommandExecKernel {
             return None;
         }
         let program = self.resolve(name).ok()?;
-        self.outside_sandbox(name, &program)
+        self.outside_sandbox(name, &program, &[])
     }
 
-    fn outside_sandbox(&self, name: &str, program: &Path) -> Option<UnreadableBinary> {
+    /// [`unreadable_binary`](Self::unreadable_binary) for a tool with its own readable paths
+    /// ([`RunSettings::sandbox_read`]).
+    pub fn unreadable_binary_for(
+        &self,
+        name: &str,
+        settings: &RunSettings,
+    ) -> Option<UnreadableBinary> {
+        if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
+            return None;
+        }
+        let program = self.resolve(name).ok()?;
+        self.outside_sandbox(name, &program, &canonical_all(&settings.sandbox_read))
+    }
+
+    fn outside_sandbox(
+        &self,
+        name: &str,
+        program: &Path,
+        extra: &[PathBuf],
+    ) -> Option<UnreadableBinary> {
         let real = self.sandbox.real_path(program)?;
-        if self.sandbox.can_read(&real) {
+        if self.sandbox.can_read(&real, extra) {
             return None;
         }
         // The commands' `HOME` (the host may have set it), else the agent's.
@@ -581,19 +600,21 @@ impl CommandExecKernel {
     /// Starts the command: confined by its profile, or directly when the sandbox is off (or
     /// best-effort could set nothing up). Returns the child, the read end of its output pipe,
     /// and whether it runs confined.
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
         name: &str,
         program: &Path,
         argv: &[String],
         access: Access,
+        extra: &[PathBuf],
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
-        match self.sandbox.route(access) {
+        match self.sandbox.route(access, extra) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
             Route::Direct => self.start_direct(name, program, argv, env),
             Route::Confined(confinement, confined) => {
-                if confined && let Some(hint) = self.outside_sandbox(name, program) {
+                if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
@@ -709,10 +730,19 @@ impl CommandExecKernel {
         // programs that run programs), and the tool's own variables set after every other: a
         // block of its own for this call.
         let kind = EnvKind::of(&program, argv, access);
-        let tool_env = if run.env.is_empty() {
+        // The tool's own readable paths (a toolchain one tool needs), and the variables that
+        // name the toolchain homes among them, set before the tool's own.
+        let extra = canonical_all(&run.sandbox_read);
+        let mut tool_vars = if self.settings.sandbox == SandboxMode::Off {
+            Vec::new()
+        } else {
+            self.child_env.toolchain_vars(&extra)
+        };
+        tool_vars.extend(run.env.iter().cloned());
+        let tool_env = if tool_vars.is_empty() {
             None
         } else {
-            match self.child_env.with_tool_env(&env, kind, &run.env) {
+            match self.child_env.with_tool_env(&env, kind, &tool_vars) {
                 Ok(blocks) => Some(blocks),
                 Err(e) => {
                     let message = format!("`{name}`: the environment cannot be built: {e}");
@@ -730,7 +760,9 @@ impl CommandExecKernel {
                 }
             },
         };
-        let (child, read_end, confined) = match self.start(name, &program, argv, access, env_ref) {
+        let (child, read_end, confined) = match self
+            .start(name, &program, argv, access, &extra, env_ref)
+        {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -868,6 +900,14 @@ struct CallEnvRef<'a> {
 }
 
 /// The exit code and message when the output pipe cannot be made.
+/// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
+fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
 fn pipe_error(name: &str, e: io::Error) -> (i32, String) {
     (
         EXIT_CANNOT_EXECUTE,

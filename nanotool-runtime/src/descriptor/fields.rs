@@ -247,9 +247,14 @@ impl<'v> RawDescriptor<'v> {
     }
 }
 
-/// The run settings of a descriptor: `timeout` (seconds), `max_output` (bytes), `env` (an
-/// object of strings), each checked by the kernel's own rules.
-fn run_settings(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> RunSettings {
+/// The run settings of a descriptor (or of a host's per-tool entry): `timeout` (seconds),
+/// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
+/// for the agent's home), each checked by the kernel's own rules. Other fields are left to
+/// the caller.
+pub(crate) fn run_settings(
+    object: &Map<String, Value>,
+    problems: &mut Vec<Problem>,
+) -> RunSettings {
     let mut settings = RunSettings::new();
     let mut whole = |field: &str, example: &str| -> Option<u128> {
         let value = object.get(field)?;
@@ -323,6 +328,55 @@ fn run_settings(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> Run
             "env".into(),
             format!(
                 "is {}; write an object of variables, e.g. {{\"RUST_BACKTRACE\": \"1\"}}",
+                hint::json_kind(other)
+            ),
+        )),
+    }
+    match object.get("sandbox_read") {
+        None => {}
+        Some(Value::Array(paths)) => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            for (i, path) in paths.iter().enumerate() {
+                let at = format!("sandbox_read[{i}]");
+                let Some(text) = path.as_str() else {
+                    problems.push((
+                        at,
+                        format!(
+                            "is {}; write the path as a string, e.g. \"~/.cargo\"",
+                            hint::json_kind(path)
+                        ),
+                    ));
+                    continue;
+                };
+                let Some(expanded) = kernel::expand_home(text, home.as_deref()) else {
+                    problems.push((
+                        at,
+                        format!(
+                            "`{text}`: `~` stands for the agent's own home only (`~/...`), and \
+                             only where $HOME is set; write the absolute path"
+                        ),
+                    ));
+                    continue;
+                };
+                match kernel::check_sandbox_read(&expanded) {
+                    // Resolved once here: what `list` shows is what the sandbox opens.
+                    Ok(()) => {
+                        let real = expanded.canonicalize().unwrap_or(expanded);
+                        if !settings.sandbox_read.contains(&real) {
+                            settings = settings.with_sandbox_read(real);
+                        }
+                    }
+                    Err(RunSettingsError::SandboxRead { reason, .. }) => {
+                        problems.push((at, format!("`{text}`: {reason}")))
+                    }
+                    Err(e) => problems.push((at, e.to_string())),
+                }
+            }
+        }
+        Some(other) => problems.push((
+            "sandbox_read".into(),
+            format!(
+                "is {}; write an array of paths, e.g. [\"~/.cargo\", \"~/.rustup\"]",
                 hint::json_kind(other)
             ),
         )),

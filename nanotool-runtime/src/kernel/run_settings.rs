@@ -10,6 +10,7 @@
 //! [`CommandExecKernel::run_with`]: super::CommandExecKernel::run_with
 //! [`KernelSettings`]: super::KernelSettings
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -74,6 +75,11 @@ pub struct RunSettings {
     /// Variables set for the command, after every variable the kernel sets (names checked by
     /// [`env_name_problem`]). A later entry with the same name wins.
     pub env: Vec<(String, String)>,
+    /// Extra paths this tool's confined commands may read (and execute), on top of the
+    /// kernel's: a toolchain one tool needs (`~/.cargo`), granted to that tool only. Each is
+    /// absolute and exists when the settings are checked; `~` is expanded where the settings
+    /// are read ([`expand_home`]).
+    pub sandbox_read: Vec<PathBuf>,
 }
 
 /// Why a [`RunSettings`] value cannot be used.
@@ -117,6 +123,14 @@ pub enum RunSettingsError {
         /// How many were given.
         count: usize,
     },
+    /// A `sandbox_read` path is relative, missing, or everything.
+    #[error("sandbox_read path `{}`: {reason}", path.display())]
+    SandboxRead {
+        /// The path as given.
+        path: PathBuf,
+        /// Why, and what to do instead.
+        reason: String,
+    },
 }
 
 impl RunSettingsError {
@@ -129,6 +143,7 @@ impl RunSettingsError {
             RunSettingsError::EnvName { .. }
             | RunSettingsError::EnvValue { .. }
             | RunSettingsError::TooManyEnv { .. } => "env",
+            RunSettingsError::SandboxRead { .. } => "sandbox_read",
         }
     }
 }
@@ -162,15 +177,28 @@ impl RunSettings {
         self
     }
 
+    /// The same settings with one more path its commands may read.
+    pub fn with_sandbox_read(mut self, path: impl Into<PathBuf>) -> Self {
+        self.sandbox_read.push(path.into());
+        self
+    }
+
     /// `other`'s values where it sets them, these where it does not; the environment is
-    /// these variables then `other`'s (a later entry wins).
+    /// these variables then `other`'s (a later entry wins), the readable paths both lists.
     pub fn overridden_by(&self, other: &RunSettings) -> RunSettings {
         let mut env = self.env.clone();
         env.extend(other.env.iter().cloned());
+        let mut sandbox_read = self.sandbox_read.clone();
+        for path in &other.sandbox_read {
+            if !sandbox_read.contains(path) {
+                sandbox_read.push(path.clone());
+            }
+        }
         RunSettings {
             timeout: other.timeout.or(self.timeout),
             max_output: other.max_output.or(self.max_output),
             env,
+            sandbox_read,
         }
     }
 
@@ -191,7 +219,59 @@ impl RunSettings {
         for (name, value) in &self.env {
             check_env(name, value)?;
         }
+        for path in &self.sandbox_read {
+            check_sandbox_read(path)?;
+        }
         Ok(())
+    }
+}
+
+/// Checks one path a tool may read: absolute, existing, and not `/` itself (which would open
+/// everything the agent can read). Use [`expand_home`] first for `~/...`.
+pub fn check_sandbox_read(path: &Path) -> Result<(), RunSettingsError> {
+    let problem = |reason: String| RunSettingsError::SandboxRead {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if !path.is_absolute() {
+        return Err(problem(
+            "not an absolute path: write it from `/`, or from your home as `~/...` (e.g. `~/.cargo`)"
+                .to_owned(),
+        ));
+    }
+    match path.canonicalize() {
+        Ok(real) if real == Path::new("/") => Err(problem(
+            "this is the whole file system: name the folder the tool needs (e.g. `~/.cargo`)"
+                .to_owned(),
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(problem(format!(
+            "cannot be used ({e}); name a file or folder that exists on this machine"
+        ))),
+    }
+}
+
+/// `~` and `~/rest` as paths under `home` (the agent's `$HOME`); anything else unchanged.
+/// `None` when the path starts with `~` but there is no home to expand it to, or names another
+/// user's home (`~alice/...`, not supported).
+///
+/// ```
+/// use nanotool_runtime::kernel::expand_home;
+/// use std::path::{Path, PathBuf};
+///
+/// let home = Some(Path::new("/home/ann"));
+/// assert_eq!(expand_home("~/.cargo", home), Some(PathBuf::from("/home/ann/.cargo")));
+/// assert_eq!(expand_home("/opt/go", home), Some(PathBuf::from("/opt/go")));
+/// assert_eq!(expand_home("~/.cargo", None), None);
+/// ```
+pub fn expand_home(path: &str, home: Option<&Path>) -> Option<PathBuf> {
+    if path == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    match path.strip_prefix("~/") {
+        Some(rest) => home.map(|h| h.join(rest)),
+        None if path.starts_with('~') => None,
+        None => Some(PathBuf::from(path)),
     }
 }
 
