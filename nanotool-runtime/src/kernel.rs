@@ -262,6 +262,9 @@ pub struct CommandExecKernel {
     ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
+    /// The working directory's device and inode when the kernel was built: Landlock's rules
+    /// hold that folder, so one recreated at the same path is told apart (and named).
+    cwd_id: (u64, u64),
     /// The call's limits as the spawn child applies them.
     child_limits: ChildLimits,
     /// The limits as they hold (clamped to the host's), for the status and the results.
@@ -346,7 +349,12 @@ impl CommandExecKernel {
             limits: applied,
             autogroup: limits::autogroup_applies(),
         };
+        let cwd_id = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
         Ok(CommandExecKernel {
+            cwd_id,
             child_limits,
             limits_status,
             cwd_c,
@@ -573,6 +581,26 @@ impl CommandExecKernel {
         self.run_inner(argv, access, settings, cancel)
     }
 
+    /// Why commands cannot run in the working directory any more when the folder at its path
+    /// is not the one the kernel was built on (deleted and recreated, or moved away and
+    /// replaced): the sandbox's rules hold the old folder, so a confined command would fail
+    /// on its own files with "Permission denied". One `stat` per call; nothing when the
+    /// sandbox is off (commands then simply run in the new folder).
+    fn cwd_replaced(&self) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        if self.settings.sandbox == SandboxMode::Off {
+            return None;
+        }
+        let now = std::fs::metadata(&self.cwd).ok()?;
+        if (now.dev(), now.ino()) == self.cwd_id {
+            return None;
+        }
+        Some(format!(
+            "the working directory {} was deleted and recreated (or replaced) since this kernel was built; the sandbox's rules hold the old folder, so nothing runs: build a new kernel on it (restart nanotool)",
+            self.cwd.display()
+        ))
+    }
+
     /// Resolves argv\[0\] to the absolute path to run.
     fn resolve(&self, name: &str) -> Result<PathBuf, (i32, String)> {
         if name.is_empty() {
@@ -706,6 +734,9 @@ impl CommandExecKernel {
         }
         if let Err(e) = run.check() {
             let message = format!("`{name}`: the tool's settings cannot be used: {e}");
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+        }
+        if let Some(message) = self.cwd_replaced() {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
         let program = match self.resolve(name) {
