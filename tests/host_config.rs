@@ -573,3 +573,80 @@ fn the_config_schema_and_the_loader_agree() {
         assert_eq!(p.run(&["list"]).code(), 1, "the loader lets {bad} through");
     }
 }
+
+/// A tool's own resource limits hold for its calls only, from the descriptor or the host's
+/// entry for it; a limit hit is named in words.
+#[test]
+fn a_tools_own_limits_hold_for_its_calls_only() {
+    let p = Project::new();
+    std::fs::write(p.path().join("src.bin"), vec![7u8; 10 << 10]).unwrap();
+    p.descriptor(json!({"name": "grow_small", "description": "Copy a file", "command": "cp src.bin small.bin",
+        "writes": true, "file_size": "1K"}));
+    p.descriptor(
+        json!({"name": "grow", "description": "Copy a file", "command": "cp src.bin big.bin",
+        "writes": true}),
+    );
+    let small = p.run(&["call", "grow_small", "--json"]).expect(0).json();
+    assert!(
+        small["text"]
+            .as_str()
+            .unwrap()
+            .contains("killed: file size limit 1 KiB reached"),
+        "{small}"
+    );
+    let small_len = std::fs::metadata(p.path().join("small.bin")).map_or(0, |m| m.len());
+    assert!(
+        small_len <= 1024,
+        "{small_len} bytes written past the limit"
+    );
+    let big = p.run(&["call", "grow", "--json"]).expect(0).json();
+    assert_eq!(big["exit_code"], 0, "{big}");
+    assert_eq!(
+        std::fs::metadata(p.path().join("big.bin")).unwrap().len(),
+        10 << 10
+    );
+    // The host's entry for the other tool sets it there too.
+    std::fs::remove_file(p.path().join("big.bin")).unwrap();
+    p.config(r#"{"tools": {"grow": {"file_size": 2048}}}"#);
+    let big = p.run(&["call", "grow", "--json"]).expect(0).json();
+    assert!(
+        big["text"]
+            .as_str()
+            .unwrap()
+            .contains("killed: file size limit 2 KiB reached"),
+        "{big}"
+    );
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert!(
+        tool_settings(&list, "grow").contains(&(
+            "file_size".into(),
+            "2048 bytes".into(),
+            "config: tools.grow".into()
+        )),
+        "{:?}",
+        tool_settings(&list, "grow")
+    );
+    // Out of range: a 613 naming the file and the field.
+    for (field, value) in [
+        ("memory", json!("0")),
+        ("memory", json!(1024)),
+        ("memory", json!("2X")),
+        ("file_size", json!(-1)),
+        ("open_files", json!(3)),
+        ("open_files", json!("64")),
+        ("cpu_time", json!(0)),
+        ("cpu_time", json!(86401)),
+    ] {
+        let p = Project::new();
+        let mut d = json!({"name": "bad", "description": "x", "command": "true"});
+        d[field] = value.clone();
+        p.descriptor(d);
+        let run = p.run(&["check"]);
+        assert_eq!(run.code(), 1, "{field}={value}: {}", run.stdout());
+        let out = run.stdout();
+        assert!(
+            out.contains("bad.tool.json") && out.contains(field),
+            "{field}={value}: {out}"
+        );
+    }
+}

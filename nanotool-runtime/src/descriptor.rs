@@ -127,15 +127,29 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "max_output",
     "env",
     "sandbox_read",
+    "memory",
+    "file_size",
+    "open_files",
+    "cpu_time",
 ];
 
 /// The fields of [`DESCRIPTOR_FIELDS`] that are run settings: what a host's per-tool entry may
 /// set too ([`run_settings_from_json`]).
-pub const RUN_SETTINGS_FIELDS: &[&str] = &["timeout", "max_output", "env", "sandbox_read"];
+pub const RUN_SETTINGS_FIELDS: &[&str] = &[
+    "timeout",
+    "max_output",
+    "env",
+    "sandbox_read",
+    "memory",
+    "file_size",
+    "open_files",
+    "cpu_time",
+];
 
 /// Reads the run settings of a JSON object as a descriptor holds them — `timeout` (seconds),
 /// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
-/// for `$HOME`, resolved) — by the same rules and with the same messages; other fields are
+/// for `$HOME`, resolved), the resource limits `memory`, `file_size`, `open_files` and
+/// `cpu_time` — by the same rules and with the same messages; other fields are
 /// not looked at. A host's config file uses it for its per-tool entries, so a setting means
 /// one thing wherever it is written. Each problem is the dotted path of the field at fault
 /// and what to do.

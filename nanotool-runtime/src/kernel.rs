@@ -56,8 +56,9 @@ pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
-    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_max_output,
-    check_sandbox_read, check_timeout_secs, env_name_problem, expand_home,
+    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_limit,
+    check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem, expand_home,
+    parse_size,
 };
 pub use tree::remove_tree;
 
@@ -636,11 +637,12 @@ impl CommandExecKernel {
         argv: &[String],
         access: Access,
         extra: &[PathBuf],
+        limits: &ChildLimits,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access, extra) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv, env),
+            Route::Direct => self.start_direct(name, program, argv, limits, env),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
@@ -655,7 +657,7 @@ impl CommandExecKernel {
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
-                    Some(&self.child_limits),
+                    Some(limits),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -670,6 +672,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
+        limits: &ChildLimits,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
@@ -682,7 +685,7 @@ impl CommandExecKernel {
             &self.cwd_c,
             &write_end,
             &self.null,
-            Some(&self.child_limits),
+            Some(limits),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -791,9 +794,23 @@ impl CommandExecKernel {
                 }
             },
         };
-        let (child, read_end, confined) = match self
-            .start(name, &program, argv, access, &extra, env_ref)
-        {
+        // The tool's own resource limits over the kernel's, for this call only.
+        let own_limits = run
+            .sets_limits()
+            .then(|| ChildLimits::new(&run.limits_over(&self.settings.limits)));
+        let (call_limits, applied_limits) = match &own_limits {
+            Some((child, applied)) => (child, applied),
+            None => (&self.child_limits, &self.limits_status.limits),
+        };
+        let (child, read_end, confined) = match self.start(
+            name,
+            &program,
+            argv,
+            access,
+            &extra,
+            call_limits,
+            env_ref,
+        ) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -881,7 +898,7 @@ impl CommandExecKernel {
                 } else if let Some(sig) = status.signal() {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
-                    result.limit = LimitHit::from_signal(sig, &self.limits_status.limits);
+                    result.limit = LimitHit::from_signal(sig, applied_limits);
                 }
             }
             Err(e) => {

@@ -332,6 +332,7 @@ pub(crate) fn run_settings(
             ),
         )),
     }
+    limits(object, &mut settings, problems);
     match object.get("sandbox_read") {
         None => {}
         Some(Value::Array(paths)) => {
@@ -382,6 +383,41 @@ pub(crate) fn run_settings(
         )),
     }
     settings
+}
+
+/// A tool's own resource limits: `memory` and `file_size` (bytes, or a size such as `"2G"`),
+/// `open_files` (a count), `cpu_time` (seconds), each checked by the kernel's rule.
+fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mut Vec<Problem>) {
+    for field in ["memory", "file_size", "open_files", "cpu_time"] {
+        let Some(value) = object.get(field) else {
+            continue;
+        };
+        let sized = matches!(field, "memory" | "file_size");
+        let number = match value {
+            Value::Number(n) => n.as_u64().ok_or_else(|| format!("{n} is out of range")),
+            Value::String(text) if sized => kernel::parse_size(text),
+            other => Err(format!("is {}", hint::json_kind(other))),
+        };
+        let example = match field {
+            "memory" => "\"2G\" or 2147483648",
+            "file_size" => "\"100M\"",
+            "open_files" => "4096",
+            _ => "600 (seconds)",
+        };
+        match number.and_then(|n| {
+            kernel::check_limit(field, n)
+                .map(|()| n)
+                .map_err(|e| e.to_string())
+        }) {
+            Ok(n) => match field {
+                "memory" => settings.memory = Some(n),
+                "file_size" => settings.file_size = Some(n),
+                "open_files" => settings.open_files = Some(n),
+                _ => settings.cpu_time = Some(std::time::Duration::from_secs(n)),
+            },
+            Err(e) => problems.push((field.to_owned(), format!("{e}; write e.g. {example}"))),
+        }
+    }
 }
 
 /// A required, non-blank string field: of the descriptor (`argument: None`) or of one

@@ -126,32 +126,12 @@ impl Limit {
 
 /// `512M`, `4G`, `100K`, `1048576`, or `none`: binary units.
 pub(crate) fn parse_size(s: &str) -> Result<Limit, String> {
-    let hint =
-        "give bytes with an optional K, M, G or T suffix (binary units), e.g. 512M or 4G, or none";
-    let t = s.trim();
-    if t.eq_ignore_ascii_case("none") {
+    if s.trim().eq_ignore_ascii_case("none") {
         return Ok(Limit::Host);
     }
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("`{s}` has an unknown unit; {hint}")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size; {hint}"))?;
-    n.checked_shl(shift)
-        .filter(|v| v >> shift == n && *v > 0)
+    nanotool_runtime::kernel::parse_size(s)
         .map(Limit::At)
-        .ok_or_else(|| format!("`{s}` is zero or too large; {hint}"))
+        .map_err(|e| format!("{e}, or none"))
 }
 
 /// A positive whole number, or `none`.

@@ -62,6 +62,39 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             None => shown("max_output"),
         },
     });
+    // Resource limits a tool or its entry sets (the host's are on the settings line).
+    let limits = [
+        ("memory", settings.memory, entry.and_then(|e| e.memory)),
+        (
+            "file_size",
+            settings.file_size,
+            entry.and_then(|e| e.file_size),
+        ),
+        (
+            "open_files",
+            settings.open_files,
+            entry.and_then(|e| e.open_files),
+        ),
+        (
+            "cpu_time",
+            settings.cpu_time.map(|d| d.as_secs()),
+            entry.and_then(|e| e.cpu_time.map(|d| d.as_secs())),
+        ),
+    ];
+    for (name, value, by_entry) in limits {
+        if let Some(value) = value {
+            let unit = match name {
+                "memory" | "file_size" => " bytes",
+                "cpu_time" => " s",
+                _ => "",
+            };
+            out.push(ToolSetting {
+                name,
+                value: format!("{value}{unit}"),
+                from: from(by_entry.is_some()),
+            });
+        }
+    }
     // Variables by name only: a value may be a secret.
     for (name, source) in &host.env_from {
         if !settings.env.iter().any(|(n, _)| n == name) {
