@@ -47,14 +47,16 @@ fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
     (work, cwd)
 }
 
-fn run_client(mode: &str) {
+/// Runs `tests/python/<script>` against the binary with the fixture's folders and `mode`;
+/// the script prints `ok: MODE` when every check held.
+fn run_script(script: &str, (work, cwd): (tempfile::TempDir, tempfile::TempDir), mode: &str) {
     let python = python();
-    let bin = nanotool_bin();
-    let (work, cwd) = fixture();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/client_session.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
     let out = Command::new(&python)
         .arg(&script)
-        .arg(bin)
+        .arg(nanotool_bin())
         .arg(work.path())
         .arg(cwd.path())
         .arg(mode)
@@ -64,10 +66,54 @@ fn run_client(mode: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "the Python client failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        "{} failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        script.display(),
         out.status
     );
     assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
+}
+
+fn run_client(mode: &str) {
+    run_script("client_session.py", fixture(), mode);
+}
+
+/// A work folder whose `config.json` names the cwd (the shortened client line `serve --work
+/// DIR`), with `follow` (prints the notes, then follows them for 3 s) and `sleep`.
+fn progress_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
+    let (work, cwd) = fixture();
+    std::fs::write(
+        work.path().join("tools/follow.tool.json"),
+        r#"{
+  "name": "follow",
+  "description": "Print a file, then follow it for 3 seconds",
+  "command": "timeout 3 tail ---disable-inotify -f <file>",
+  "arguments": { "file": { "type": "path", "description": "The file" } }
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.path().join("notes.txt"),
+        "first\nthe last line of the notes\n",
+    )
+    .unwrap();
+    let config = serde_json::json!({ "cwd": cwd.path() });
+    std::fs::write(work.path().join("config.json"), config.to_string()).unwrap();
+    (work, cwd)
+}
+
+fn run_progress_client(mode: &str) {
+    run_script("progress_session.py", progress_fixture(), mode);
+}
+
+#[test]
+fn python_sdk_sees_progress_of_a_long_call_in_legacy_mode() {
+    run_progress_client("legacy");
+}
+
+#[test]
+fn python_sdk_sees_progress_of_a_long_call_in_modern_mode() {
+    run_progress_client("auto");
 }
 
 #[test]
