@@ -627,3 +627,123 @@ fn a_tool_that_lists_processes_is_refused_when_it_is_built_and_says_why() {
         assert!(err.to_string().contains("/proc"), "{command}: {err}");
     }
 }
+
+/// A workspace with an npm project whose scripts run node, as `npm test`, `npm run build` and
+/// `npm run lint` do in a team's repository.
+fn npm_project(root: &Path) {
+    write(
+        root,
+        "package.json",
+        r#"{"name": "tiny", "version": "1.0.0", "private": true,
+  "scripts": {
+    "test": "node test.js",
+    "build": "node -e \"require('fs').mkdirSync('dist', {recursive: true}); require('fs').writeFileSync('dist/out.js', '1'); console.log('built')\"",
+    "lint": "node -e \"console.log('lint clean')\""
+  }}
+"#,
+    );
+    write(
+        root,
+        "test.js",
+        "const assert = require('assert');\nassert.strictEqual(1 + 1, 2);\nconsole.log('tests ok');\n",
+    );
+}
+
+/// The public certificate bundle npm may be told to read (`cafile`), where this system has one.
+fn certificate_bundle() -> Option<&'static str> {
+    [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).is_file())
+}
+
+#[test]
+fn npm_runs_the_projects_scripts_confined() {
+    if !has("npm") {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    // (tool, command, declarations, what the output shows)
+    let rows: &[(&str, &str, Value, &str)] = &[
+        ("npm_test", "npm test", json!({}), "tests ok"),
+        (
+            "npm_test_w",
+            "npm test",
+            json!({"writes": true}),
+            "tests ok",
+        ),
+        ("npm_lint", "npm run lint", json!({}), "lint clean"),
+        (
+            "npm_build",
+            "npm run build",
+            json!({"writes": true}),
+            "built",
+        ),
+    ];
+    // Each row twice: as the project is, and with a `cafile` naming the system's public
+    // certificate bundle, as a host's global npmrc often sets it (a proxy's CA added to the
+    // system store). npm reads that file when it loads its configuration, before any script,
+    // and dies (exit 243, nothing printed) when it cannot.
+    let mut cafiles = vec![None];
+    match certificate_bundle() {
+        Some(bundle) => cafiles.push(Some(bundle)),
+        None => eprintln!("skipped: npm with a cafile (no public certificate bundle here)"),
+    }
+    for cafile in cafiles {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        npm_project(root);
+        if let Some(bundle) = cafile {
+            write(root, ".npmrc", &format!("cafile={bundle}\n"));
+        }
+        let k = kernel(root, &["npm", "node"]);
+        for (name, command, extra, want) in rows {
+            let t = tool(name, command, extra.clone());
+            let what = format!("{command} (cafile: {cafile:?})");
+            passes(&k, &what, &call(&k, &t, json!({})), want);
+        }
+        assert!(
+            root.join("dist/out.js").is_file(),
+            "npm run build wrote nothing"
+        );
+    }
+}
+
+#[test]
+fn every_tool_reads_the_public_certificates_and_never_the_private_keys() {
+    let Some(bundle) = certificate_bundle() else {
+        eprintln!("skipped: no public certificate bundle here");
+        return;
+    };
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), &["cat", "ls"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let public = tool("read_certs", &format!("cat {bundle}"), json!({}));
+    passes(
+        &k,
+        "the public certificate bundle",
+        &call(&k, &public, json!({})),
+        "-----BEGIN CERTIFICATE-----",
+    );
+    // The private keys beside them stay out of reach, for every profile.
+    let private = Path::new("/etc/ssl/private");
+    if !private.is_dir() {
+        eprintln!("skipped: the private-key half (no /etc/ssl/private here)");
+        return;
+    }
+    for extra in [json!({}), json!({"writes": true, "network": true})] {
+        let t = tool("read_keys", "ls /etc/ssl/private", extra.clone());
+        let out = call(&k, &t, json!({}));
+        let (code, output) = exit_and_output(&out);
+        assert_ne!(code, 0, "{extra}: {}", out.text);
+        assert!(
+            output.contains("Permission denied"),
+            "{extra}: {}",
+            out.text
+        );
+    }
+}

@@ -61,17 +61,19 @@ pub(crate) const PROC_FILES: &[&str] = &[
     "/proc/version",
 ];
 
-/// What a `network` tool reads besides: name resolution and the public certificate store
-/// (never `/etc/ssl/private`).
-pub(crate) const NETWORK_FILES: &[&str] = &[
-    "/etc/resolv.conf",
-    "/etc/gai.conf",
+/// The public certificate store, which every command may read (never `/etc/ssl/private`):
+/// programs read it when they start whether or not they connect (npm dies with exit 243
+/// when a `cafile` its config names is unreadable), and it holds no secret.
+pub(crate) const CERTIFICATE_FILES: &[&str] = &[
     "/etc/ssl/certs",
     "/etc/ca-certificates",
     "/etc/ca-certificates.conf",
     "/etc/pki/tls/certs",
     "/etc/pki/ca-trust",
 ];
+
+/// What a `network` tool reads besides: name resolution.
+pub(crate) const NETWORK_FILES: &[&str] = &["/etc/resolv.conf", "/etc/gai.conf"];
 
 /// What a confined command may touch.
 #[derive(Debug, Clone)]
@@ -140,6 +142,9 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     };
     for dir in SYSTEM_DIRS.iter().chain(ETC_FILES) {
         add(Path::new(dir), read_access());
+    }
+    for file in CERTIFICATE_FILES {
+        add(Path::new(file), read_access());
     }
     for file in PROC_FILES {
         add(Path::new(file), AccessFs::ReadFile.into());
