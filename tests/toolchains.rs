@@ -747,3 +747,37 @@ fn every_tool_reads_the_public_certificates_and_never_the_private_keys() {
         );
     }
 }
+
+#[test]
+fn npm_dying_on_a_refusal_with_nothing_printed_is_explained() {
+    if !has("npm") {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    npm_project(root);
+    // A `cafile` outside what commands may read: npm exits 243 (EACCES as libuv numbers it,
+    // -13) before it has set up its own error output.
+    write(outside.path(), "ca.pem", "not a certificate\n");
+    write(
+        root,
+        ".npmrc",
+        &format!("cafile={}\n", outside.path().join("ca.pem").display()),
+    );
+    let k = kernel(root, &["npm", "node"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let t = tool("npm_test", "npm test", json!({}));
+    let out = call(&k, &t, json!({}));
+    let exec = out.exec.as_ref().unwrap();
+    assert_eq!(exec.exit_code, 243, "{}", out.text);
+    let note = exec
+        .sandbox_note
+        .as_deref()
+        .unwrap_or_else(|| panic!("no explanation: {}", out.text));
+    assert!(note.contains("--sandbox-read DIR"), "{note}");
+    assert!(out.text.contains(note), "{}", out.text);
+}
