@@ -44,6 +44,13 @@ fn tool(name: &str, command: &str, extra: Value) -> CommandTool {
     load(d).unwrap_or_else(|e| panic!("`{name}` ({command}) must load: {e}"))
 }
 
+/// Where `binary` is on this process's PATH.
+fn on_path(binary: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(binary))
+        .find(|p| p.is_file())
+}
+
 /// Whether `binary` is on this process's PATH.
 fn has(binary: &str) -> bool {
     Command::new(binary)
@@ -55,6 +62,11 @@ fn has(binary: &str) -> bool {
 /// A kernel in `root` whose commands may read the toolchains the rows' binaries resolve to
 /// (a host adds them with `--sandbox-read`: rustup's `~/.cargo` and `~/.rustup`, pyenv).
 fn kernel(root: &Path, binaries: &[&str]) -> CommandExecKernel {
+    kernel_writing(root, binaries, Vec::new())
+}
+
+/// [`kernel`], with host-added write paths.
+fn kernel_writing(root: &Path, binaries: &[&str], write: Vec<PathBuf>) -> CommandExecKernel {
     let settings = KernelSettings {
         cwd: root.to_path_buf(),
         max_output: 64 * 1024,
@@ -75,6 +87,7 @@ fn kernel(root: &Path, binaries: &[&str]) -> CommandExecKernel {
     }
     CommandExecKernel::new(KernelSettings {
         sandbox_read: read,
+        sandbox_write: write,
         ..settings
     })
     .unwrap()
@@ -780,4 +793,134 @@ fn npm_dying_on_a_refusal_with_nothing_printed_is_explained() {
         .unwrap_or_else(|| panic!("no explanation: {}", out.text));
     assert!(note.contains("--sandbox-read DIR"), "{note}");
     assert!(out.text.contains(note), "{}", out.text);
+}
+
+/// Writes `dist/tinypkg-0.1.0-py3-none-any.whl`, a minimal wheel (a zip of the package and its
+/// metadata), with the system's Python outside the sandbox.
+fn write_wheel(root: &Path) {
+    let script = r#"
+import sys, zipfile
+files = {
+    "tinypkg/__init__.py": "VALUE = 1\n",
+    "tinypkg-0.1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 0.1.0\n",
+    "tinypkg-0.1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = "".join(f"{n},,\n" for n in files) + "tinypkg-0.1.0.dist-info/RECORD,,\n"
+files["tinypkg-0.1.0.dist-info/RECORD"] = record
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+"#;
+    fs::create_dir_all(root.join("dist")).unwrap();
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(root.join("dist/tinypkg-0.1.0-py3-none-any.whl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A local source package, built by its pyproject's backend (setuptools).
+fn python_package(root: &Path) {
+    write(
+        root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"tinysrc\"\nversion = \"0.2.0\"\n",
+    );
+    write(root, "tinysrc/__init__.py", "");
+}
+
+const PIP_INSTALL_SOURCE: &str =
+    "python3 -m pip install --dry-run --no-index --no-build-isolation --no-deps .";
+
+#[test]
+fn pip_lists_and_resolves_local_packages_confined() {
+    let python = Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("skipped: python3 -m pip is not available");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    write_wheel(root);
+    python_package(root);
+    let mut binaries = vec!["python3"];
+    if has("pip") {
+        binaries.push("pip");
+    }
+    // pyenv's shims run `pyenv rehash` after any `pip install`, a dry run included, which
+    // writes the shims folder: a host that runs pip through them lets commands write it.
+    let shims: Vec<PathBuf> = binaries
+        .iter()
+        .filter_map(|b| on_path(b))
+        .filter_map(|p| Some(p.parent()?.to_path_buf()))
+        .filter(|dir| dir.ends_with(".pyenv/shims"))
+        .take(1)
+        .collect();
+    let k = kernel_writing(root, &binaries, shims);
+    // (tool, command, declarations, what the output shows); offline: `--no-index`
+    // everywhere. An install, even a dry run, is declared `writes`: pyenv's shims rehash
+    // after it, which writes (and `chmod`s) in the shims folder.
+    let install = json!({"writes": true});
+    let mut rows: Vec<(&str, &str, Value, &str)> = vec![
+        ("pip_m_list", "python3 -m pip list", json!({}), "pip"),
+        (
+            "pip_wheel",
+            "python3 -m pip install --dry-run --no-index --no-deps dist/tinypkg-0.1.0-py3-none-any.whl",
+            install.clone(),
+            "Would install tinypkg-0.1.0",
+        ),
+        (
+            "pip_links",
+            "python3 -m pip install --dry-run --no-index --find-links dist tinypkg",
+            install.clone(),
+            "Would install tinypkg-0.1.0",
+        ),
+    ];
+    if has("pip") {
+        rows.push(("pip_list", "pip list", json!({}), "pip"));
+    } else {
+        eprintln!("skipped: the `pip` command (not on PATH; `python3 -m pip` rows ran)");
+    }
+    // A source package needs a build backend able to write wheel metadata (setuptools with
+    // `wheel`, or 70.1 and later): the row runs where the same command passes unconfined
+    // on a copy.
+    let reference = tempfile::tempdir().unwrap();
+    python_package(reference.path());
+    let mut args = PIP_INSTALL_SOURCE.split(' ');
+    let unconfined = Command::new(args.next().unwrap())
+        .args(args)
+        .current_dir(reference.path())
+        .output()
+        .unwrap();
+    if unconfined.status.success() {
+        rows.push((
+            "pip_source",
+            PIP_INSTALL_SOURCE,
+            install.clone(),
+            "Would install tinysrc-0.2.0",
+        ));
+    } else {
+        eprintln!(
+            "skipped: `{PIP_INSTALL_SOURCE}` of a source package (it fails unconfined too here: no build backend can write wheel metadata)"
+        );
+    }
+    for (name, command, extra, want) in rows {
+        let t = tool(name, command, extra);
+        passes(&k, command, &call(&k, &t, json!({})), want);
+    }
+    // A dry run installs nothing, and left nothing in the workspace.
+    let mut left: Vec<String> = fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["dist", "pyproject.toml", "tinysrc"]);
 }

@@ -47,6 +47,13 @@ pub(crate) const ETC_FILES: &[&str] = &[
     "/etc/os-release",
     "/etc/debian_version",
     "/etc/lsb-release",
+    // The file-type tables Python's `mimetypes` reads when it is first used (pip installing a
+    // wheel, web servers): a file that exists and cannot be read ends the program.
+    "/etc/mime.types",
+    "/etc/httpd/mime.types",
+    "/etc/httpd/conf/mime.types",
+    "/etc/apache/mime.types",
+    "/etc/apache2/mime.types",
 ];
 
 /// Files of `/proc` about the machine as a whole (memory, load, uptime, processors), which
