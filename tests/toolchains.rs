@@ -924,3 +924,84 @@ fn pip_lists_and_resolves_local_packages_confined() {
     left.sort();
     assert_eq!(left, ["dist", "pyproject.toml", "tinysrc"]);
 }
+
+/// Runs the project's socket test, which serves and connects on 127.0.0.1.
+#[nanotool::command_tool("python3 tests/serve.py <port>", network = "local")]
+struct ServeSuiteLocal {
+    /// A port the test must not reach (a server of the host's).
+    #[slot(minimum = 1, maximum = 65535)]
+    port: u32,
+}
+
+/// The same suite, declared offline.
+#[nanotool::command_tool("python3 tests/serve.py <port>")]
+struct ServeSuiteOffline {
+    /// A port the test must not reach (a server of the host's).
+    #[slot(minimum = 1, maximum = 65535)]
+    port: u32,
+}
+
+#[test]
+fn a_macro_tool_with_network_local_serves_and_connects_on_its_own_loopback_only() {
+    use nanotool::CommandStruct;
+    assert_eq!(
+        ServeSuiteLocal::tool().access(),
+        nanotool_runtime::Access {
+            local_network: true,
+            ..nanotool_runtime::Access::READ_ONLY
+        }
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    write(root, "tests/serve.py", SERVE_AND_CONNECT);
+    let host = TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    let port = host.local_addr().unwrap().port();
+    let k = kernel(root, &["python3"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let out = ServeSuiteLocal::tool().call(
+        &json!({"port": port}),
+        &ToolContext {
+            kernel: &k,
+            cancel: None,
+        },
+    );
+    if out.text.contains("which this host cannot give") {
+        assert!(out.text.contains("\"network\": \"local\""), "{}", out.text);
+        return;
+    }
+    passes(&k, "a macro tool's local test suite", &out, "local: pong");
+    assert!(out.text.contains("outside: refused"), "{}", out.text);
+    assert!(
+        host.accept().is_err(),
+        "the tool reached a server of the host"
+    );
+    // The typed call takes the same path.
+    let typed = ServeSuiteLocal { port: port.into() }.run(&k).unwrap();
+    assert!(typed.output.contains("local: pong"), "{}", typed.output);
+    assert!(
+        typed.output.contains("outside: refused"),
+        "{}",
+        typed.output
+    );
+    // Declared offline, the same suite cannot even bind, and is told what to declare.
+    let out = ServeSuiteOffline::tool().call(
+        &json!({"port": port}),
+        &ToolContext {
+            kernel: &k,
+            cancel: None,
+        },
+    );
+    let exec = out.exec.as_ref().unwrap();
+    assert_ne!(exec.exit_code, 0, "{}", out.text);
+    assert!(
+        exec.sandbox_note
+            .as_deref()
+            .is_some_and(|n| n.contains("\"network\": \"local\"")),
+        "{}",
+        out.text
+    );
+    assert!(host.accept().is_err(), "the offline tool reached the host");
+}
