@@ -47,14 +47,16 @@ fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
     (work, cwd)
 }
 
-fn run_client(mode: &str) {
+/// Runs `tests/python/<script>` against the binary with the fixture's folders and `mode`;
+/// the script prints `ok: MODE` when every check held.
+fn run_script(script: &str, (work, cwd): (tempfile::TempDir, tempfile::TempDir), mode: &str) {
     let python = python();
-    let bin = nanotool_bin();
-    let (work, cwd) = fixture();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/client_session.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
     let out = Command::new(&python)
         .arg(&script)
-        .arg(bin)
+        .arg(nanotool_bin())
         .arg(work.path())
         .arg(cwd.path())
         .arg(mode)
@@ -64,10 +66,15 @@ fn run_client(mode: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "the Python client failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        "{} failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        script.display(),
         out.status
     );
     assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
+}
+
+fn run_client(mode: &str) {
+    run_script("client_session.py", fixture(), mode);
 }
 
 /// A work folder whose `config.json` names the cwd (the shortened client line `serve --work
@@ -96,25 +103,7 @@ fn progress_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
 }
 
 fn run_progress_client(mode: &str) {
-    let python = python();
-    let (work, cwd) = progress_fixture();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/progress_session.py");
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(nanotool_bin())
-        .arg(work.path())
-        .arg(cwd.path())
-        .arg(mode)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python progress client failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
+    run_script("progress_session.py", progress_fixture(), mode);
 }
 
 #[test]
