@@ -846,3 +846,34 @@ fn a_host_ignoring_sigchld_gets_an_answer_not_a_panic() {
         assert_eq!(line, "exit=0 output=\"hi\\n\" start_error=None");
     }
 }
+
+/// A workspace deleted and recreated at the same path while the kernel runs: the confinement
+/// holds the old folder, so commands would fail with "Permission denied" on their own files.
+/// The call says what happened instead, runs nothing, and a kernel built anew works.
+#[test]
+fn a_workspace_deleted_and_recreated_at_its_path_is_named() {
+    let _guard = serial();
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("ws");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.txt"), "first\n").unwrap();
+    let kernel = kernel_in(&dir);
+    let first = kernel.run(&argv(&["cat", "a.txt"]));
+    assert_eq!(first.exit_code, 0, "{}", first.output);
+
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.txt"), "second\n").unwrap();
+    let marker = dir.join("created-by-the-command");
+    let again = kernel.run(&argv(&["touch", marker.to_str().unwrap()]));
+    let message = again.start_error.clone().unwrap_or_default();
+    assert!(
+        message.contains("recreated") && message.contains(dir.to_str().unwrap()),
+        "exit {} output {:?} start_error {message:?}",
+        again.exit_code,
+        again.output
+    );
+    assert!(!marker.exists(), "the command ran");
+    let fresh = kernel_in(&dir).run(&argv(&["cat", "a.txt"]));
+    assert_eq!(fresh.output, "second\n");
+}

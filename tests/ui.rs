@@ -133,6 +133,26 @@ fn every_fixture_row_has_its_ui_case_and_back() {
                 file.display()
             );
         }
+        for (field, literal) in form.limits {
+            assert!(
+                args.contains(&format!("{field} = {literal}")),
+                "{}: {field} = {literal}",
+                file.display()
+            );
+        }
+        if !form.sandbox_read.is_empty() {
+            let list = form
+                .sandbox_read
+                .iter()
+                .map(|p| format!("{p:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            assert!(
+                args.contains(&format!("sandbox_read({list})")),
+                "{}: sandbox_read({list})",
+                file.display()
+            );
+        }
     }
     for form in FORMS {
         assert!(

@@ -1,5 +1,6 @@
 //! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network, timeout = 900,
-//! max_output = 65536, env(NAME = "value")`), of `#[slot(...)]` field and
+//! max_output = 65536, env(NAME = "value")`, `sandbox_read("~/.cargo")`, the limits
+//! `memory = "8G"`, `file_size`, `open_files`, `cpu_time`), of `#[slot(...)]` field and
 //! variant attributes, and of doc comments. Every problem goes to the [`Ctxt`]; nothing here
 //! panics.
 
@@ -32,9 +33,63 @@ pub struct Settings {
     pub max_output: Option<(u128, Span)>,
     /// `env(NAME = "value", ...)`: each name (its identifier) and value.
     pub env: Vec<(syn::Ident, LitStr)>,
+    /// The resource limits: `memory = "8G"`, `file_size = "100M"` (a size literal, or a whole
+    /// number of bytes), `open_files = 4096`, `cpu_time = SECONDS`; by name, the value and the
+    /// literal.
+    pub limits: Vec<(&'static str, u128, Span)>,
+    /// `sandbox_read("~/.cargo", "/opt/sdk")`: paths this tool's commands may also read.
+    pub sandbox_read: Vec<LitStr>,
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network`, `, timeout = SECONDS`, `, max_output = BYTES` and `, env(NAME = \"value\")`";
+/// The resource limits the attribute takes, and whether each is a size (`"8G"` allowed).
+const LIMITS: &[(&str, bool)] = &[
+    ("memory", true),
+    ("file_size", true),
+    ("open_files", false),
+    ("cpu_time", false),
+];
+
+/// A limit's value: a whole number literal, or for a size a string such as `"8G"`.
+fn limit_value(key: &syn::Ident, sized: bool, value: &Expr) -> Result<(u128, Span), syn::Error> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if sized => nanotool_runtime::kernel::parse_size(&s.value())
+            .map(|n| (u128::from(n), s.span()))
+            .map_err(|e| syn::Error::new(s.span(), format!("`{key}`: {e}"))),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(_), ..
+        }) => whole_number(key, value),
+        other => Err(syn::Error::new_spanned(
+            other,
+            if sized {
+                format!("`{key}` takes a size: write `{key} = \"8G\"` or a whole number of bytes")
+            } else {
+                format!("`{key}` takes a whole number literal: write `{key} = 4096`")
+            },
+        )),
+    }
+}
+
+/// The inside of `sandbox_read("~/.cargo", ...)`.
+fn path_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
+    let content;
+    syn::parenthesized!(content in input);
+    let paths = content.parse_terminated(
+        |p: ParseStream| {
+            p.parse::<LitStr>().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "each path is a string literal: write `sandbox_read(\"~/.cargo\", \"/opt/sdk\")`",
+                )
+            })
+        },
+        syn::Token![,],
+    )?;
+    Ok(paths.into_iter().collect())
+}
+
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network`, `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`";
 
 /// A whole number literal (`900`, `65_536`), for a setting.
 fn whole_number(key: &syn::Ident, value: &Expr) -> Result<(u128, Span), syn::Error> {
@@ -165,6 +220,28 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 settings.env.extend(pairs);
                 continue;
             }
+            if key == "sandbox_read" {
+                if !input.peek(syn::token::Paren) {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "`sandbox_read` lists the paths in parentheses: write `sandbox_read(\"~/.cargo\", \"~/.rustup\")`",
+                    ));
+                    if input.peek(syn::Token![=]) {
+                        input.parse::<syn::Token![=]>()?;
+                        input.parse::<Expr>()?;
+                    }
+                    continue;
+                }
+                let paths = path_list(input)?;
+                if !settings.sandbox_read.is_empty() {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "duplicate `sandbox_read`: list every path in one `sandbox_read(...)`",
+                    ));
+                }
+                settings.sandbox_read.extend(paths);
+                continue;
+            }
             input.parse::<syn::Token![=]>().map_err(|e| {
                 syn::Error::new(
                     e.span(),
@@ -184,6 +261,14 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                         format!("duplicate `{key}`: give it once"),
                     )),
                     Ok(number) => *slot = Some(number),
+                    Err(e) => errors.push(e),
+                }
+            } else if let Some((limit, sized)) = LIMITS.iter().find(|(l, _)| key == l) {
+                match limit_value(&key, *sized, &value) {
+                    Ok(_) if settings.limits.iter().any(|(l, _, _)| l == limit) => errors.push(
+                        syn::Error::new(key.span(), format!("duplicate `{key}`: give it once")),
+                    ),
+                    Ok((n, span)) => settings.limits.push((limit, n, span)),
                     Err(e) => errors.push(e),
                 }
             } else if key == "name" {
@@ -208,7 +293,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             } else {
                 errors.push(syn::Error::new(
                     key.span(),
-                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES` and `env(NAME = \"value\")`"),
+                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = \"value\")`, `sandbox_read(\"PATH\", ...)`, `memory = SIZE`, `file_size = SIZE`, `open_files = N` and `cpu_time = SECONDS`"),
                 ));
             }
         }

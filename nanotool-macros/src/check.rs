@@ -168,6 +168,30 @@ fn settings(cx: &mut Ctxt, settings: &Settings) {
     {
         cx.error_at(span, format!("{e}: write `max_output = 65536` for 64 KiB"));
     }
+    for (field, value, span) in &settings.limits {
+        // Past `u64` a value is far out of range anyway.
+        let value = u64::try_from(*value).unwrap_or(u64::MAX);
+        if let Err(e) = kernel::check_limit(field, value) {
+            cx.error_at(*span, e);
+        }
+    }
+    // What can be known before the machine it runs on: the path's shape. Whether it exists
+    // is the runtime's check, when the tool is built (a 613 then).
+    for path in &settings.sandbox_read {
+        let text = path.value();
+        let root = text.trim_end_matches('/').is_empty() && text.starts_with('/');
+        if root {
+            cx.error_spanned_by(
+                path,
+                "this is the whole file system: name the folder the tool needs (e.g. `~/.cargo`)",
+            );
+        } else if !(text.starts_with('/') || text == "~" || text.starts_with("~/")) {
+            cx.error_spanned_by(
+                path,
+                format!("`{text}` is not an absolute path: write it from `/`, or from the home as `~/...` (e.g. `~/.cargo`)"),
+            );
+        }
+    }
     if settings.env.len() > kernel::MAX_ENV_VARS {
         cx.error_at(
             settings.env[kernel::MAX_ENV_VARS].0.span(),

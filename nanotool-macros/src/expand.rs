@@ -151,6 +151,22 @@ fn generate(
             .max_output
             .map(|(v, _)| Literal::u64_suffixed(v as u64)),
     );
+    let limit = |name: &str| {
+        option_tokens(
+            settings
+                .limits
+                .iter()
+                .find(|(l, _, _)| *l == name)
+                .map(|(_, v, _)| Literal::u64_suffixed(*v as u64)),
+        )
+    };
+    let (memory, file_size, open_files, cpu_time) = (
+        limit("memory"),
+        limit("file_size"),
+        limit("open_files"),
+        limit("cpu_time"),
+    );
+    let sandbox_read = &settings.sandbox_read;
     let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
     let env_values: Vec<&syn::LitStr> = settings.env.iter().map(|(_, v)| v).collect();
     let ident = &input.ident;
@@ -225,7 +241,7 @@ fn generate(
             fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*] }))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*], sandbox_read: &[#(#sandbox_read),*], memory: #memory, file_size: #file_size, open_files: #open_files, cpu_time: #cpu_time }))
                     .as_ref()
             }
 

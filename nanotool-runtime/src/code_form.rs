@@ -440,6 +440,17 @@ impl Tool for CodeTool {
             Err(err) => ToolOutput::failed(format!("tool `{}` cannot run: {err}", self.name)),
         }
     }
+
+    /// Its [`CommandTool`] with the host's settings: a command tool from then on.
+    fn with_host_settings(
+        &self,
+        host: &RunSettings,
+    ) -> Option<Result<std::sync::Arc<dyn Tool>, SpecError>> {
+        match self.built() {
+            Ok(tool) => tool.with_host_settings(host),
+            Err(err) => Some(Err(err.clone())),
+        }
+    }
 }
 
 fn spec_of(name: &str, build: BuildFn) -> Result<&'static CommandSpec, SlotError> {
@@ -561,6 +572,16 @@ pub struct SettingsDef {
     pub max_output: Option<u64>,
     /// `env(NAME = "value", ...)`.
     pub env: &'static [(&'static str, &'static str)],
+    /// `sandbox_read("~/.cargo", ...)`: `~/` is the running agent's home.
+    pub sandbox_read: &'static [&'static str],
+    /// `memory = SIZE` (bytes).
+    pub memory: Option<u64>,
+    /// `file_size = SIZE` (bytes).
+    pub file_size: Option<u64>,
+    /// `open_files = N`.
+    pub open_files: Option<u64>,
+    /// `cpu_time = SECONDS`.
+    pub cpu_time: Option<u64>,
 }
 
 impl SettingsDef {
@@ -578,6 +599,19 @@ impl SettingsDef {
         for (name, value) in self.env {
             settings = settings.with_env(*name, *value);
         }
+        // Resolved on the machine that runs the tool (the macro checked the shape): a path
+        // missing here makes the tool's definition invalid, as a descriptor's would (613).
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        for path in self.sandbox_read {
+            let expanded = crate::kernel::expand_home(path, home.as_deref())
+                .unwrap_or_else(|| std::path::PathBuf::from(path));
+            let real = expanded.canonicalize().unwrap_or(expanded);
+            settings = settings.with_sandbox_read(real);
+        }
+        settings.memory = self.memory;
+        settings.file_size = self.file_size;
+        settings.open_files = self.open_files;
+        settings.cpu_time = self.cpu_time.map(std::time::Duration::from_secs);
         settings
     }
 }

@@ -126,7 +126,58 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "timeout",
     "max_output",
     "env",
+    "sandbox_read",
+    "memory",
+    "file_size",
+    "open_files",
+    "cpu_time",
 ];
+
+/// The fields of [`DESCRIPTOR_FIELDS`] that are run settings: what a host's per-tool entry may
+/// set too ([`run_settings_from_json`]).
+pub const RUN_SETTINGS_FIELDS: &[&str] = &[
+    "timeout",
+    "max_output",
+    "env",
+    "sandbox_read",
+    "memory",
+    "file_size",
+    "open_files",
+    "cpu_time",
+];
+
+/// Reads the run settings of a JSON object as a descriptor holds them — `timeout` (seconds),
+/// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
+/// for `$HOME`, resolved), the resource limits `memory`, `file_size`, `open_files` and
+/// `cpu_time` — by the same rules and with the same messages; other fields are
+/// not looked at. A host's config file uses it for its per-tool entries, so a setting means
+/// one thing wherever it is written. Each problem is the dotted path of the field at fault
+/// and what to do.
+///
+/// ```
+/// use nanotool_runtime::descriptor::run_settings_from_json;
+/// use serde_json::json;
+///
+/// let ok = json!({"timeout": 900, "env": {"RUST_BACKTRACE": "1"}});
+/// let settings = run_settings_from_json(ok.as_object().unwrap()).unwrap();
+/// assert_eq!(settings.timeout.unwrap().as_secs(), 900);
+///
+/// let bad = json!({"timeout": 0, "env": {"LD_PRELOAD": "x.so"}});
+/// let problems = run_settings_from_json(bad.as_object().unwrap()).unwrap_err();
+/// assert_eq!(problems[0].0, "timeout");
+/// assert_eq!(problems[1].0, "env.LD_PRELOAD");
+/// ```
+pub fn run_settings_from_json(
+    object: &serde_json::Map<String, serde_json::Value>,
+) -> Result<crate::kernel::RunSettings, Vec<(String, String)>> {
+    let mut problems = Vec::new();
+    let settings = fields::run_settings(object, &mut problems);
+    if problems.is_empty() {
+        Ok(settings)
+    } else {
+        Err(problems)
+    }
+}
 
 /// The fields of one argument of a descriptor.
 pub const ARGUMENT_FIELDS: &[&str] = &[

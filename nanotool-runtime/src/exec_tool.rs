@@ -47,7 +47,7 @@
 //! ```
 
 use crate::error::CODE_INVALID_ARGUMENTS;
-use crate::kernel::Access;
+use crate::kernel::{Access, RunSettings};
 use crate::policy;
 use crate::slot;
 use crate::template::is_format_char;
@@ -81,6 +81,8 @@ pub struct ExecTool {
     deny: Arc<RwLock<Vec<String>>>,
     description: String,
     writes: bool,
+    /// The host's settings for `exec` commands (a config file's `tools.exec`).
+    settings: RunSettings,
 }
 
 /// Why an allowlist is not acceptable.
@@ -239,6 +241,7 @@ impl ExecTool {
             deny,
             description,
             writes: false,
+            settings: RunSettings::default(),
         })
     }
 
@@ -536,6 +539,27 @@ impl Tool for ExecTool {
         EXEC_TOOL_NAME
     }
 
+    fn settings(&self) -> Option<&RunSettings> {
+        Some(&self.settings)
+    }
+
+    fn with_host_settings(
+        &self,
+        host: &RunSettings,
+    ) -> Option<Result<Arc<dyn Tool>, crate::spec::SpecError>> {
+        let settings = self.settings.overridden_by(host);
+        Some(match settings.check() {
+            Ok(()) => Ok(Arc::new(ExecTool {
+                allow: self.allow.clone(),
+                deny: Arc::clone(&self.deny),
+                description: self.description.clone(),
+                writes: self.writes,
+                settings,
+            })),
+            Err(e) => Err(e.into()),
+        })
+    }
+
     fn access(&self) -> Access {
         Access {
             writes: self.writes,
@@ -598,7 +622,9 @@ impl Tool for ExecTool {
             Ok(argv) => argv,
             Err(refusal) => return ToolOutput::refused_text(refusal.to_string()),
         };
-        let result = ctx.kernel.run_as(&argv, self.access(), ctx.cancel);
+        let result = ctx
+            .kernel
+            .run_with(&argv, self.access(), &self.settings, ctx.cancel);
         ToolOutput::ran(argv, result)
     }
 }

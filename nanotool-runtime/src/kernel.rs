@@ -56,8 +56,9 @@ pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, PROTECTED_ENV,
-    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_max_output,
-    check_timeout_secs, env_name_problem,
+    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_limit,
+    check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem, expand_home,
+    parse_size,
 };
 pub use tree::remove_tree;
 
@@ -262,6 +263,9 @@ pub struct CommandExecKernel {
     ns_plan: Option<spawner::NsPlan>,
     /// [`Self::cwd`] for the confined child's `chdir`.
     cwd_c: CString,
+    /// The working directory's device and inode when the kernel was built: Landlock's rules
+    /// hold that folder, so one recreated at the same path is told apart (and named).
+    cwd_id: (u64, u64),
     /// The call's limits as the spawn child applies them.
     child_limits: ChildLimits,
     /// The limits as they hold (clamped to the host's), for the status and the results.
@@ -346,7 +350,12 @@ impl CommandExecKernel {
             limits: applied,
             autogroup: limits::autogroup_applies(),
         };
+        let cwd_id = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
         Ok(CommandExecKernel {
+            cwd_id,
             child_limits,
             limits_status,
             cwd_c,
@@ -446,12 +455,31 @@ impl CommandExecKernel {
             return None;
         }
         let program = self.resolve(name).ok()?;
-        self.outside_sandbox(name, &program)
+        self.outside_sandbox(name, &program, &[])
     }
 
-    fn outside_sandbox(&self, name: &str, program: &Path) -> Option<UnreadableBinary> {
+    /// [`unreadable_binary`](Self::unreadable_binary) for a tool with its own readable paths
+    /// ([`RunSettings::sandbox_read`]).
+    pub fn unreadable_binary_for(
+        &self,
+        name: &str,
+        settings: &RunSettings,
+    ) -> Option<UnreadableBinary> {
+        if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
+            return None;
+        }
+        let program = self.resolve(name).ok()?;
+        self.outside_sandbox(name, &program, &canonical_all(&settings.sandbox_read))
+    }
+
+    fn outside_sandbox(
+        &self,
+        name: &str,
+        program: &Path,
+        extra: &[PathBuf],
+    ) -> Option<UnreadableBinary> {
         let real = self.sandbox.real_path(program)?;
-        if self.sandbox.can_read(&real) {
+        if self.sandbox.can_read(&real, extra) {
             return None;
         }
         // The commands' `HOME` (the host may have set it), else the agent's.
@@ -554,6 +582,26 @@ impl CommandExecKernel {
         self.run_inner(argv, access, settings, cancel)
     }
 
+    /// Why commands cannot run in the working directory any more when the folder at its path
+    /// is not the one the kernel was built on (deleted and recreated, or moved away and
+    /// replaced): the sandbox's rules hold the old folder, so a confined command would fail
+    /// on its own files with "Permission denied". One `stat` per call; nothing when the
+    /// sandbox is off (commands then simply run in the new folder).
+    fn cwd_replaced(&self) -> Option<String> {
+        use std::os::unix::fs::MetadataExt;
+        if self.settings.sandbox == SandboxMode::Off {
+            return None;
+        }
+        let now = std::fs::metadata(&self.cwd).ok()?;
+        if (now.dev(), now.ino()) == self.cwd_id {
+            return None;
+        }
+        Some(format!(
+            "the working directory {} was deleted and recreated (or replaced) since this kernel was built; the sandbox's rules hold the old folder, so nothing runs: build a new kernel on it (restart nanotool)",
+            self.cwd.display()
+        ))
+    }
+
     /// Resolves argv\[0\] to the absolute path to run.
     fn resolve(&self, name: &str) -> Result<PathBuf, (i32, String)> {
         if name.is_empty() {
@@ -581,19 +629,22 @@ impl CommandExecKernel {
     /// Starts the command: confined by its profile, or directly when the sandbox is off (or
     /// best-effort could set nothing up). Returns the child, the read end of its output pipe,
     /// and whether it runs confined.
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
         name: &str,
         program: &Path,
         argv: &[String],
         access: Access,
+        extra: &[PathBuf],
+        limits: &ChildLimits,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
-        match self.sandbox.route(access) {
+        match self.sandbox.route(access, extra) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv, env),
+            Route::Direct => self.start_direct(name, program, argv, limits, env),
             Route::Confined(confinement, confined) => {
-                if confined && let Some(hint) = self.outside_sandbox(name, program) {
+                if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
@@ -606,7 +657,7 @@ impl CommandExecKernel {
                     &self.cwd_c,
                     &write_end,
                     self.ns_plan.as_ref(),
-                    Some(&self.child_limits),
+                    Some(limits),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -621,6 +672,7 @@ impl CommandExecKernel {
         name: &str,
         program: &Path,
         argv: &[String],
+        limits: &ChildLimits,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
@@ -633,7 +685,7 @@ impl CommandExecKernel {
             &self.cwd_c,
             &write_end,
             &self.null,
-            Some(&self.child_limits),
+            Some(limits),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -687,6 +739,9 @@ impl CommandExecKernel {
             let message = format!("`{name}`: the tool's settings cannot be used: {e}");
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
+        if let Some(message) = self.cwd_replaced() {
+            return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+        }
         let program = match self.resolve(name) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
@@ -709,10 +764,19 @@ impl CommandExecKernel {
         // programs that run programs), and the tool's own variables set after every other: a
         // block of its own for this call.
         let kind = EnvKind::of(&program, argv, access);
-        let tool_env = if run.env.is_empty() {
+        // The tool's own readable paths (a toolchain one tool needs), and the variables that
+        // name the toolchain homes among them, set before the tool's own.
+        let extra = canonical_all(&run.sandbox_read);
+        let mut tool_vars = if self.settings.sandbox == SandboxMode::Off {
+            Vec::new()
+        } else {
+            self.child_env.toolchain_vars(&extra)
+        };
+        tool_vars.extend(run.env.iter().cloned());
+        let tool_env = if tool_vars.is_empty() {
             None
         } else {
-            match self.child_env.with_tool_env(&env, kind, &run.env) {
+            match self.child_env.with_tool_env(&env, kind, &tool_vars) {
                 Ok(blocks) => Some(blocks),
                 Err(e) => {
                     let message = format!("`{name}`: the environment cannot be built: {e}");
@@ -730,7 +794,23 @@ impl CommandExecKernel {
                 }
             },
         };
-        let (child, read_end, confined) = match self.start(name, &program, argv, access, env_ref) {
+        // The tool's own resource limits over the kernel's, for this call only.
+        let own_limits = run
+            .sets_limits()
+            .then(|| ChildLimits::new(&run.limits_over(&self.settings.limits)));
+        let (call_limits, applied_limits) = match &own_limits {
+            Some((child, applied)) => (child, applied),
+            None => (&self.child_limits, &self.limits_status.limits),
+        };
+        let (child, read_end, confined) = match self.start(
+            name,
+            &program,
+            argv,
+            access,
+            &extra,
+            call_limits,
+            env_ref,
+        ) {
             Ok(started) => started,
             Err((code, message)) => {
                 // A spawn that fails because the workspace went away says so, not "not found".
@@ -818,7 +898,7 @@ impl CommandExecKernel {
                 } else if let Some(sig) = status.signal() {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
-                    result.limit = LimitHit::from_signal(sig, &self.limits_status.limits);
+                    result.limit = LimitHit::from_signal(sig, applied_limits);
                 }
             }
             Err(e) => {
@@ -868,6 +948,14 @@ struct CallEnvRef<'a> {
 }
 
 /// The exit code and message when the output pipe cannot be made.
+/// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
+fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
 fn pipe_error(name: &str, e: io::Error) -> (i32, String) {
     (
         EXIT_CANNOT_EXECUTE,

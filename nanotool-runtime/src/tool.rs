@@ -31,10 +31,11 @@
 //! What does *not* live here: validation (see [`CommandSpec::render`]), running a command (see
 //! [`crate::kernel`]), and assembling tools into a set (see [`crate::toolbox`]).
 
-use crate::kernel::{Access, CancelHandle, CommandExecKernel, ExecResult};
+use crate::kernel::{Access, CancelHandle, CommandExecKernel, ExecResult, RunSettings};
 use crate::slot::SlotError;
 use crate::spec::{CommandSpec, SpecError};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// What a tool call needs from its host.
 #[derive(Debug, Clone, Copy)]
@@ -166,6 +167,19 @@ pub trait Tool: Send + Sync {
     fn definition_error(&self) -> Option<&SpecError> {
         None
     }
+    /// The settings its commands run with (timeout, output cap, variables, readable paths),
+    /// when it runs commands: by default its spec's.
+    fn settings(&self) -> Option<&RunSettings> {
+        self.spec().map(CommandSpec::settings)
+    }
+    /// A copy of this tool whose commands run with `host`'s settings over its own (where
+    /// `host` sets one; variables and readable paths add up): how a host's per-tool entry (a
+    /// config file's `tools.NAME`) applies, through the checks a descriptor's settings pass.
+    /// `None` for a tool that runs no command.
+    fn with_host_settings(&self, host: &RunSettings) -> Option<Result<Arc<dyn Tool>, SpecError>> {
+        let _ = host;
+        None
+    }
 }
 
 /// A [`CommandSpec`] as a [`Tool`]: a call renders the arguments against the kernel's working
@@ -202,6 +216,16 @@ impl Tool for CommandTool {
 
     fn spec(&self) -> Option<&CommandSpec> {
         Some(&self.spec)
+    }
+
+    fn with_host_settings(&self, host: &RunSettings) -> Option<Result<Arc<dyn Tool>, SpecError>> {
+        let merged = self.spec.settings().overridden_by(host);
+        Some(
+            self.spec
+                .clone()
+                .with_settings(merged)
+                .map(|spec| Arc::new(CommandTool::new(spec)) as Arc<dyn Tool>),
+        )
     }
 
     fn access(&self) -> Access {

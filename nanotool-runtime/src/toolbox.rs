@@ -58,6 +58,20 @@ pub enum RegisterError {
     /// ExecTool's allowlist is not acceptable.
     #[error(transparent)]
     Exec(#[from] ExecToolError),
+    /// The host's settings for a tool cannot be used ([`Toolbox::set_tool_settings`]).
+    #[error("settings for tool `{tool}`: {source}")]
+    Settings {
+        /// The tool's name.
+        tool: String,
+        /// What checking the settings said.
+        source: Box<SpecError>,
+    },
+    /// The host set settings for a tool that is not registered.
+    #[error(transparent)]
+    Unknown(#[from] UnknownTool),
+    /// The host set settings for a tool that runs no command.
+    #[error("tool `{0}` runs no command: timeout, output cap, variables and paths do not apply")]
+    NoCommands(String),
 }
 
 /// A call named a tool that is not registered.
@@ -256,6 +270,43 @@ impl Toolbox {
             self.push(Arc::new(tool), true);
         }
         load.errors
+    }
+
+    /// Runs the tool named `name` with the host's `settings` over its own from now on (where
+    /// `settings` sets a value; variables and readable paths add up): what a host config
+    /// file's per-tool entry does. The merged settings pass the checks a descriptor's do; a
+    /// refusal leaves the tool as it was.
+    ///
+    /// ```
+    /// use nanotool_runtime::kernel::RunSettings;
+    /// use nanotool_runtime::{CommandExecKernel, KernelSettings, Toolbox};
+    /// use std::time::Duration;
+    ///
+    /// let mut toolbox = Toolbox::new(CommandExecKernel::new(KernelSettings::default()).unwrap());
+    /// toolbox.enable_exec(vec!["ls".into()]).unwrap();
+    /// let long = RunSettings::new().with_timeout(Duration::from_secs(900));
+    /// toolbox.set_tool_settings("exec", &long).unwrap();
+    /// let settings = toolbox.get("exec").unwrap().settings().unwrap();
+    /// assert_eq!(settings.timeout, Some(Duration::from_secs(900)));
+    /// assert!(toolbox.set_tool_settings("nope", &long).is_err());
+    /// ```
+    pub fn set_tool_settings(
+        &mut self,
+        name: &str,
+        settings: &crate::kernel::RunSettings,
+    ) -> Result<(), RegisterError> {
+        let index = self.position(name)?;
+        match self.tools[index].with_host_settings(settings) {
+            None => Err(RegisterError::NoCommands(name.to_owned())),
+            Some(Err(source)) => Err(RegisterError::Settings {
+                tool: name.to_owned(),
+                source: Box::new(source),
+            }),
+            Some(Ok(tool)) => {
+                self.tools[index] = tool;
+                Ok(())
+            }
+        }
     }
 
     /// Enables [`ExecTool`] (name `exec`) with this allowlist of binaries. Refuses an

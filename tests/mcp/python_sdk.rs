@@ -25,6 +25,63 @@ fn run_client(mode: &str) {
     );
 }
 
+/// A work folder whose `config.json` names the cwd (the shortened client line `serve --work
+/// DIR`), with `follow` (prints the notes, then follows them for 3 s) and `sleep`.
+fn progress_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
+    let (work, cwd) = fixture();
+    std::fs::write(
+        work.path().join("tools/follow.tool.json"),
+        r#"{
+  "name": "follow",
+  "description": "Print a file, then follow it for 3 seconds",
+  "command": "timeout 3 tail ---disable-inotify -f <file>",
+  "arguments": { "file": { "type": "path", "description": "The file" } }
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.path().join("notes.txt"),
+        "first\nthe last line of the notes\n",
+    )
+    .unwrap();
+    let config = serde_json::json!({ "cwd": cwd.path() });
+    std::fs::write(work.path().join("config.json"), config.to_string()).unwrap();
+    (work, cwd)
+}
+
+fn run_progress_client(mode: &str) {
+    let python = python();
+    let (work, cwd) = progress_fixture();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/progress_session.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(nanotool_bin())
+        .arg(work.path())
+        .arg(cwd.path())
+        .arg(mode)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python progress client failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
+}
+
+#[test]
+fn python_sdk_sees_progress_of_a_long_call_in_legacy_mode() {
+    run_progress_client("legacy");
+}
+
+#[test]
+fn python_sdk_sees_progress_of_a_long_call_in_modern_mode() {
+    run_progress_client("auto");
+}
+
 #[test]
 fn python_sdk_legacy_mode_initialize() {
     run_client("legacy");

@@ -247,9 +247,14 @@ impl<'v> RawDescriptor<'v> {
     }
 }
 
-/// The run settings of a descriptor: `timeout` (seconds), `max_output` (bytes), `env` (an
-/// object of strings), each checked by the kernel's own rules.
-fn run_settings(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> RunSettings {
+/// The run settings of a descriptor (or of a host's per-tool entry): `timeout` (seconds),
+/// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
+/// for the agent's home), each checked by the kernel's own rules. Other fields are left to
+/// the caller.
+pub(crate) fn run_settings(
+    object: &Map<String, Value>,
+    problems: &mut Vec<Problem>,
+) -> RunSettings {
     let mut settings = RunSettings::new();
     let mut whole = |field: &str, example: &str| -> Option<u128> {
         let value = object.get(field)?;
@@ -327,7 +332,92 @@ fn run_settings(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> Run
             ),
         )),
     }
+    limits(object, &mut settings, problems);
+    match object.get("sandbox_read") {
+        None => {}
+        Some(Value::Array(paths)) => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            for (i, path) in paths.iter().enumerate() {
+                let at = format!("sandbox_read[{i}]");
+                let Some(text) = path.as_str() else {
+                    problems.push((
+                        at,
+                        format!(
+                            "is {}; write the path as a string, e.g. \"~/.cargo\"",
+                            hint::json_kind(path)
+                        ),
+                    ));
+                    continue;
+                };
+                let Some(expanded) = kernel::expand_home(text, home.as_deref()) else {
+                    problems.push((
+                        at,
+                        format!(
+                            "`{text}`: `~` stands for the agent's own home only (`~/...`), and \
+                             only where $HOME is set; write the absolute path"
+                        ),
+                    ));
+                    continue;
+                };
+                match kernel::check_sandbox_read(&expanded) {
+                    // Resolved once here: what `list` shows is what the sandbox opens.
+                    Ok(()) => {
+                        let real = expanded.canonicalize().unwrap_or(expanded);
+                        if !settings.sandbox_read.contains(&real) {
+                            settings = settings.with_sandbox_read(real);
+                        }
+                    }
+                    Err(RunSettingsError::SandboxRead { reason, .. }) => {
+                        problems.push((at, format!("`{text}`: {reason}")))
+                    }
+                    Err(e) => problems.push((at, e.to_string())),
+                }
+            }
+        }
+        Some(other) => problems.push((
+            "sandbox_read".into(),
+            format!(
+                "is {}; write an array of paths, e.g. [\"~/.cargo\", \"~/.rustup\"]",
+                hint::json_kind(other)
+            ),
+        )),
+    }
     settings
+}
+
+/// A tool's own resource limits: `memory` and `file_size` (bytes, or a size such as `"2G"`),
+/// `open_files` (a count), `cpu_time` (seconds), each checked by the kernel's rule.
+fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mut Vec<Problem>) {
+    for field in ["memory", "file_size", "open_files", "cpu_time"] {
+        let Some(value) = object.get(field) else {
+            continue;
+        };
+        let sized = matches!(field, "memory" | "file_size");
+        let number = match value {
+            Value::Number(n) => n.as_u64().ok_or_else(|| format!("{n} is out of range")),
+            Value::String(text) if sized => kernel::parse_size(text),
+            other => Err(format!("is {}", hint::json_kind(other))),
+        };
+        let example = match field {
+            "memory" => "\"2G\" or 2147483648",
+            "file_size" => "\"100M\"",
+            "open_files" => "4096",
+            _ => "600 (seconds)",
+        };
+        match number.and_then(|n| {
+            kernel::check_limit(field, n)
+                .map(|()| n)
+                .map_err(|e| e.to_string())
+        }) {
+            Ok(n) => match field {
+                "memory" => settings.memory = Some(n),
+                "file_size" => settings.file_size = Some(n),
+                "open_files" => settings.open_files = Some(n),
+                _ => settings.cpu_time = Some(std::time::Duration::from_secs(n)),
+            },
+            Err(e) => problems.push((field.to_owned(), format!("{e}; write e.g. {example}"))),
+        }
+    }
 }
 
 /// A required, non-blank string field: of the descriptor (`argument: None`) or of one

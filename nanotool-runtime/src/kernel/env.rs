@@ -482,6 +482,28 @@ impl ChildEnv {
         })
     }
 
+    /// The variables naming the toolchain homes ([`TOOLCHAIN_HOMES`]) among `added` (a tool's
+    /// own readable paths, canonical), for its confined commands: `CARGO_HOME` for a tool that
+    /// may read `~/.cargo`, as the host's `--sandbox-read` gives every tool. A variable the host
+    /// sets is left to the host.
+    pub(super) fn toolchain_vars(&self, added: &[PathBuf]) -> Vec<(String, String)> {
+        if added.is_empty() {
+            return Vec::new();
+        }
+        let Some(real_home) = self.home.as_deref().and_then(|h| h.canonicalize().ok()) else {
+            return Vec::new();
+        };
+        let host_sets = |var: &str| self.parts.extra.iter().any(|(k, _)| k == var);
+        TOOLCHAIN_HOMES
+            .iter()
+            .filter(|(dir, var)| added.contains(&real_home.join(dir)) && !host_sets(var))
+            .filter_map(|(dir, var)| {
+                let path = real_home.join(dir).into_os_string().into_string().ok()?;
+                Some(((*var).to_owned(), path))
+            })
+            .collect()
+    }
+
     /// `call`'s environment with a tool's own variables set after every other (names checked
     /// by the caller, `RunSettings::check`): the blocks for a confined and a plain command.
     pub(super) fn with_tool_env(

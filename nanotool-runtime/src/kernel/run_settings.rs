@@ -10,6 +10,7 @@
 //! [`CommandExecKernel::run_with`]: super::CommandExecKernel::run_with
 //! [`KernelSettings`]: super::KernelSettings
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -74,6 +75,20 @@ pub struct RunSettings {
     /// Variables set for the command, after every variable the kernel sets (names checked by
     /// [`env_name_problem`]). A later entry with the same name wins.
     pub env: Vec<(String, String)>,
+    /// Extra paths this tool's confined commands may read (and execute), on top of the
+    /// kernel's: a toolchain one tool needs (`~/.cargo`), granted to that tool only. Each is
+    /// absolute and exists when the settings are checked; `~` is expanded where the settings
+    /// are read ([`expand_home`]).
+    pub sandbox_read: Vec<PathBuf>,
+    /// Memory each of its commands' processes may allocate (`RLIMIT_DATA`), in bytes, instead
+    /// of the kernel's [`Limits::memory`](super::Limits::memory); from 1 MiB to 1 TiB.
+    pub memory: Option<u64>,
+    /// Largest file its commands may write (`RLIMIT_FSIZE`), in bytes; from 1 byte to 16 TiB.
+    pub file_size: Option<u64>,
+    /// Files each of its commands' processes may hold open (`RLIMIT_NOFILE`); 16 to 1,048,576.
+    pub open_files: Option<u64>,
+    /// CPU time each of its commands' processes may use (`RLIMIT_CPU`); 1 s to one day.
+    pub cpu_time: Option<Duration>,
 }
 
 /// Why a [`RunSettings`] value cannot be used.
@@ -117,6 +132,24 @@ pub enum RunSettingsError {
         /// How many were given.
         count: usize,
     },
+    /// A resource limit is out of range.
+    #[error("{field} of {value} is out of range: give {range}")]
+    Limit {
+        /// The setting: `memory`, `file_size`, `open_files` or `cpu_time`.
+        field: &'static str,
+        /// The value as given (bytes, files or seconds).
+        value: u64,
+        /// The range, in words.
+        range: &'static str,
+    },
+    /// A `sandbox_read` path is relative, missing, or everything.
+    #[error("sandbox_read path `{}`: {reason}", path.display())]
+    SandboxRead {
+        /// The path as given.
+        path: PathBuf,
+        /// Why, and what to do instead.
+        reason: String,
+    },
 }
 
 impl RunSettingsError {
@@ -129,6 +162,8 @@ impl RunSettingsError {
             RunSettingsError::EnvName { .. }
             | RunSettingsError::EnvValue { .. }
             | RunSettingsError::TooManyEnv { .. } => "env",
+            RunSettingsError::SandboxRead { .. } => "sandbox_read",
+            RunSettingsError::Limit { field, .. } => field,
         }
     }
 }
@@ -162,15 +197,32 @@ impl RunSettings {
         self
     }
 
+    /// The same settings with one more path its commands may read.
+    pub fn with_sandbox_read(mut self, path: impl Into<PathBuf>) -> Self {
+        self.sandbox_read.push(path.into());
+        self
+    }
+
     /// `other`'s values where it sets them, these where it does not; the environment is
-    /// these variables then `other`'s (a later entry wins).
+    /// these variables then `other`'s (a later entry wins), the readable paths both lists.
     pub fn overridden_by(&self, other: &RunSettings) -> RunSettings {
         let mut env = self.env.clone();
         env.extend(other.env.iter().cloned());
+        let mut sandbox_read = self.sandbox_read.clone();
+        for path in &other.sandbox_read {
+            if !sandbox_read.contains(path) {
+                sandbox_read.push(path.clone());
+            }
+        }
         RunSettings {
             timeout: other.timeout.or(self.timeout),
             max_output: other.max_output.or(self.max_output),
             env,
+            sandbox_read,
+            memory: other.memory.or(self.memory),
+            file_size: other.file_size.or(self.file_size),
+            open_files: other.open_files.or(self.open_files),
+            cpu_time: other.cpu_time.or(self.cpu_time),
         }
     }
 
@@ -191,7 +243,166 @@ impl RunSettings {
         for (name, value) in &self.env {
             check_env(name, value)?;
         }
+        for path in &self.sandbox_read {
+            check_sandbox_read(path)?;
+        }
+        for (field, value) in [
+            ("memory", self.memory),
+            ("file_size", self.file_size),
+            ("open_files", self.open_files),
+            ("cpu_time", self.cpu_time.map(|d| d.as_secs())),
+        ] {
+            if let Some(value) = value {
+                check_limit(field, value)?;
+            }
+        }
         Ok(())
+    }
+
+    /// Whether it sets a resource limit of its own.
+    pub fn sets_limits(&self) -> bool {
+        self.memory.is_some()
+            || self.file_size.is_some()
+            || self.open_files.is_some()
+            || self.cpu_time.is_some()
+    }
+
+    /// `limits` with this tool's own resource limits over them.
+    pub fn limits_over(&self, limits: &super::Limits) -> super::Limits {
+        let mut merged = limits.clone();
+        if let Some(n) = self.memory {
+            merged.memory = Some(n);
+        }
+        if let Some(n) = self.file_size {
+            merged.file_size = Some(n);
+        }
+        if let Some(n) = self.open_files {
+            merged.open_files = Some(n);
+        }
+        if let Some(d) = self.cpu_time {
+            merged.cpu_time = Some(d);
+        }
+        merged
+    }
+}
+
+/// Checks one resource limit a tool sets: `memory` (bytes, 1 MiB to 1 TiB), `file_size`
+/// (bytes, 1 to 16 TiB), `open_files` (16 to 1,048,576) or `cpu_time` (seconds, 1 to one
+/// day). Below these no ordinary program starts; above, the value is a mistake.
+pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
+    let (field, low, high, range): (&'static str, u64, u64, &'static str) = match field {
+        "memory" => (
+            "memory",
+            1 << 20,
+            1 << 40,
+            "bytes from 1 MiB to 1 TiB, e.g. \"2G\"",
+        ),
+        "file_size" => (
+            "file_size",
+            1,
+            1 << 44,
+            "bytes from 1 to 16 TiB, e.g. \"100M\"",
+        ),
+        "open_files" => ("open_files", 16, 1 << 20, "a count from 16 to 1048576"),
+        "cpu_time" => (
+            "cpu_time",
+            1,
+            MAX_TIMEOUT_SECS,
+            "seconds from 1 to 86400 (one day)",
+        ),
+        _ => ("limit", 1, u64::MAX, "a positive number"),
+    };
+    if value < low || value > high {
+        return Err(RunSettingsError::Limit {
+            field,
+            value,
+            range,
+        });
+    }
+    Ok(())
+}
+
+/// A size as people write it: bytes (`1048576`), or a number with `K`, `M`, `G` or `T`
+/// (binary units: `512M`, `4G`). Zero and sizes past `u64` are refused.
+///
+/// ```
+/// use nanotool_runtime::kernel::parse_size;
+///
+/// assert_eq!(parse_size("4G"), Ok(4 << 30));
+/// assert_eq!(parse_size("1048576"), Ok(1 << 20));
+/// assert!(parse_size("4X").is_err());
+/// assert!(parse_size("0").is_err());
+/// ```
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let hint = "give bytes with an optional K, M, G or T suffix (binary units), e.g. 512M or 4G";
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{text}` has an unknown unit; {hint}")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size; {hint}"))?;
+    n.checked_shl(shift)
+        .filter(|v| v >> shift == n && *v > 0)
+        .ok_or_else(|| format!("`{text}` is zero or too large; {hint}"))
+}
+
+/// Checks one path a tool may read: absolute, existing, and not `/` itself (which would open
+/// everything the agent can read). Use [`expand_home`] first for `~/...`.
+pub fn check_sandbox_read(path: &Path) -> Result<(), RunSettingsError> {
+    let problem = |reason: String| RunSettingsError::SandboxRead {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if !path.is_absolute() {
+        return Err(problem(
+            "not an absolute path: write it from `/`, or from your home as `~/...` (e.g. `~/.cargo`)"
+                .to_owned(),
+        ));
+    }
+    match path.canonicalize() {
+        Ok(real) if real == Path::new("/") => Err(problem(
+            "this is the whole file system: name the folder the tool needs (e.g. `~/.cargo`)"
+                .to_owned(),
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(problem(format!(
+            "cannot be used ({e}); name a file or folder that exists on this machine"
+        ))),
+    }
+}
+
+/// `~` and `~/rest` as paths under `home` (the agent's `$HOME`); anything else unchanged.
+/// `None` when the path starts with `~` but there is no home to expand it to, or names another
+/// user's home (`~alice/...`, not supported).
+///
+/// ```
+/// use nanotool_runtime::kernel::expand_home;
+/// use std::path::{Path, PathBuf};
+///
+/// let home = Some(Path::new("/home/ann"));
+/// assert_eq!(expand_home("~/.cargo", home), Some(PathBuf::from("/home/ann/.cargo")));
+/// assert_eq!(expand_home("/opt/go", home), Some(PathBuf::from("/opt/go")));
+/// assert_eq!(expand_home("~/.cargo", None), None);
+/// ```
+pub fn expand_home(path: &str, home: Option<&Path>) -> Option<PathBuf> {
+    if path == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    match path.strip_prefix("~/") {
+        Some(rest) => home.map(|h| h.join(rest)),
+        None if path.starts_with('~') => None,
+        None => Some(PathBuf::from(path)),
     }
 }
 

@@ -49,7 +49,7 @@ use spawn::Confinement;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How strictly commands are confined.
@@ -408,7 +408,11 @@ pub(crate) struct Sandbox {
     /// Every path confined commands may read, canonical (computed once).
     readable: Vec<PathBuf>,
     real_paths: Mutex<HashMap<PathBuf, PathBuf>>,
-    confinements: [OnceLock<Confinement>; 8],
+    confinements: [OnceLock<Arc<Confinement>>; 8],
+    /// The profiles of tools that read more than the kernel's paths (a tool's own
+    /// `sandbox_read`), by profile and paths, built on first use: one per such tool at most,
+    /// as each tool's paths are fixed.
+    extended: Mutex<HashMap<ExtendedKey, Arc<Confinement>>>,
     /// Each profile's last failure to build, and when: tried again once it is
     /// [`RETRY_AFTER`] old.
     failures: [Mutex<Option<(Instant, String)>>; 8],
@@ -419,6 +423,9 @@ pub(crate) struct Sandbox {
     /// declares it, so a kernel that never runs one makes no namespace.
     local_network: OnceLock<Result<std::sync::Arc<spawn::LocalNet>, String>>,
 }
+
+/// A profile with a tool's own readable paths: the profile's index and the paths.
+type ExtendedKey = (usize, Vec<PathBuf>);
 
 /// How long a profile whose confinement failed to build answers with that failure before
 /// it is tried again: a passing cause (no thread or fd to spare) clears, while a lasting one
@@ -435,9 +442,9 @@ impl fmt::Debug for Sandbox {
 }
 
 /// How a command of a profile is to be started.
-pub(crate) enum Route<'a> {
+pub(crate) enum Route {
     /// Confined by this profile; the flag tells whether Landlock holds.
-    Confined(&'a Confinement, bool),
+    Confined(Arc<Confinement>, bool),
     /// Directly, unconfined (mode off, or best-effort where nothing could be set up).
     Direct,
     /// Not at all: the mode is required and this is missing.
@@ -482,6 +489,7 @@ impl Sandbox {
             readable: Vec::new(),
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
+            extended: Mutex::new(HashMap::new()),
             failures: Default::default(),
             pid_namespace: false,
         };
@@ -508,9 +516,13 @@ impl Sandbox {
         self.read.iter().chain(&self.write).cloned().collect()
     }
 
-    /// Whether a confined command may read `real` (a canonical path).
-    pub(crate) fn can_read(&self, real: &Path) -> bool {
-        self.readable.iter().any(|root| real.starts_with(root))
+    /// Whether a confined command may read `real` (a canonical path), given the tool's own
+    /// readable paths `extra` (canonical).
+    pub(crate) fn can_read(&self, real: &Path, extra: &[PathBuf]) -> bool {
+        self.readable
+            .iter()
+            .chain(extra)
+            .any(|root| real.starts_with(root))
     }
 
     /// The canonical path of a program, remembered (resolving it costs a few syscalls per
@@ -545,8 +557,9 @@ impl Sandbox {
             .get_or_init(|| spawn::local_network().map(std::sync::Arc::new))
     }
 
-    /// How to start a command of profile `access`.
-    pub(crate) fn route(&self, access: Access) -> Route<'_> {
+    /// How to start a command of profile `access` whose tool may also read `extra` (canonical
+    /// paths; most tools have none).
+    pub(crate) fn route(&self, access: Access, extra: &[PathBuf]) -> Route {
         if self.status.mode == SandboxMode::Off {
             return Route::Direct;
         }
@@ -569,17 +582,18 @@ impl Sandbox {
         }
         let slot = &self.confinements[access.index()];
         let built = match slot.get() {
-            Some(confinement) => Ok(confinement),
+            _ if !extra.is_empty() => self.extended(access, extra),
+            Some(confinement) => Ok(Arc::clone(confinement)),
             None => {
                 let mut failure = self.failures[access.index()]
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner());
                 match &*failure {
                     Some((when, why)) if when.elapsed() < RETRY_AFTER => Err(why.clone()),
-                    _ => match self.confinement(access) {
+                    _ => match self.confinement(access, &[]) {
                         Ok(confinement) => {
                             *failure = None;
-                            Ok(slot.get_or_init(|| confinement))
+                            Ok(Arc::clone(slot.get_or_init(|| Arc::new(confinement))))
                         }
                         Err(why) => {
                             *failure = Some((Instant::now(), why.clone()));
@@ -605,7 +619,8 @@ impl Sandbox {
                     ));
                 }
                 // `confined` in results means Landlock and the filter both held.
-                Route::Confined(confinement, landlock && confinement.setup.seccomp.is_ok())
+                let confined = landlock && confinement.setup.seccomp.is_ok();
+                Route::Confined(confinement, confined)
             }
             Err(why) if self.status.mode == SandboxMode::Required => Route::Refuse(format!(
                 "the sandbox is required but could not be set up: {why}"
@@ -614,7 +629,22 @@ impl Sandbox {
         }
     }
 
-    fn confinement(&self, access: Access) -> Result<Confinement, String> {
+    /// The confinement of a tool with readable paths of its own: built once per profile and
+    /// paths (a failure is not kept: the next call tries again).
+    fn extended(&self, access: Access, extra: &[PathBuf]) -> Result<Arc<Confinement>, String> {
+        let key = (access.index(), extra.to_vec());
+        let mut extended = self.extended.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(confinement) = extended.get(&key) {
+            return Ok(Arc::clone(confinement));
+        }
+        let confinement = Arc::new(self.confinement(access, extra)?);
+        extended.insert(key, Arc::clone(&confinement));
+        Ok(confinement)
+    }
+
+    fn confinement(&self, access: Access, extra: &[PathBuf]) -> Result<Confinement, String> {
+        let mut read = self.read.clone();
+        read.extend(extra.iter().cloned());
         let profile = Profile {
             workspace: self.workspace.clone(),
             writes: access.writes,
@@ -622,7 +652,7 @@ impl Sandbox {
             network: access.network || access.is_local(),
             tmpdir: self.tmpdir().map(Path::to_path_buf),
             home: self.home().map(Path::to_path_buf),
-            read: self.read.clone(),
+            read,
             write: self.write.clone(),
             abi: self.status.landlock_abi.as_ref().copied().unwrap_or(0),
         };

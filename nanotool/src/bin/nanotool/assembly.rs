@@ -4,10 +4,14 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use nanotool::{CommandExecKernel, DescriptorError, KernelError, KernelSettings, Toolbox};
+use nanotool::{
+    CommandExecKernel, DescriptorError, KernelError, KernelSettings, RegisterError, Toolbox,
+};
 
 use crate::cli::Common;
+use crate::config::{self, HostConfig};
 use crate::report::Failure;
+use crate::settings::{self, HostSettings};
 
 /// Where the descriptors are: `WORK/tools`, or `None` when there is none yet. A work folder
 /// or descriptor folder that exists but cannot be read is an error (exit 1), never an empty
@@ -65,40 +69,41 @@ pub(crate) fn tools_dir(common: &Common) -> Result<Option<PathBuf>, Failure> {
     }
 }
 
-pub(crate) fn kernel(common: &Common) -> Result<CommandExecKernel, Failure> {
-    let mut settings = KernelSettings {
-        cwd: common.cwd.clone(),
-        ..KernelSettings::default()
+/// The work folder when there is one: `--work DIR`, else `.work` if it exists.
+pub(crate) fn work_dir(common: &Common) -> Option<PathBuf> {
+    match &common.work {
+        Some(work) => Some(work.clone()),
+        None => Some(PathBuf::from(".work")).filter(|w| w.is_dir()),
+    }
+}
+
+/// The config file of the work folder, read and checked (`None` without one, or with
+/// `--no-config`); its problems, each naming the file and the key, are one failure.
+pub(crate) fn host_config(common: &Common) -> Result<Option<HostConfig>, Failure> {
+    if common.no_config {
+        return Ok(None);
+    }
+    let Some(work) = work_dir(common) else {
+        return Ok(None);
     };
-    if let Some(timeout) = common.timeout {
-        settings.timeout = timeout;
-    }
-    if let Some(max) = common.max_output {
-        settings.max_output = max;
-    }
-    settings.sandbox = common.sandbox;
-    settings.sandbox_read = common.sandbox_read.clone();
-    settings.sandbox_write = common.sandbox_write.clone();
-    settings.landlock_abi_limit = common.landlock_abi;
-    settings.pid_namespace = common.pid_namespace;
-    if let Some(l) = common.memory {
-        settings.limits.memory = l.value();
-    }
-    if let Some(l) = common.file_size {
-        settings.limits.file_size = l.value();
-    }
-    if let Some(l) = common.open_files {
-        settings.limits.open_files = l.value();
-    }
-    if let Some(l) = common.cpu_time {
-        settings.limits.cpu_time = l.value().map(std::time::Duration::from_secs);
-    }
+    config::load(&work).map_err(|errors| {
+        Failure::cannot_run(
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\nnanotool: "),
+        )
+    })
+}
+
+pub(crate) fn kernel(settings: KernelSettings) -> Result<CommandExecKernel, Failure> {
     CommandExecKernel::new(settings).map_err(|e| match e {
         KernelError::Cwd { .. } => Failure::cannot_run(format!(
-            "{e}; pass an existing folder with --cwd DIR (default: the current folder)"
+            "{e}; pass an existing folder with --cwd DIR or the config file's `cwd` (default: the current folder)"
         )),
         KernelError::SandboxPath { .. } => Failure::cannot_run(format!(
-            "{e}; check the --sandbox-read / --sandbox-write value"
+            "{e}; check the --sandbox-read / --sandbox-write values and the config file's `sandbox_read` / `sandbox_write`"
         )),
         _ => Failure::cannot_run(e.to_string()),
     })
@@ -112,7 +117,10 @@ pub(crate) fn unreadable_binaries(toolbox: &Toolbox) -> Vec<(String, String)> {
         .iter()
         .filter_map(|t| {
             let binary = t.spec()?.template().binary().to_owned();
-            let hint = toolbox.kernel().unreadable_binary(&binary)?;
+            let hint = match t.settings() {
+                Some(own) => toolbox.kernel().unreadable_binary_for(&binary, own)?,
+                None => toolbox.kernel().unreadable_binary(&binary)?,
+            };
             Some((t.name().to_owned(), hint.to_string()))
         })
         .collect()
@@ -132,15 +140,34 @@ pub(crate) struct Assembled {
     pub(crate) errors: Vec<DescriptorError>,
     /// The names of the tools the descriptors added, in loading order.
     pub(crate) descriptors: Vec<String>,
+    /// What the host runs with, and where each value came from.
+    pub(crate) host: HostSettings,
+    /// The config file's per-tool entries that name no tool: `(name, suggestion)`.
+    pub(crate) unknown_tools: Vec<String>,
 }
 
 pub(crate) fn assemble(common: &Common) -> Result<Assembled, Failure> {
     let dir = tools_dir(common)?;
-    assemble_from(common, dir.as_deref())
+    let config = host_config(common)?;
+    let assembled = assemble_from(common, config.as_ref(), dir.as_deref())?;
+    for warning in &assembled.host.warnings {
+        eprintln!("warning: {warning}");
+    }
+    for unknown in &assembled.unknown_tools {
+        eprintln!("warning: {unknown}");
+    }
+    Ok(assembled)
 }
 
-pub(crate) fn assemble_from(common: &Common, dir: Option<&Path>) -> Result<Assembled, Failure> {
-    let mut toolbox = Toolbox::new(kernel(common)?);
+pub(crate) fn assemble_from(
+    common: &Common,
+    config: Option<&HostConfig>,
+    dir: Option<&Path>,
+) -> Result<Assembled, Failure> {
+    let host = settings::resolve(common, config)?;
+    let mut toolbox = Toolbox::new(kernel(host.kernel.clone())?);
+    // The host's denials first: a built-in, `exec` or a descriptor they refuse is refused.
+    toolbox.deny_binaries(host.deny.iter().cloned());
     for tool in nanotool::builtins::all() {
         let name = tool.name().to_owned();
         toolbox.register_arc(tool).map_err(|e| {
@@ -151,18 +178,12 @@ pub(crate) fn assemble_from(common: &Common, dir: Option<&Path>) -> Result<Assem
     }
     // `exec` first: a descriptor that takes its name is a name conflict (613) for that file,
     // and the other files still load.
-    if !common.allow_exec.is_empty() {
-        let allow: Vec<String> = common
-            .allow_exec
-            .iter()
-            .map(|b| b.trim().to_owned())
-            .filter(|b| !b.is_empty())
-            .collect();
+    if !host.allow_exec.is_empty() {
         toolbox
-            .enable_exec_with_writes(allow, common.exec_writes)
+            .enable_exec_with_writes(host.allow_exec.clone(), host.exec_writes)
             .map_err(|e| {
                 Failure::cannot_run(format!(
-                    "--allow-exec: {e}; give binaries by name, e.g. --allow-exec git,ls"
+                    "--allow-exec / the config file's `allow_exec`: {e}; give binaries by name, e.g. --allow-exec git,ls"
                 ))
             })?;
     }
@@ -184,10 +205,29 @@ pub(crate) fn assemble_from(common: &Common, dir: Option<&Path>) -> Result<Assem
         .iter()
         .map(|t| t.name().to_owned())
         .collect();
+    // The config file's settings per tool, over the tool's own. An entry for a tool that is
+    // not here (its descriptor did not load, or a typo) is reported; settings a tool cannot
+    // take are a failure, as a bad flag is.
+    let mut unknown_tools = Vec::new();
+    for (name, own) in &host.tools {
+        match toolbox.set_tool_settings(name, own) {
+            Ok(()) => {}
+            Err(RegisterError::Unknown(unknown)) => unknown_tools.push(format!(
+                "config file: `tools.{name}`: {unknown} (its settings apply to no tool)"
+            )),
+            Err(e) => {
+                return Err(Failure::cannot_run(format!(
+                    "config file: `tools.{name}`: {e}"
+                )));
+            }
+        }
+    }
     Ok(Assembled {
         toolbox,
         errors,
         descriptors,
+        host,
+        unknown_tools,
     })
 }
 

@@ -16,8 +16,8 @@ Examples:
   nanotool schema --format openai > tools.json
   nanotool serve --work ~/agent --cwd ~/project
 
-Descriptors (*.tool.json) are read from WORK/tools; built-in tools (grep, find, sed_print)
-are always there. Exit status: 0 done, 2 call refused (614) or unknown tool, 1 could not run.";
+Descriptors (*.tool.json) are read from WORK/tools, settings from WORK/config.json (flags
+win over it); built-in tools (grep, find, sed_print) are always there. Exit status: 0 done, 2 call refused (614) or unknown tool, 1 could not run.";
 
 /// Command tools for LLM agents whose safety is a property of their shape.
 #[derive(Debug, Parser)]
@@ -35,9 +35,9 @@ pub(crate) struct Common {
     /// Work folder; descriptors are read from DIR/tools [default: .work]
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) work: Option<PathBuf>,
-    /// Folder every command runs in (paths stay inside it)
-    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
-    pub(crate) cwd: PathBuf,
+    /// Folder every command runs in (paths stay inside it) [default: the current folder]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
     /// Kill a command's whole process group after SECS seconds [default: 30]
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_timeout)]
     pub(crate) timeout: Option<Duration>,
@@ -55,9 +55,21 @@ pub(crate) struct Common {
     /// Let `exec` commands write inside the working directory (read-only otherwise)
     #[arg(long, global = true)]
     pub(crate) exec_writes: bool,
-    /// Confine every command: required (never run unconfined), best-effort, or off
-    #[arg(long, global = true, value_name = "MODE", default_value = "best-effort", value_parser = parse_sandbox)]
-    pub(crate) sandbox: SandboxMode,
+    /// Refuse these binaries too, in every tool and in `exec` (added to the built-in deny list)
+    #[arg(
+        long,
+        global = true,
+        value_name = "BIN[,BIN...]",
+        value_delimiter = ','
+    )]
+    pub(crate) deny: Vec<String>,
+    /// Give every command NAME=VALUE, or NAME with this process's value (repeatable; not PATH,
+    /// HOME, TMPDIR, GIT_*, LD_* nor what the kernel fixes)
+    #[arg(long, global = true, value_name = "NAME[=VALUE]")]
+    pub(crate) env: Vec<String>,
+    /// Confine every command: required (never run unconfined), best-effort, or off [default: best-effort]
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_sandbox)]
+    pub(crate) sandbox: Option<SandboxMode>,
     /// Let every confined command read (and execute) DIR too, e.g. a toolchain under $HOME (repeatable)
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) sandbox_read: Vec<PathBuf>,
@@ -71,6 +83,9 @@ pub(crate) struct Common {
     /// Run each confined command in a private PID namespace (its children die with it)
     #[arg(long, global = true)]
     pub(crate) pid_namespace: bool,
+    /// Ignore WORK/config.json
+    #[arg(long, global = true)]
+    pub(crate) no_config: bool,
     /// Memory each command's process may allocate (RLIMIT_DATA), e.g. 512M, 4G, or none [default: 4G]
     #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory: Option<Limit>,
@@ -94,6 +109,12 @@ pub(crate) enum Limit {
     Host,
 }
 
+impl From<Option<u64>> for Limit {
+    fn from(value: Option<u64>) -> Self {
+        value.map_or(Limit::Host, Limit::At)
+    }
+}
+
 impl Limit {
     pub(crate) fn value(self) -> Option<u64> {
         match self {
@@ -105,32 +126,12 @@ impl Limit {
 
 /// `512M`, `4G`, `100K`, `1048576`, or `none`: binary units.
 pub(crate) fn parse_size(s: &str) -> Result<Limit, String> {
-    let hint =
-        "give bytes with an optional K, M, G or T suffix (binary units), e.g. 512M or 4G, or none";
-    let t = s.trim();
-    if t.eq_ignore_ascii_case("none") {
+    if s.trim().eq_ignore_ascii_case("none") {
         return Ok(Limit::Host);
     }
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("`{s}` has an unknown unit; {hint}")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size; {hint}"))?;
-    n.checked_shl(shift)
-        .filter(|v| v >> shift == n && *v > 0)
+    nanotool_runtime::kernel::parse_size(s)
         .map(Limit::At)
-        .ok_or_else(|| format!("`{s}` is zero or too large; {hint}"))
+        .map_err(|e| format!("{e}, or none"))
 }
 
 /// A positive whole number, or `none`.

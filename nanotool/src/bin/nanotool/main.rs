@@ -9,6 +9,8 @@
 //! |---|---|
 //! | `cli` | clap's types: the options and the subcommands |
 //! | `assembly` | the kernel and the toolbox every subcommand uses |
+//! | `config` | the host's config file, `WORK/config.json`, read and checked |
+//! | `settings` | the flags over the config file over the defaults, and each value's source |
 //! | `commands` | one module per subcommand |
 //! | `report` | a failure and its exit status; writing to stdout |
 //! | `logging` | the log: its level, and the pipe the server logs through |
@@ -21,8 +23,10 @@ use clap::Parser;
 mod assembly;
 mod cli;
 mod commands;
+mod config;
 mod logging;
 mod report;
+mod settings;
 mod signals;
 
 use assembly::{Assembled, assemble, warn_descriptors, warn_unreadable};
@@ -57,13 +61,16 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match &cli.command {
         Command::List { json } => {
             let Assembled {
-                toolbox, errors, ..
+                toolbox,
+                errors,
+                host,
+                ..
             } = assemble(common)?;
             warn_descriptors(&errors);
             if *json {
                 warn_unreadable(&toolbox);
             }
-            commands::list::run(&toolbox, *json)
+            commands::list::run(&toolbox, &host, *json)
         }
         Command::Schema { format } => {
             let Assembled {

@@ -1,12 +1,14 @@
-//! `nanotool check`: validates the descriptors of a folder; exit 1 on any error (613).
+//! `nanotool check`: validates the descriptors of a folder and the work folder's config file;
+//! exit 1 on any error (613 for a descriptor).
 
 use std::path::{Path, PathBuf};
 
 use nanotool::CODE_INVALID_DESCRIPTOR;
 use serde_json::json;
 
-use crate::assembly::{Assembled, assemble_from, unreadable_binaries};
+use crate::assembly::{Assembled, assemble_from, unreadable_binaries, work_dir};
 use crate::cli::Common;
+use crate::config;
 use crate::report::{Failure, print_json, write_stdout};
 
 pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
@@ -27,12 +29,39 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
             dir.display()
         )));
     }
+    // The config file: its problems are reported with the descriptors' (the descriptors are
+    // then checked as without it).
+    let (config, config_errors) = match work_dir(common).filter(|_| !common.no_config) {
+        Some(work) => match config::load(&work) {
+            Ok(config) => (config, Vec::new()),
+            Err(errors) => (None, errors),
+        },
+        None => (None, Vec::new()),
+    };
     let Assembled {
         toolbox,
         errors,
         descriptors,
-    } = assemble_from(common, Some(&dir))?;
+        host,
+        unknown_tools,
+    } = assemble_from(common, config.as_ref(), Some(&dir))?;
     let loaded: Vec<&str> = descriptors.iter().map(String::as_str).collect();
+    // An entry for no tool is an error here: `check` is where a typo must show.
+    let mut config_problems: Vec<(String, String, String)> = config_errors
+        .iter()
+        .map(|e| (e.file.display().to_string(), e.key.clone(), e.to_string()))
+        .collect();
+    let file = host
+        .config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    for unknown in &unknown_tools {
+        config_problems.push((file.clone(), "tools".to_owned(), unknown.clone()));
+    }
+    for warning in &host.warnings {
+        eprintln!("warning: {warning}");
+    }
     if json {
         let value = json!({
             "dir": dir.display().to_string(),
@@ -41,7 +70,11 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
                 "code": CODE_INVALID_DESCRIPTOR,
                 "file": e.file.display().to_string(),
                 "message": e.message,
-            })).collect::<Vec<_>>(),
+            })).chain(config_problems.iter().map(|(file, key, message)| json!({
+                "file": file,
+                "key": key,
+                "message": message,
+            }))).collect::<Vec<_>>(),
         });
         print_json(&value)?;
     } else {
@@ -49,12 +82,21 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         for e in &errors {
             text.push_str(&format!("{e}\n"));
         }
+        for (_, _, message) in &config_problems {
+            text.push_str(&format!("{message}\n"));
+        }
         text.push_str(&format!(
             "{}: {} descriptor(s) loaded, {} error(s)\n",
             dir.display(),
             loaded.len(),
             errors.len()
         ));
+        if !file.is_empty() || !config_problems.is_empty() {
+            text.push_str(&format!(
+                "config file: {} error(s)\n",
+                config_problems.len()
+            ));
+        }
         for (tool, hint) in unreadable_binaries(&toolbox) {
             if loaded.contains(&tool.as_str()) {
                 text.push_str(&format!("warning: tool `{tool}`: {hint}\n"));
@@ -62,5 +104,9 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         }
         write_stdout(&text)?;
     }
-    Ok(if errors.is_empty() { 0 } else { 1 })
+    Ok(if errors.is_empty() && config_problems.is_empty() {
+        0
+    } else {
+        1
+    })
 }

@@ -1,13 +1,133 @@
-//! `nanotool list`: the tools with their descriptions (or as JSON), and the sandbox status.
+//! `nanotool list`: the tools with their descriptions (or as JSON), the settings each runs
+//! with and where each came from, and the sandbox status.
 
 use serde_json::{Value, json};
 
-use nanotool::Toolbox;
+use nanotool::{Tool, Toolbox};
 
 use crate::assembly::warn_unreadable;
 use crate::report::{Failure, print_json, write_stdout};
+use crate::settings::{HostSettings, Source};
 
-pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
+/// One effective run setting of one tool: its name, its value in words, where it came from
+/// (`default`, `config`, `flag`, `tool` for the descriptor or the macro, `config: tools.NAME`
+/// for the config file's entry for the tool).
+struct ToolSetting {
+    name: &'static str,
+    value: String,
+    from: String,
+}
+
+fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
+    let Some(settings) = tool.settings() else {
+        return Vec::new();
+    };
+    let entry = host
+        .tools
+        .iter()
+        .find(|(name, _)| name == tool.name())
+        .map(|(_, s)| s);
+    let own = format!("config: tools.{}", tool.name());
+    let from = |by_entry: bool| {
+        if by_entry {
+            own.clone()
+        } else {
+            "tool".to_owned()
+        }
+    };
+    let shown = |name: &str| {
+        host.shown
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(Source::Default, |s| s.from)
+            .as_str()
+            .to_owned()
+    };
+    let mut out = Vec::new();
+    let timeout = settings.timeout.unwrap_or(host.kernel.timeout);
+    out.push(ToolSetting {
+        name: "timeout",
+        value: format!("{} s", timeout.as_secs_f64()),
+        from: match settings.timeout {
+            Some(_) => from(entry.is_some_and(|e| e.timeout.is_some())),
+            None => shown("timeout"),
+        },
+    });
+    let max_output = settings.max_output.unwrap_or(host.kernel.max_output);
+    out.push(ToolSetting {
+        name: "max_output",
+        value: format!("{max_output} bytes"),
+        from: match settings.max_output {
+            Some(_) => from(entry.is_some_and(|e| e.max_output.is_some())),
+            None => shown("max_output"),
+        },
+    });
+    // Resource limits a tool or its entry sets (the host's are on the settings line).
+    let limits = [
+        ("memory", settings.memory, entry.and_then(|e| e.memory)),
+        (
+            "file_size",
+            settings.file_size,
+            entry.and_then(|e| e.file_size),
+        ),
+        (
+            "open_files",
+            settings.open_files,
+            entry.and_then(|e| e.open_files),
+        ),
+        (
+            "cpu_time",
+            settings.cpu_time.map(|d| d.as_secs()),
+            entry.and_then(|e| e.cpu_time.map(|d| d.as_secs())),
+        ),
+    ];
+    for (name, value, by_entry) in limits {
+        if let Some(value) = value {
+            let unit = match name {
+                "memory" | "file_size" => " bytes",
+                "cpu_time" => " s",
+                _ => "",
+            };
+            out.push(ToolSetting {
+                name,
+                value: format!("{value}{unit}"),
+                from: from(by_entry.is_some()),
+            });
+        }
+    }
+    // Variables by name only: a value may be a secret.
+    for (name, source) in &host.env_from {
+        if !settings.env.iter().any(|(n, _)| n == name) {
+            out.push(ToolSetting {
+                name: "env",
+                value: name.clone(),
+                from: source.as_str().to_owned(),
+            });
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, _) in settings.env.iter().rev() {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        out.push(ToolSetting {
+            name: "env",
+            value: name.clone(),
+            from: from(entry.is_some_and(|e| e.env.iter().any(|(n, _)| n == name))),
+        });
+    }
+    for path in &settings.sandbox_read {
+        out.push(ToolSetting {
+            name: "sandbox_read",
+            value: path.display().to_string(),
+            from: from(entry.is_some_and(|e| e.sandbox_read.contains(path))),
+        });
+    }
+    out
+}
+
+pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<u8, Failure> {
     let tools = toolbox.tools();
     if json {
         let status = toolbox.kernel().sandbox_status();
@@ -21,15 +141,30 @@ pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
                 .map(|p| json!({"what": p.what, "needs": p.needs, "agent_safety": p.agent_safety}))
                 .collect::<Vec<_>>(),
         });
+        // The host's settings, each with its source: the same for every tool.
+        let host_json = json!({
+            "config": host.config.as_ref().map(|p| p.display().to_string()),
+            "settings": host
+                .shown
+                .iter()
+                .map(|s| json!({"name": s.name, "value": s.value, "from": s.from.as_str()}))
+                .collect::<Vec<_>>(),
+        });
         let items: Vec<Value> = tools
             .iter()
             .map(|t| {
+                let settings: Vec<Value> = tool_settings(t.as_ref(), host)
+                    .into_iter()
+                    .map(|s| json!({"name": s.name, "value": s.value, "from": s.from}))
+                    .collect();
                 json!({
                     "name": t.name(),
                     "description": t.description(),
                     "input_schema": t.input_schema(),
                     "writes": t.access().writes,
                     "network": t.access().network,
+                    "settings": settings,
+                    "host": host_json,
                     "sandbox": sandbox,
                 })
             })
@@ -45,10 +180,31 @@ pub(crate) fn run(toolbox: &Toolbox, json: bool) -> Result<u8, Failure> {
             .collect::<Vec<_>>()
             .join(" ");
         text.push_str(&format!("{:width$}  {description}\n", t.name()));
+        // What this tool sets apart from the host's defaults, on a line of its own.
+        let own: Vec<String> = tool_settings(t.as_ref(), host)
+            .into_iter()
+            .filter(|s| s.from == "tool" || s.from.starts_with("config: tools."))
+            .map(|s| format!("{} {} ({})", s.name, s.value, s.from))
+            .collect();
+        if !own.is_empty() {
+            text.push_str(&format!("{:width$}  [{}]\n", "", own.join("; ")));
+        }
     }
     if tools.is_empty() {
         text.push_str("no tools\n");
     }
+    let mut line = Vec::new();
+    for s in &host.shown {
+        line.push(format!("{} {} ({})", s.name, s.value, s.from.as_str()));
+    }
+    for (name, from) in &host.env_from {
+        line.push(format!("env {name} ({})", from.as_str()));
+    }
+    let config = match &host.config {
+        Some(path) => format!("config file {}", path.display()),
+        None => "no config file".to_owned(),
+    };
+    text.push_str(&format!("settings ({config}): {}\n", line.join("; ")));
     text.push_str(&format!("{}\n", toolbox.kernel().sandbox_status()));
     text.push_str(&format!("{}\n", toolbox.kernel().limits_status()));
     write_stdout(&text)?;

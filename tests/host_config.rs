@@ -1,0 +1,652 @@
+//! The host's config file (`WORK/config.json`) and `--env`, through the `nanotool` binary:
+//! flag > file > default, every bad file an error naming the file and the key, variables
+//! reaching commands (never a refused name), per-tool entries over a tool's own settings, a
+//! tool's own readable paths given to that tool only, and `check` reporting it all.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use common::bin::nanotool_bin;
+
+/// A project folder (the cwd of every run) with `.work/tools` and maybe `.work/config.json`.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".work/tools")).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n").unwrap();
+        Project { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn descriptor(&self, value: Value) -> &Project {
+        let name = value["name"].as_str().unwrap().to_owned();
+        std::fs::write(
+            self.path().join(format!(".work/tools/{name}.tool.json")),
+            value.to_string(),
+        )
+        .unwrap();
+        self
+    }
+
+    fn config(&self, text: &str) -> &Project {
+        std::fs::write(self.path().join(".work/config.json"), text).unwrap();
+        self
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_env(args, &[])
+    }
+
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = Command::new(nanotool_bin());
+        command.args(args).current_dir(self.path());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        Run(command.output().expect("run nanotool"))
+    }
+}
+
+struct Run(Output);
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.0.status.code().expect("an exit code")
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout()))
+    }
+    fn expect(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code(),
+            code,
+            "exit status\nstdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+}
+
+fn printenv() -> Value {
+    json!({"name": "show_env", "description": "Print the environment", "command": "printenv"})
+}
+
+/// The host setting `name` of `list --json`: (value, from).
+fn host_setting(list: &Value, name: &str) -> (String, String) {
+    let settings = list[0]["host"]["settings"].as_array().unwrap();
+    let s = settings
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no host setting {name}: {settings:?}"));
+    (
+        s["value"].as_str().unwrap().to_owned(),
+        s["from"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The settings of tool `tool` of `list --json`, as (name, value, from).
+fn tool_settings(list: &Value, tool: &str) -> Vec<(String, String, String)> {
+    let entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == tool)
+        .unwrap_or_else(|| panic!("no tool {tool}"));
+    entry["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                s["value"].as_str().unwrap().to_owned(),
+                s["from"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_flag_wins_over_the_file_which_wins_over_the_default() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    // Default.
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "timeout"),
+        ("30 s".into(), "default".into())
+    );
+    assert_eq!(
+        host_setting(&list, "max_output"),
+        ("30000 bytes".into(), "default".into())
+    );
+    assert_eq!(list[0]["host"]["config"], Value::Null);
+    // File.
+    p.config(r#"{"timeout": 60, "max_output": 4096, "sandbox": "required"}"#);
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "timeout"),
+        ("60 s".into(), "config".into())
+    );
+    assert_eq!(
+        host_setting(&list, "max_output"),
+        ("4096 bytes".into(), "config".into())
+    );
+    assert_eq!(
+        host_setting(&list, "sandbox"),
+        ("required".into(), "config".into())
+    );
+    assert!(
+        list[0]["host"]["config"]
+            .as_str()
+            .unwrap()
+            .ends_with("config.json")
+    );
+    // Flag over file.
+    let list = p
+        .run(&["list", "--json", "--timeout", "7"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        host_setting(&list, "timeout"),
+        ("7 s".into(), "flag".into())
+    );
+    assert_eq!(
+        host_setting(&list, "max_output"),
+        ("4096 bytes".into(), "config".into())
+    );
+    // --no-config: as without the file.
+    let list = p.run(&["list", "--json", "--no-config"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "timeout"),
+        ("30 s".into(), "default".into())
+    );
+    // The text list says it too.
+    let text = p.run(&["list"]).expect(0).stdout();
+    assert!(text.contains("timeout 60 s (config)"), "{text}");
+    assert!(text.contains("max_output 4096 bytes (config)"), "{text}");
+}
+
+#[test]
+fn the_files_values_govern_calls_and_the_flag_overrides_them() {
+    let p = Project::new();
+    p.descriptor(json!({"name": "nap", "description": "Sleep", "command": "sleep 30"}));
+    p.descriptor(json!({"name": "lines", "description": "Print lines", "command": "seq 1 100000"}));
+    p.config(r#"{"timeout": 1, "max_output": 200}"#);
+    let nap = p.run(&["call", "nap", "--json"]).expect(0).json();
+    assert_eq!(nap["timed_out"], true, "{nap}");
+    let lines = p.run(&["call", "lines", "--json"]).expect(0).json();
+    assert_eq!(lines["truncated"], true, "{lines}");
+    assert!(lines["output"].as_str().unwrap().len() < 400, "{lines}");
+    // A flag over the file: this cap lets the whole output through.
+    let lines = p
+        .run(&["call", "lines", "--json", "--max-output", "1000000"])
+        .expect(0)
+        .json();
+    assert_eq!(lines["truncated"], false, "{lines}");
+}
+
+#[test]
+fn a_relative_cwd_in_the_file_is_read_from_the_files_folder_so_serve_needs_only_work() {
+    let p = Project::new();
+    p.descriptor(
+        json!({"name": "cat_notes", "description": "Print notes", "command": "cat notes.txt"}),
+    );
+    p.config(r#"{"cwd": ".."}"#);
+    // Run from elsewhere, naming only the work folder: the commands run in the project.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let work = p.path().join(".work");
+    let out = Command::new(nanotool_bin())
+        .args(["--work", work.to_str().unwrap(), "call", "cat_notes"])
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("one\ntwo"), "{stdout}");
+}
+
+#[test]
+fn every_bad_config_file_is_an_error_naming_the_file_and_the_key() {
+    let cases: &[(&str, &str)] = &[
+        (r#"{"timout": 60}"#, "`timout`"),
+        (r#"{"timeout": 0}"#, "`timeout`"),
+        (r#"{"timeout": "soon"}"#, "`timeout`"),
+        (r#"{"max_output": 99999999999}"#, "`max_output`"),
+        (r#"{"sandbox": "strict"}"#, "`sandbox`"),
+        (
+            r#"{"sandbox_read": ["/no/such/folder"]}"#,
+            "`sandbox_read[0]`",
+        ),
+        (r#"{"cwd": 5}"#, "`cwd`"),
+        (r#"{"memory": "4 lots"}"#, "`memory`"),
+        (r#"{"open_files": 0}"#, "`open_files`"),
+        (r#"{"allow_exec": "ls"}"#, "`allow_exec`"),
+        (r#"{"deny": [""]}"#, "`deny[0]`"),
+        (
+            r#"{"env": {"LD_PRELOAD": "/tmp/x.so"}}"#,
+            "`env.LD_PRELOAD`",
+        ),
+        (r#"{"env": {"PATH": "/tmp"}}"#, "`env.PATH`"),
+        (
+            r#"{"env": {"GIT_CONFIG_GLOBAL": "/tmp/x"}}"#,
+            "`env.GIT_CONFIG_GLOBAL`",
+        ),
+        (r#"{"env": {"N": 1}}"#, "`env.N`"),
+        (r#"{"pass_env": ["HOME"]}"#, "`pass_env[0]`"),
+        (r#"{"tools": {"t": {"writes": true}}}"#, "`tools.t.writes`"),
+        (r#"{"tools": {"t": {"timeout": 0}}}"#, "`tools.t.timeout`"),
+        (
+            r#"{"tools": {"t": {"env": {"LD_AUDIT": "x"}}}}"#,
+            "`tools.t.env.LD_AUDIT`",
+        ),
+        (
+            r#"{"tools": {"t": {"sandbox_read": ["/no/such"]}}}"#,
+            "`tools.t.sandbox_read[0]`",
+        ),
+        (r#"{"tools": []}"#, "`tools`"),
+        (r#"{"timeout": 5, "timeout": 6}"#, "not valid JSON"),
+        (r#"{"timeout": 5"#, "not valid JSON"),
+        (r#"[1, 2]"#, "not a JSON object"),
+    ];
+    for (text, key) in cases {
+        let p = Project::new();
+        p.config(text);
+        for args in [&["list"][..], &["call", "grep", "{}"], &["serve"]] {
+            let run = p.run(args);
+            let err = run.stderr();
+            assert_eq!(run.code(), 1, "{text} {args:?}: {err}");
+            assert!(
+                err.contains("config.json") && err.contains(key),
+                "{text} {args:?}: the error names neither the file nor {key}: {err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+        // `check` reports it as an error (exit 1), in text and JSON.
+        let run = p.run(&["check"]);
+        assert_eq!(run.code(), 1, "{text}: {}", run.stdout());
+        assert!(run.stdout().contains(key), "{text}: {}", run.stdout());
+        let json = p.run(&["check", "--json"]).json();
+        let errors = json["errors"].as_array().unwrap();
+        assert!(
+            errors
+                .iter()
+                .any(|e| e["message"].as_str().unwrap().contains(key)
+                    && e["file"].as_str().unwrap().ends_with("config.json")),
+            "{text}: {json}"
+        );
+    }
+}
+
+#[test]
+fn variables_from_the_file_and_the_flag_reach_commands_and_refused_names_never_do() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    p.config(r#"{"env": {"RUST_BACKTRACE": "1", "SHARED": "file"}, "pass_env": ["DB_URL"]}"#);
+    let run = p.run_env(
+        &[
+            "call",
+            "show_env",
+            "--env",
+            "SHARED=flag",
+            "--env",
+            "FROM_HOST",
+        ],
+        &[("DB_URL", "postgres://secret@db"), ("FROM_HOST", "yes")],
+    );
+    let out = run.expect(0).stdout();
+    for line in [
+        "RUST_BACKTRACE=1",
+        "SHARED=flag",
+        "DB_URL=postgres://secret@db",
+        "FROM_HOST=yes",
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.trim_start_matches("output: ") == line),
+            "{line} missing:\n{out}"
+        );
+    }
+    // `list` names a passed variable and its source, never its value.
+    let list = p.run_env(&["list", "--json"], &[("DB_URL", "postgres://secret@db")]);
+    let text = list.expect(0).stdout();
+    assert!(!text.contains("secret@db"), "{text}");
+    assert!(tool_settings(&list.json(), "show_env").contains(&(
+        "env".into(),
+        "DB_URL".into(),
+        "config".into()
+    )));
+    // Refused names on the command line: the run stops before any command, naming the flag.
+    for refused in [
+        "LD_PRELOAD=/tmp/x.so",
+        "PATH=/tmp",
+        "GIT_DIR=/",
+        "HOME=/",
+        "A=B=C=",
+        "1X=2",
+    ] {
+        let p = Project::new();
+        p.descriptor(printenv());
+        let run = p.run(&["call", "show_env", "--env", refused]);
+        let err = run.stderr();
+        let name = refused.split('=').next().unwrap();
+        if name == "A" {
+            // `A=B=C=` is A set to `B=C=`: a legal value.
+            run.expect(0);
+            assert!(
+                run.stdout()
+                    .lines()
+                    .any(|l| l.trim_start_matches("output: ") == "A=B=C="),
+                "{}",
+                run.stdout()
+            );
+            continue;
+        }
+        assert_eq!(run.code(), 1, "{refused}: {err}");
+        assert!(
+            err.contains("--env") && err.contains(name),
+            "{refused}: {err}"
+        );
+    }
+    // A name alone that this process does not have.
+    let run = p.run(&[
+        "call",
+        "show_env",
+        "--env",
+        "NANOTOOL_TEST_NOT_SET_ANYWHERE",
+    ]);
+    assert_eq!(run.code(), 1);
+    assert!(
+        run.stderr().contains("NANOTOOL_TEST_NOT_SET_ANYWHERE="),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn a_tools_entry_overrides_its_own_settings_and_leaves_the_others_at_the_default() {
+    let p = Project::new();
+    p.descriptor(
+        json!({"name": "cargo_test", "description": "Run the tests", "command": "true",
+        "timeout": 300, "env": {"RUST_BACKTRACE": "1"}}),
+    );
+    p.descriptor(json!({"name": "git_status", "description": "Status", "command": "git status"}));
+    p.config(r#"{"tools": {"cargo_test": {"timeout": 900, "max_output": 65536}}}"#);
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    let cargo = tool_settings(&list, "cargo_test");
+    assert!(
+        cargo.contains(&(
+            "timeout".into(),
+            "900 s".into(),
+            "config: tools.cargo_test".into()
+        )),
+        "{cargo:?}"
+    );
+    assert!(
+        cargo.contains(&(
+            "max_output".into(),
+            "65536 bytes".into(),
+            "config: tools.cargo_test".into()
+        )),
+        "{cargo:?}"
+    );
+    assert!(
+        cargo.contains(&("env".into(), "RUST_BACKTRACE".into(), "tool".into())),
+        "{cargo:?}"
+    );
+    let git = tool_settings(&list, "git_status");
+    assert!(
+        git.contains(&("timeout".into(), "30 s".into(), "default".into())),
+        "{git:?}"
+    );
+    // The timeout applies: a per-tool entry of 1 s kills a 30 s sleep.
+    p.descriptor(json!({"name": "nap", "description": "Sleep", "command": "sleep 30"}));
+    p.config(r#"{"tools": {"nap": {"timeout": 1}}}"#);
+    let nap = p.run(&["call", "nap", "--json"]).expect(0).json();
+    assert_eq!(nap["timed_out"], true, "{nap}");
+    // An entry for no tool: a warning when serving or calling, an error for `check`.
+    p.config(r#"{"tools": {"cargo_tset": {"timeout": 900}}}"#);
+    let run = p.run(&["list"]);
+    run.expect(0);
+    assert!(
+        run.stderr().contains("cargo_tset") && run.stderr().contains("cargo_test"),
+        "{}",
+        run.stderr()
+    );
+    let run = p.run(&["check"]);
+    assert_eq!(run.code(), 1, "{}", run.stdout());
+    assert!(
+        run.stdout().contains("tools.cargo_tset"),
+        "{}",
+        run.stdout()
+    );
+}
+
+#[test]
+fn a_denial_in_the_file_refuses_a_descriptor_and_exec() {
+    let p = Project::new();
+    p.descriptor(
+        json!({"name": "fetch", "description": "Fetch", "command": "curl <url>",
+        "network": true, "arguments": {"url": {"type": "string", "description": "URL"}}}),
+    );
+    p.config(r#"{"deny": ["curl"], "allow_exec": ["ls", "curl"]}"#);
+    let run = p.run(&["list"]);
+    assert_eq!(run.code(), 1, "{}", run.stdout());
+    assert!(run.stderr().contains("curl"), "{}", run.stderr());
+    p.config(r#"{"deny": ["curl"]}"#);
+    let run = p.run(&["check"]);
+    assert_eq!(run.code(), 1, "{}", run.stdout());
+    assert!(
+        run.stdout().contains("fetch") || run.stdout().contains("curl"),
+        "{}",
+        run.stdout()
+    );
+    let run = p.run(&["list"]);
+    run.expect(0);
+    assert!(!run.stdout().contains("fetch"), "{}", run.stdout());
+}
+
+/// A tool's own `sandbox_read` opens that folder to that tool only: another tool cannot read
+/// it (where the sandbox is enforced here).
+#[test]
+fn a_tools_own_readable_path_is_given_to_that_tool_only() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "toolchain-file\n").unwrap();
+    let file = outside.path().join("secret.txt");
+    let file = file.to_str().unwrap();
+    let p = Project::new();
+    p.descriptor(
+        json!({"name": "reader", "description": "Read the toolchain file",
+        "command": format!("cat {file}"), "sandbox_read": [outside.path()]}),
+    );
+    p.descriptor(
+        json!({"name": "other", "description": "Read it without the path",
+        "command": format!("cat {file}")}),
+    );
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    let enforced = list[0]["sandbox"]["enforced"] == true;
+    let real = outside.path().canonicalize().unwrap();
+    assert!(tool_settings(&list, "reader").contains(&(
+        "sandbox_read".into(),
+        real.display().to_string(),
+        "tool".into()
+    )));
+    let run = p.run(&["call", "reader"]);
+    run.expect(0);
+    assert!(run.stdout().contains("toolchain-file"), "{}", run.stdout());
+    if !enforced {
+        eprintln!("the sandbox is not enforced here: the other tool's refusal is not checked");
+        return;
+    }
+    let run = p.run(&["call", "other"]);
+    assert!(!run.stdout().contains("toolchain-file"), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("Permission denied"),
+        "{}",
+        run.stdout()
+    );
+    // The host's per-tool entry gives it the same way.
+    p.config(&json!({"tools": {"other": {"sandbox_read": [outside.path()]}}}).to_string());
+    let run = p.run(&["call", "other"]);
+    assert!(run.stdout().contains("toolchain-file"), "{}", run.stdout());
+    // A path that does not exist is a 613 naming the file and the field.
+    p.descriptor(
+        json!({"name": "broken", "description": "x", "command": "true",
+        "sandbox_read": ["~/no-such-toolchain-dir-xyz"]}),
+    );
+    let run = p.run(&["check"]);
+    assert_eq!(run.code(), 1);
+    let out = run.stdout();
+    assert!(
+        out.contains("broken.tool.json") && out.contains("sandbox_read[0]"),
+        "{out}"
+    );
+}
+
+fn config_schema() -> jsonschema::Validator {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("schemas/config.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    assert!(jsonschema::meta::is_valid(&schema));
+    assert_eq!(schema["additionalProperties"], false);
+    jsonschema::draft202012::new(&schema).expect("the schema compiles")
+}
+
+/// The published schema and the loader agree: a file using every key passes both, and a
+/// structurally bad file (unknown key, wrong type, out of range) fails both.
+#[test]
+fn the_config_schema_and_the_loader_agree() {
+    let schema = config_schema();
+    let p = Project::new();
+    let every_key = json!({
+        "$schema": "../schemas/config.schema.json", "cwd": "..", "sandbox": "best-effort",
+        "sandbox_read": ["/usr"], "sandbox_write": ["/tmp"], "pid_namespace": false,
+        "timeout": 60, "max_output": 65536, "memory": "2G", "file_size": 1048576,
+        "open_files": 256, "cpu_time": "none", "allow_exec": ["ls"], "exec_writes": false,
+        "deny": ["curl"], "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["TERM_PROGRAM"],
+        "tools": {"grep": {"timeout": 10, "max_output": 4096, "env": {"A": "b"}, "sandbox_read": ["/usr"]}}
+    });
+    assert!(
+        schema.is_valid(&every_key),
+        "{:?}",
+        schema.validate(&every_key).err()
+    );
+    p.config(&every_key.to_string());
+    p.run(&["list"]).expect(0);
+    p.run(&["check"]).expect(0);
+    for bad in [
+        json!({"timout": 5}),
+        json!({"timeout": 0}),
+        json!({"timeout": "5"}),
+        json!({"max_output": 16777217}),
+        json!({"sandbox": "strict"}),
+        json!({"memory": "4X"}),
+        json!({"open_files": 0}),
+        json!({"allow_exec": "ls"}),
+        json!({"env": {"A": 1}}),
+        json!({"env": {"1A": "x"}}),
+        json!({"tools": {"grep": {"writes": true}}}),
+        json!({"tools": {"grep": {"timeout": 0}}}),
+        json!({"tools": {"grep": {"sandbox_read": ["relative/dir"]}}}),
+    ] {
+        assert!(!schema.is_valid(&bad), "the schema lets {bad} through");
+        p.config(&bad.to_string());
+        assert_eq!(p.run(&["list"]).code(), 1, "the loader lets {bad} through");
+    }
+}
+
+/// A tool's own resource limits hold for its calls only, from the descriptor or the host's
+/// entry for it; a limit hit is named in words.
+#[test]
+fn a_tools_own_limits_hold_for_its_calls_only() {
+    let p = Project::new();
+    std::fs::write(p.path().join("src.bin"), vec![7u8; 10 << 10]).unwrap();
+    p.descriptor(json!({"name": "grow_small", "description": "Copy a file", "command": "cp src.bin small.bin",
+        "writes": true, "file_size": "1K"}));
+    p.descriptor(
+        json!({"name": "grow", "description": "Copy a file", "command": "cp src.bin big.bin",
+        "writes": true}),
+    );
+    let small = p.run(&["call", "grow_small", "--json"]).expect(0).json();
+    assert!(
+        small["text"]
+            .as_str()
+            .unwrap()
+            .contains("killed: file size limit 1 KiB reached"),
+        "{small}"
+    );
+    let small_len = std::fs::metadata(p.path().join("small.bin")).map_or(0, |m| m.len());
+    assert!(
+        small_len <= 1024,
+        "{small_len} bytes written past the limit"
+    );
+    let big = p.run(&["call", "grow", "--json"]).expect(0).json();
+    assert_eq!(big["exit_code"], 0, "{big}");
+    assert_eq!(
+        std::fs::metadata(p.path().join("big.bin")).unwrap().len(),
+        10 << 10
+    );
+    // The host's entry for the other tool sets it there too.
+    std::fs::remove_file(p.path().join("big.bin")).unwrap();
+    p.config(r#"{"tools": {"grow": {"file_size": 2048}}}"#);
+    let big = p.run(&["call", "grow", "--json"]).expect(0).json();
+    assert!(
+        big["text"]
+            .as_str()
+            .unwrap()
+            .contains("killed: file size limit 2 KiB reached"),
+        "{big}"
+    );
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert!(
+        tool_settings(&list, "grow").contains(&(
+            "file_size".into(),
+            "2048 bytes".into(),
+            "config: tools.grow".into()
+        )),
+        "{:?}",
+        tool_settings(&list, "grow")
+    );
+    // Out of range: a 613 naming the file and the field.
+    for (field, value) in [
+        ("memory", json!("0")),
+        ("memory", json!(1024)),
+        ("memory", json!("2X")),
+        ("file_size", json!(-1)),
+        ("open_files", json!(3)),
+        ("open_files", json!("64")),
+        ("cpu_time", json!(0)),
+        ("cpu_time", json!(86401)),
+    ] {
+        let p = Project::new();
+        let mut d = json!({"name": "bad", "description": "x", "command": "true"});
+        d[field] = value.clone();
+        p.descriptor(d);
+        let run = p.run(&["check"]);
+        assert_eq!(run.code(), 1, "{field}={value}: {}", run.stdout());
+        let out = run.stdout();
+        assert!(
+            out.contains("bad.tool.json") && out.contains(field),
+            "{field}={value}: {out}"
+        );
+    }
+}
