@@ -8,13 +8,19 @@
 use crate::common::bin::nanotool_bin;
 use crate::common::{run_sdk_client, sleep_tool_and_haystack};
 
-fn run_client(mode: &str) {
+/// A work folder with a `sleep <seconds>` descriptor, and a cwd with a file to find.
+fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
     let work = tempfile::tempdir().unwrap();
     let tools = work.path().join("tools");
     std::fs::create_dir(&tools).unwrap();
     let cwd = sleep_tool_and_haystack(&tools);
+    (work, cwd)
+}
+
+/// Runs the SDK client `script` against `nanotool serve` on `work` and `cwd` in `mode`.
+fn run(script: &str, work: &tempfile::TempDir, cwd: &tempfile::TempDir, mode: &str) {
     run_sdk_client(
-        "client_session.py",
+        script,
         &[
             nanotool_bin().as_os_str(),
             work.path().as_os_str(),
@@ -23,6 +29,11 @@ fn run_client(mode: &str) {
         ],
         mode,
     );
+}
+
+fn run_client(mode: &str) {
+    let (work, cwd) = fixture();
+    run("client_session.py", &work, &cwd, mode);
 }
 
 /// A work folder whose `config.json` names the cwd (the shortened client line `serve --work
@@ -51,25 +62,8 @@ fn progress_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
 }
 
 fn run_progress_client(mode: &str) {
-    let python = python();
     let (work, cwd) = progress_fixture();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/progress_session.py");
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(nanotool_bin())
-        .arg(work.path())
-        .arg(cwd.path())
-        .arg(mode)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python progress client failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
-    assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
+    run("progress_session.py", &work, &cwd, mode);
 }
 
 #[test]
