@@ -45,6 +45,14 @@ fn planted_program(dir: &Path, marker: &Path) -> PathBuf {
     )
 }
 
+/// Control: `command`, run without the kernel, runs the planted program `what`, which leaves
+/// `marker` (removed here): the attack is real.
+fn assert_runs_without_the_kernel(mut command: Command, marker: &Path, what: &str) {
+    command.output().unwrap();
+    assert!(marker.exists(), "{what} did not run without the kernel");
+    std::fs::remove_file(marker).unwrap();
+}
+
 /// A repository with two commits and a change in the working tree.
 fn plain_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -135,17 +143,12 @@ fn a_planted_git_config_and_hooks_do_not_run_through_git_log() {
     add_signed_commit(repo.path());
     plant_git_config(repo.path(), &program);
     // Without the kernel, the planted configuration runs (the attack is real).
-    let _ = Command::new("git")
+    let mut git_log = Command::new("git");
+    git_log
         .args(["log", "--oneline", "-n", "5"])
         .current_dir(repo.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        marker.exists(),
-        "the planted configuration did not run without the kernel"
-    );
-    std::fs::remove_file(&marker).unwrap();
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    assert_runs_without_the_kernel(git_log, &marker, "the planted configuration");
 
     let (toolbox, _work) = toolbox(repo.path(), &["git_log"]);
     let out = toolbox.call("git_log", &json!({"count": 5}), None).unwrap();
@@ -230,17 +233,12 @@ fn a_planted_json_py_does_not_run_through_json_pretty() {
     .unwrap();
     std::fs::write(dir.path().join("data.json"), r#"{"a": [1, 2]}"#).unwrap();
     // Without the kernel's environment, the planted module runs (the attack is real).
-    let _ = Command::new("python3")
+    let mut json_tool = Command::new("python3");
+    json_tool
         .args(["-m", "json.tool", "data.json"])
         .current_dir(dir.path())
-        .env_remove("PYTHONSAFEPATH")
-        .output()
-        .unwrap();
-    assert!(
-        marker.exists(),
-        "the planted json.py did not run without the kernel"
-    );
-    std::fs::remove_file(&marker).unwrap();
+        .env_remove("PYTHONSAFEPATH");
+    assert_runs_without_the_kernel(json_tool, &marker, "the planted json.py");
 
     let (toolbox, _work) = toolbox(dir.path(), &["json_pretty"]);
     let out = toolbox
