@@ -96,16 +96,36 @@ fn rig_tools_example_calls_through_a_rig_tool_set() {
     assert_gone(&["sleep", "593"]);
 }
 
-/// Fails if a process runs with exactly the command line `argv`.
+/// Fails if a process with exactly the command line `argv` still runs in this checkout (the
+/// examples run their commands here; the same test of another checkout running beside this
+/// one is not this example's leftover) after a generous wait: the kill is sent as the future
+/// drops or, when the example exits first, by the parent-death signal, and a loaded machine
+/// may take a moment to finish it. A hang detector, not a timing claim.
 fn assert_gone(argv: &[&str]) {
     let wanted: Vec<u8> = argv
         .iter()
         .flat_map(|a| [a.as_bytes(), b"\x00"].concat())
         .collect();
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
-        .filter(|cmdline| *cmdline == wanted)
-        .count();
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| {
+                let dir = entry.ok()?.path();
+                let cmdline = std::fs::read(dir.join("cmdline")).ok()?;
+                let cwd = std::fs::read_link(dir.join("cwd")).ok()?;
+                Some((cmdline, cwd))
+            })
+            .filter(|(cmdline, cwd)| *cmdline == wanted && *cwd == here)
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut left = running();
+    while left > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = running();
+    }
     assert_eq!(left, 0, "the timed-out command {argv:?} still runs");
 }

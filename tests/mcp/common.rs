@@ -392,7 +392,8 @@ pub(crate) fn run_sdk_client(script: &str, args: &[&OsStr], ok: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "the Python client failed ({ok}): {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        "{} failed ({ok}): {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        script.display(),
         out.status
     );
     assert!(stdout.contains(&format!("ok: {ok}")), "{stdout}");

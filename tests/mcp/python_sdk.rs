@@ -17,8 +17,9 @@ fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
     (work, cwd)
 }
 
-/// Runs the SDK client `script` against `nanotool serve` on `work` and `cwd` in `mode`.
-fn run(script: &str, work: &tempfile::TempDir, cwd: &tempfile::TempDir, mode: &str) {
+/// Runs `tests/python/<script>` against the binary with the fixture's folders and `mode`;
+/// the script prints `ok: MODE` when every check held.
+fn run_script(script: &str, (work, cwd): (tempfile::TempDir, tempfile::TempDir), mode: &str) {
     run_sdk_client(
         script,
         &[
@@ -32,8 +33,7 @@ fn run(script: &str, work: &tempfile::TempDir, cwd: &tempfile::TempDir, mode: &s
 }
 
 fn run_client(mode: &str) {
-    let (work, cwd) = fixture();
-    run("client_session.py", &work, &cwd, mode);
+    run_script("client_session.py", fixture(), mode);
 }
 
 /// A work folder whose `config.json` names the cwd (the shortened client line `serve --work
@@ -62,8 +62,7 @@ fn progress_fixture() -> (tempfile::TempDir, tempfile::TempDir) {
 }
 
 fn run_progress_client(mode: &str) {
-    let (work, cwd) = progress_fixture();
-    run("progress_session.py", &work, &cwd, mode);
+    run_script("progress_session.py", progress_fixture(), mode);
 }
 
 #[test]

@@ -169,17 +169,7 @@ pub(crate) fn from_value(
     };
     for key in object.keys() {
         if !CONFIG_KEYS.contains(&key.as_str()) {
-            let near = hint::closest(key, CONFIG_KEYS.iter().copied());
-            let suggestion = hint::did_you_mean(&near[..near.len().min(1)])
-                .map(|h| format!("{h} "))
-                .unwrap_or_default();
-            reader.problem(
-                key,
-                format!(
-                    "unknown key; {suggestion}the keys are: {}",
-                    CONFIG_KEYS[1..].join(", ")
-                ),
-            );
+            reader.unknown_key(key, key, &CONFIG_KEYS[1..], "the keys are");
         }
     }
     config.cwd = reader.path(object, "cwd", false);
@@ -433,38 +423,33 @@ impl Reader<'_> {
         names
     }
 
+    /// `env`: read as a descriptor's `env`, by the same rules and messages.
     fn env(&mut self, object: &Map<String, Value>) -> Vec<(String, String)> {
         let Some(value) = object.get("env") else {
             return Vec::new();
         };
-        let Value::Object(vars) = value else {
-            self.problem(
-                "env",
-                format!(
-                    "is {}; write an object of variables, e.g. {{\"RUST_BACKTRACE\": \"1\"}}",
-                    hint::json_kind(value)
-                ),
-            );
-            return Vec::new();
-        };
-        let mut env = Vec::new();
-        for (name, value) in vars {
-            let at = format!("env.{name}");
-            match value.as_str() {
-                Some(text) => match check_env(name, text) {
-                    Ok(()) => env.push((name.clone(), text.to_owned())),
-                    Err(e) => self.problem(&at, e.to_string()),
-                },
-                None => self.problem(
-                    &at,
-                    format!(
-                        "is {}; write the value as a string, e.g. \"{name}\": \"1\"",
-                        hint::json_kind(value)
-                    ),
-                ),
+        let only = Map::from_iter([("env".to_owned(), value.clone())]);
+        match run_settings_from_json(&only) {
+            Ok(settings) => settings.env,
+            Err(problems) => {
+                for (key, message) in problems {
+                    self.problem(&key, message);
+                }
+                Vec::new()
             }
         }
-        env
+    }
+
+    /// An unknown key of an object whose keys are `known`, with the closest as a suggestion.
+    fn unknown_key(&mut self, at: &str, key: &str, known: &[&str], what: &str) {
+        let near = hint::closest(key, known.iter().copied());
+        let suggestion = hint::did_you_mean(&near[..near.len().min(1)])
+            .map(|h| format!("{h} "))
+            .unwrap_or_default();
+        self.problem(
+            at,
+            format!("unknown key; {suggestion}{what}: {}", known.join(", ")),
+        );
     }
 
     /// `tools`: an object of per-tool objects, each holding run settings only.
@@ -498,16 +483,11 @@ impl Reader<'_> {
             for key in fields.keys() {
                 if !RUN_SETTINGS_FIELDS.contains(&key.as_str()) {
                     ok = false;
-                    let near = hint::closest(key, RUN_SETTINGS_FIELDS.iter().copied());
-                    let suggestion = hint::did_you_mean(&near[..near.len().min(1)])
-                        .map(|h| format!("{h} "))
-                        .unwrap_or_default();
-                    self.problem(
+                    self.unknown_key(
                         &format!("tools.{name}.{key}"),
-                        format!(
-                            "unknown key; {suggestion}a tool's entry may set: {}",
-                            RUN_SETTINGS_FIELDS.join(", ")
-                        ),
+                        key,
+                        RUN_SETTINGS_FIELDS,
+                        "a tool's entry may set",
                     );
                 }
             }
