@@ -443,6 +443,8 @@ fn field_errors_name_their_json_path_and_the_fix() {
             "not a valid argument name",
         ),
         ("name_not_string", "name", "write a string"),
+        ("network_word", "network", "\"local\""),
+        ("memory_unit", "memory", "unknown unit"),
     ];
     for (fixture, pointer, says) in cases {
         let path = fixtures("bad/structural").join(format!("{fixture}.tool.json"));

@@ -1,8 +1,8 @@
-//! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network, timeout = 900,
-//! max_output = 65536, env(NAME = "value")`, `sandbox_read("~/.cargo")`, the limits
-//! `memory = "8G"`, `file_size`, `open_files`, `cpu_time`), of `#[slot(...)]` field and
-//! variant attributes, and of doc comments. Every problem goes to the [`Ctxt`]; nothing here
-//! panics.
+//! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network` or
+//! `network = "local"`, `timeout = 900, max_output = 65536, env(NAME = "value")`,
+//! `sandbox_read("~/.cargo")`, the limits `memory = "8G"`, `file_size`, `open_files`,
+//! `cpu_time`), of `#[slot(...)]` field and variant attributes, and of doc comments. Every
+//! problem goes to the [`Ctxt`]; nothing here panics.
 
 use crate::ctxt::Ctxt;
 use nanotool_runtime::kernel::Access;
@@ -18,7 +18,8 @@ pub struct ToolArgs {
     /// `name = "..."`, if given.
     pub name: Option<LitStr>,
     /// What the tool's commands may do beyond reading the workspace: the `writes` flag (write
-    /// inside it) and the `network` flag (use TCP and UDP), as the runtime's [`Access`].
+    /// inside it) and the `network` flag (use TCP and UDP) or `network = "local"` (a private
+    /// loopback only), as the runtime's [`Access`].
     pub access: Access,
     /// The run settings: `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = "value")`.
     pub settings: Settings,
@@ -89,7 +90,7 @@ fn path_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
     Ok(paths.into_iter().collect())
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network`, `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`";
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network` (or `, network = \"local\"`), `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`";
 
 /// A whole number literal (`900`, `65_536`), for a setting.
 fn whole_number(key: &syn::Ident, value: &Expr) -> Result<(u128, Span), syn::Error> {
@@ -174,6 +175,39 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             })?;
             // The profile flags stand alone: what the tool's commands may do beyond reading
             // the workspace.
+            // `network = "local"`: a private loopback only (the descriptor's `"network":
+            // "local"`), the one value a profile flag takes.
+            if key == "network" && input.peek(syn::Token![=]) {
+                input.parse::<syn::Token![=]>()?;
+                let value: Expr = input.parse()?;
+                match &value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) if s.value() == "local" => {
+                        if access.network || access.local_network {
+                            errors.push(syn::Error::new(
+                                key.span(),
+                                "duplicate `network`: give it once, as `network` (TCP and UDP anywhere) or `network = \"local\"` (a private loopback only)",
+                            ));
+                        }
+                        access.local_network = true;
+                    }
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Bool(b), ..
+                    }) => errors.push(syn::Error::new_spanned(
+                        b,
+                        format!(
+                            "`network` takes no `true` or `false`: write `, network` for TCP and UDP anywhere, `, network = \"local\"` for a private loopback only, or leave it out (offline){}",
+                            if b.value { "" } else { "; `false` is the default" }
+                        ),
+                    )),
+                    other => errors.push(syn::Error::new_spanned(
+                        other,
+                        "`network` takes one value, `\"local\"` (a private loopback: 127.0.0.1 and ::1 of the call's own): write `, network = \"local\"`, or `, network` alone for TCP and UDP anywhere",
+                    )),
+                }
+                continue;
+            }
             if key == "writes" || key == "network" {
                 if input.peek(syn::Token![=]) {
                     errors.push(syn::Error::new(
@@ -184,12 +218,13 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                     input.parse::<Expr>()?;
                     continue;
                 }
+                let twice = key == "network" && access.local_network;
                 let flag = if key == "writes" {
                     &mut access.writes
                 } else {
                     &mut access.network
                 };
-                if *flag {
+                if *flag || twice {
                     errors.push(syn::Error::new(
                         key.span(),
                         format!("duplicate `{key}`: give it once"),

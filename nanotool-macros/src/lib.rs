@@ -17,7 +17,7 @@
 //! | module | what lives there |
 //! |---|---|
 //! | `ast` | stage 1: the struct and the attribute read into a small syntax tree |
-//! | `attr` | the parsing `ast` uses: the macro's arguments (the `writes` and `network` flags as the runtime's `Access`), `#[slot(...)]` settings, doc comments |
+//! | `attr` | the parsing `ast` uses: the macro's arguments (the `writes` and `network` flags, or `network = "local"`, as the runtime's `Access`), `#[slot(...)]` settings, doc comments |
 //! | `check` | stage 2, every check: doc comments, template, policy, slot ↔ field, tool name, pattern regexes, and the type-dependent rules as assertions for the compiler |
 //! | `expand` | stage 3: writes out the impl and the assertions, or the errors beside a stub impl |
 //! | `slot_enum` | `#[derive(SlotEnum)]` |
@@ -73,7 +73,9 @@ mod slot_enum;
 /// - `#[slot(...)]` settings: `default = ...`, `pattern = "..."` (compiled with `regex`),
 ///   `minimum = N`, `maximum = N`; unknown and repeated settings are errors;
 /// - every field type implements `SlotType` (`String`, integers, `f32`/`f64`, `WorkPath`,
-///   `SlotEnum` enums, `Option<T>`).
+///   `SlotEnum` enums, `Option<T>`);
+/// - the profile: `writes` and `network` are flags (no value), except `network = "local"`
+///   (a private loopback only, the descriptor's `"network": "local"`); each given once.
 ///
 /// # What it generates
 ///

@@ -931,7 +931,7 @@ impl CommandExecKernel {
         // A confined command that failed with a refusal in its output: say what the tool may
         // not do and what would allow it.
         if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
-            result.sandbox_note = explain::sandbox_note(&result.output, access);
+            result.sandbox_note = explain::sandbox_note(&result.output, result.exit_code, access);
         }
         result.duration = started.elapsed();
         result

@@ -44,6 +44,13 @@ fn tool(name: &str, command: &str, extra: Value) -> CommandTool {
     load(d).unwrap_or_else(|e| panic!("`{name}` ({command}) must load: {e}"))
 }
 
+/// Where `binary` is on this process's PATH.
+fn on_path(binary: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(binary))
+        .find(|p| p.is_file())
+}
+
 /// Whether `binary` is on this process's PATH.
 fn has(binary: &str) -> bool {
     Command::new(binary)
@@ -55,6 +62,11 @@ fn has(binary: &str) -> bool {
 /// A kernel in `root` whose commands may read the toolchains the rows' binaries resolve to
 /// (a host adds them with `--sandbox-read`: rustup's `~/.cargo` and `~/.rustup`, pyenv).
 fn kernel(root: &Path, binaries: &[&str]) -> CommandExecKernel {
+    kernel_writing(root, binaries, Vec::new())
+}
+
+/// [`kernel`], with host-added write paths.
+fn kernel_writing(root: &Path, binaries: &[&str], write: Vec<PathBuf>) -> CommandExecKernel {
     let settings = KernelSettings {
         cwd: root.to_path_buf(),
         max_output: 64 * 1024,
@@ -75,6 +87,7 @@ fn kernel(root: &Path, binaries: &[&str]) -> CommandExecKernel {
     }
     CommandExecKernel::new(KernelSettings {
         sandbox_read: read,
+        sandbox_write: write,
         ..settings
     })
     .unwrap()
@@ -626,4 +639,369 @@ fn a_tool_that_lists_processes_is_refused_when_it_is_built_and_says_why() {
         assert_eq!(err.code(), CODE_INVALID_DESCRIPTOR, "{command}");
         assert!(err.to_string().contains("/proc"), "{command}: {err}");
     }
+}
+
+/// A workspace with an npm project whose scripts run node, as `npm test`, `npm run build` and
+/// `npm run lint` do in a team's repository.
+fn npm_project(root: &Path) {
+    write(
+        root,
+        "package.json",
+        r#"{"name": "tiny", "version": "1.0.0", "private": true,
+  "scripts": {
+    "test": "node test.js",
+    "build": "node -e \"require('fs').mkdirSync('dist', {recursive: true}); require('fs').writeFileSync('dist/out.js', '1'); console.log('built')\"",
+    "lint": "node -e \"console.log('lint clean')\""
+  }}
+"#,
+    );
+    write(
+        root,
+        "test.js",
+        "const assert = require('assert');\nassert.strictEqual(1 + 1, 2);\nconsole.log('tests ok');\n",
+    );
+}
+
+/// The public certificate bundle npm may be told to read (`cafile`), where this system has one.
+fn certificate_bundle() -> Option<&'static str> {
+    [
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).is_file())
+}
+
+#[test]
+fn npm_runs_the_projects_scripts_confined() {
+    if !has("npm") {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    // (tool, command, declarations, what the output shows)
+    let rows: &[(&str, &str, Value, &str)] = &[
+        ("npm_test", "npm test", json!({}), "tests ok"),
+        (
+            "npm_test_w",
+            "npm test",
+            json!({"writes": true}),
+            "tests ok",
+        ),
+        ("npm_lint", "npm run lint", json!({}), "lint clean"),
+        (
+            "npm_build",
+            "npm run build",
+            json!({"writes": true}),
+            "built",
+        ),
+    ];
+    // Each row twice: as the project is, and with a `cafile` naming the system's public
+    // certificate bundle, as a host's global npmrc often sets it (a proxy's CA added to the
+    // system store). npm reads that file when it loads its configuration, before any script,
+    // and dies (exit 243, nothing printed) when it cannot.
+    let mut cafiles = vec![None];
+    match certificate_bundle() {
+        Some(bundle) => cafiles.push(Some(bundle)),
+        None => eprintln!("skipped: npm with a cafile (no public certificate bundle here)"),
+    }
+    for cafile in cafiles {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        npm_project(root);
+        if let Some(bundle) = cafile {
+            write(root, ".npmrc", &format!("cafile={bundle}\n"));
+        }
+        let k = kernel(root, &["npm", "node"]);
+        for (name, command, extra, want) in rows {
+            let t = tool(name, command, extra.clone());
+            let what = format!("{command} (cafile: {cafile:?})");
+            passes(&k, &what, &call(&k, &t, json!({})), want);
+        }
+        assert!(
+            root.join("dist/out.js").is_file(),
+            "npm run build wrote nothing"
+        );
+    }
+}
+
+#[test]
+fn every_tool_reads_the_public_certificates_and_never_the_private_keys() {
+    let Some(bundle) = certificate_bundle() else {
+        eprintln!("skipped: no public certificate bundle here");
+        return;
+    };
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), &["cat", "ls"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let public = tool("read_certs", &format!("cat {bundle}"), json!({}));
+    passes(
+        &k,
+        "the public certificate bundle",
+        &call(&k, &public, json!({})),
+        "-----BEGIN CERTIFICATE-----",
+    );
+    // The private keys beside them stay out of reach, for every profile.
+    let private = Path::new("/etc/ssl/private");
+    if !private.is_dir() {
+        eprintln!("skipped: the private-key half (no /etc/ssl/private here)");
+        return;
+    }
+    for extra in [json!({}), json!({"writes": true, "network": true})] {
+        let t = tool("read_keys", "ls /etc/ssl/private", extra.clone());
+        let out = call(&k, &t, json!({}));
+        let (code, output) = exit_and_output(&out);
+        assert_ne!(code, 0, "{extra}: {}", out.text);
+        assert!(
+            output.contains("Permission denied"),
+            "{extra}: {}",
+            out.text
+        );
+    }
+}
+
+#[test]
+fn npm_dying_on_a_refusal_with_nothing_printed_is_explained() {
+    if !has("npm") {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    npm_project(root);
+    // A `cafile` outside what commands may read: npm exits 243 (EACCES as libuv numbers it,
+    // -13) before it has set up its own error output.
+    write(outside.path(), "ca.pem", "not a certificate\n");
+    write(
+        root,
+        ".npmrc",
+        &format!("cafile={}\n", outside.path().join("ca.pem").display()),
+    );
+    let k = kernel(root, &["npm", "node"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let t = tool("npm_test", "npm test", json!({}));
+    let out = call(&k, &t, json!({}));
+    let exec = out.exec.as_ref().unwrap();
+    assert_eq!(exec.exit_code, 243, "{}", out.text);
+    let note = exec
+        .sandbox_note
+        .as_deref()
+        .unwrap_or_else(|| panic!("no explanation: {}", out.text));
+    assert!(note.contains("--sandbox-read DIR"), "{note}");
+    assert!(out.text.contains(note), "{}", out.text);
+}
+
+/// Writes `dist/tinypkg-0.1.0-py3-none-any.whl`, a minimal wheel (a zip of the package and its
+/// metadata), with the system's Python outside the sandbox.
+fn write_wheel(root: &Path) {
+    let script = r#"
+import sys, zipfile
+files = {
+    "tinypkg/__init__.py": "VALUE = 1\n",
+    "tinypkg-0.1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 0.1.0\n",
+    "tinypkg-0.1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = "".join(f"{n},,\n" for n in files) + "tinypkg-0.1.0.dist-info/RECORD,,\n"
+files["tinypkg-0.1.0.dist-info/RECORD"] = record
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+"#;
+    fs::create_dir_all(root.join("dist")).unwrap();
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(root.join("dist/tinypkg-0.1.0-py3-none-any.whl"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A local source package, built by its pyproject's backend (setuptools).
+fn python_package(root: &Path) {
+    write(
+        root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"tinysrc\"\nversion = \"0.2.0\"\n",
+    );
+    write(root, "tinysrc/__init__.py", "");
+}
+
+const PIP_INSTALL_SOURCE: &str =
+    "python3 -m pip install --dry-run --no-index --no-build-isolation --no-deps .";
+
+#[test]
+fn pip_lists_and_resolves_local_packages_confined() {
+    let python = Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !python {
+        eprintln!("skipped: python3 -m pip is not available");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    write_wheel(root);
+    python_package(root);
+    let mut binaries = vec!["python3"];
+    if has("pip") {
+        binaries.push("pip");
+    }
+    // pyenv's shims run `pyenv rehash` after any `pip install`, a dry run included, which
+    // writes the shims folder: a host that runs pip through them lets commands write it.
+    let shims: Vec<PathBuf> = binaries
+        .iter()
+        .filter_map(|b| on_path(b))
+        .filter_map(|p| Some(p.parent()?.to_path_buf()))
+        .filter(|dir| dir.ends_with(".pyenv/shims"))
+        .take(1)
+        .collect();
+    let k = kernel_writing(root, &binaries, shims);
+    // (tool, command, declarations, what the output shows); offline: `--no-index`
+    // everywhere. An install, even a dry run, is declared `writes`: pyenv's shims rehash
+    // after it, which writes (and `chmod`s) in the shims folder.
+    let install = json!({"writes": true});
+    let mut rows: Vec<(&str, &str, Value, &str)> = vec![
+        ("pip_m_list", "python3 -m pip list", json!({}), "pip"),
+        (
+            "pip_wheel",
+            "python3 -m pip install --dry-run --no-index --no-deps dist/tinypkg-0.1.0-py3-none-any.whl",
+            install.clone(),
+            "Would install tinypkg-0.1.0",
+        ),
+        (
+            "pip_links",
+            "python3 -m pip install --dry-run --no-index --find-links dist tinypkg",
+            install.clone(),
+            "Would install tinypkg-0.1.0",
+        ),
+    ];
+    if has("pip") {
+        rows.push(("pip_list", "pip list", json!({}), "pip"));
+    } else {
+        eprintln!("skipped: the `pip` command (not on PATH; `python3 -m pip` rows ran)");
+    }
+    // A source package needs a build backend able to write wheel metadata (setuptools with
+    // `wheel`, or 70.1 and later): the row runs where the same command passes unconfined
+    // on a copy.
+    let reference = tempfile::tempdir().unwrap();
+    python_package(reference.path());
+    let mut args = PIP_INSTALL_SOURCE.split(' ');
+    let unconfined = Command::new(args.next().unwrap())
+        .args(args)
+        .current_dir(reference.path())
+        .output()
+        .unwrap();
+    if unconfined.status.success() {
+        rows.push((
+            "pip_source",
+            PIP_INSTALL_SOURCE,
+            install.clone(),
+            "Would install tinysrc-0.2.0",
+        ));
+    } else {
+        eprintln!(
+            "skipped: `{PIP_INSTALL_SOURCE}` of a source package (it fails unconfined too here: no build backend can write wheel metadata)"
+        );
+    }
+    for (name, command, extra, want) in rows {
+        let t = tool(name, command, extra);
+        passes(&k, command, &call(&k, &t, json!({})), want);
+    }
+    // A dry run installs nothing, and left nothing in the workspace.
+    let mut left: Vec<String> = fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["dist", "pyproject.toml", "tinysrc"]);
+}
+
+/// Runs the project's socket test, which serves and connects on 127.0.0.1.
+#[nanotool::command_tool("python3 tests/serve.py <port>", network = "local")]
+struct ServeSuiteLocal {
+    /// A port the test must not reach (a server of the host's).
+    #[slot(minimum = 1, maximum = 65535)]
+    port: u32,
+}
+
+/// The same suite, declared offline.
+#[nanotool::command_tool("python3 tests/serve.py <port>")]
+struct ServeSuiteOffline {
+    /// A port the test must not reach (a server of the host's).
+    #[slot(minimum = 1, maximum = 65535)]
+    port: u32,
+}
+
+#[test]
+fn a_macro_tool_with_network_local_serves_and_connects_on_its_own_loopback_only() {
+    use nanotool::CommandStruct;
+    assert_eq!(
+        ServeSuiteLocal::tool().access(),
+        nanotool_runtime::Access {
+            local_network: true,
+            ..nanotool_runtime::Access::READ_ONLY
+        }
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    write(root, "tests/serve.py", SERVE_AND_CONNECT);
+    let host = TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    let port = host.local_addr().unwrap().port();
+    let k = kernel(root, &["python3"]);
+    if !k.sandbox_status().enforced() {
+        return;
+    }
+    let out = ServeSuiteLocal::tool().call(
+        &json!({"port": port}),
+        &ToolContext {
+            kernel: &k,
+            cancel: None,
+        },
+    );
+    if out.text.contains("which this host cannot give") {
+        assert!(out.text.contains("\"network\": \"local\""), "{}", out.text);
+        return;
+    }
+    passes(&k, "a macro tool's local test suite", &out, "local: pong");
+    assert!(out.text.contains("outside: refused"), "{}", out.text);
+    assert!(
+        host.accept().is_err(),
+        "the tool reached a server of the host"
+    );
+    // The typed call takes the same path.
+    let typed = ServeSuiteLocal { port: port.into() }.run(&k).unwrap();
+    assert!(typed.output.contains("local: pong"), "{}", typed.output);
+    assert!(
+        typed.output.contains("outside: refused"),
+        "{}",
+        typed.output
+    );
+    // Declared offline, the same suite cannot even bind, and is told what to declare.
+    let out = ServeSuiteOffline::tool().call(
+        &json!({"port": port}),
+        &ToolContext {
+            kernel: &k,
+            cancel: None,
+        },
+    );
+    let exec = out.exec.as_ref().unwrap();
+    assert_ne!(exec.exit_code, 0, "{}", out.text);
+    assert!(
+        exec.sandbox_note
+            .as_deref()
+            .is_some_and(|n| n.contains("\"network\": \"local\"")),
+        "{}",
+        out.text
+    );
+    assert!(host.accept().is_err(), "the offline tool reached the host");
 }

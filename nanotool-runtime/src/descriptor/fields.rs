@@ -393,16 +393,23 @@ fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mu
             continue;
         };
         let sized = matches!(field, "memory" | "file_size");
-        let number = match value {
-            Value::Number(n) => n.as_u64().ok_or_else(|| format!("{n} is out of range")),
-            Value::String(text) if sized => kernel::parse_size(text),
-            other => Err(format!("is {}", hint::json_kind(other))),
-        };
         let example = match field {
             "memory" => "\"2G\" or 2147483648",
             "file_size" => "\"100M\"",
             "open_files" => "4096",
             _ => "600 (seconds)",
+        };
+        // Each message is whole: a type error gets an example, a size or range error says
+        // what to write already.
+        let number = match value {
+            Value::Number(n) => n
+                .as_u64()
+                .ok_or_else(|| format!("{n} is out of range; write e.g. {example}")),
+            Value::String(text) if sized => kernel::parse_size(text),
+            other => Err(format!(
+                "is {}; write e.g. {example}",
+                hint::json_kind(other)
+            )),
         };
         match number.and_then(|n| {
             kernel::check_limit(field, n)
@@ -415,7 +422,7 @@ fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mu
                 "open_files" => settings.open_files = Some(n),
                 _ => settings.cpu_time = Some(std::time::Duration::from_secs(n)),
             },
-            Err(e) => problems.push((field.to_owned(), format!("{e}; write e.g. {example}"))),
+            Err(e) => problems.push((field.to_owned(), e)),
         }
     }
 }

@@ -3,6 +3,10 @@
 //! not permitted`, a missing `/proc`), the result carries one line saying what this tool may
 //! not do and how its author or host could allow it. The output cannot prove the sandbox was
 //! the cause (a file's own mode says `Permission denied` too), so the line says "may".
+//!
+//! One exit status counts as a refusal shown: 243, which is `EACCES` as libuv numbers it
+//! (-13) and what npm and other Node programs exit with when an uncaught `EACCES` ends them
+//! — npm does so before it has set up its own error output, so nothing else would show.
 
 use super::Access;
 
@@ -18,6 +22,10 @@ enum Refusal {
     /// A program that found no `/proc`.
     Proc,
 }
+
+/// The exit status of a Node program ended by an uncaught `EACCES` (`process.exit(err.errno)`
+/// with libuv's -13).
+const EXIT_NODE_EACCES: i32 = 256 - libc::EACCES;
 
 /// The refusals `output` shows, first seen first.
 fn refusals(output: &str) -> Vec<Refusal> {
@@ -53,9 +61,15 @@ fn refusals(output: &str) -> Vec<Refusal> {
 }
 
 /// The explanation line for a confined command of profile `access` that failed with
-/// `output`, or `None` when the output shows no refusal the sandbox could have caused.
-pub(super) fn sandbox_note(output: &str, access: Access) -> Option<String> {
-    let found = refusals(output);
+/// `exit_code` and `output`, or `None` when neither shows a refusal the sandbox could have
+/// caused.
+pub(super) fn sandbox_note(output: &str, exit_code: i32, access: Access) -> Option<String> {
+    let mut found = refusals(output);
+    let mut shown_by = "its output shows";
+    if exit_code == EXIT_NODE_EACCES && !found.contains(&Refusal::Denied) {
+        found.push(Refusal::Denied);
+        shown_by = "its exit 243 (how a Node program such as npm ends on an uncaught `EACCES`, permission denied) shows";
+    }
     if found.is_empty() {
         return None;
     }
@@ -93,7 +107,7 @@ pub(super) fn sandbox_note(output: &str, access: Access) -> Option<String> {
         }
     }
     Some(format!(
-        "sandbox: this command ran confined and its output shows a refusal the sandbox may have caused; this tool may not {}",
+        "sandbox: this command ran confined and {shown_by} a refusal the sandbox may have caused; this tool may not {}",
         may_not.join("; nor ")
     ))
 }
@@ -111,6 +125,7 @@ mod tests {
         let read_only = Access::READ_ONLY;
         let note = sandbox_note(
             "error: failed to create .ruff_cache: Permission denied (os error 13)",
+            1,
             read_only,
         )
         .unwrap();
@@ -121,17 +136,32 @@ mod tests {
             writes: true,
             ..Access::READ_ONLY
         };
-        let note = sandbox_note("OSError: [Errno 30] Read-only file system: '/x'", writes).unwrap();
-        assert!(!note.contains("\"writes\""), "{note}");
         let note =
-            sandbox_note("PermissionError: [Errno 13] Permission denied", read_only).unwrap();
+            sandbox_note("OSError: [Errno 30] Read-only file system: '/x'", 1, writes).unwrap();
+        assert!(!note.contains("\"writes\""), "{note}");
+        let note = sandbox_note(
+            "PermissionError: [Errno 13] Permission denied",
+            1,
+            read_only,
+        )
+        .unwrap();
         assert!(note.contains("\"network\": \"local\""), "{note}");
-        let note = sandbox_note("Error, do this: mount -t proc proc /proc", read_only).unwrap();
+        let note = sandbox_note("Error, do this: mount -t proc proc /proc", 1, read_only).unwrap();
         assert!(note.contains("/proc"), "{note}");
         assert_eq!(
-            sandbox_note("FAILED tests/test_x.py::t - AssertionError", read_only),
+            sandbox_note("FAILED tests/test_x.py::t - AssertionError", 1, read_only),
             None
         );
-        assert_eq!(sandbox_note("", writes), None);
+        assert_eq!(sandbox_note("", 1, writes), None);
+    }
+
+    #[test]
+    fn a_node_program_that_died_of_eacces_silently_is_explained() {
+        let read_only = Access::READ_ONLY;
+        let note = sandbox_note("", 243, read_only).unwrap();
+        assert!(note.contains("--sandbox-read DIR"), "{note}");
+        assert!(note.contains("exit 243"), "{note}");
+        assert_eq!(sandbox_note("", 1, read_only), None);
+        assert_eq!(sandbox_note("", 255, read_only), None);
     }
 }

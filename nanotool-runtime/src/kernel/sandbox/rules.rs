@@ -47,6 +47,13 @@ pub(crate) const ETC_FILES: &[&str] = &[
     "/etc/os-release",
     "/etc/debian_version",
     "/etc/lsb-release",
+    // The file-type tables Python's `mimetypes` reads when it is first used (pip installing a
+    // wheel, web servers): a file that exists and cannot be read ends the program.
+    "/etc/mime.types",
+    "/etc/httpd/mime.types",
+    "/etc/httpd/conf/mime.types",
+    "/etc/apache/mime.types",
+    "/etc/apache2/mime.types",
 ];
 
 /// Files of `/proc` about the machine as a whole (memory, load, uptime, processors), which
@@ -61,17 +68,19 @@ pub(crate) const PROC_FILES: &[&str] = &[
     "/proc/version",
 ];
 
-/// What a `network` tool reads besides: name resolution and the public certificate store
-/// (never `/etc/ssl/private`).
-pub(crate) const NETWORK_FILES: &[&str] = &[
-    "/etc/resolv.conf",
-    "/etc/gai.conf",
+/// The public certificate store, which every command may read (never `/etc/ssl/private`):
+/// programs read it when they start whether or not they connect (npm dies with exit 243
+/// when a `cafile` its config names is unreadable), and it holds no secret.
+pub(crate) const CERTIFICATE_FILES: &[&str] = &[
     "/etc/ssl/certs",
     "/etc/ca-certificates",
     "/etc/ca-certificates.conf",
     "/etc/pki/tls/certs",
     "/etc/pki/ca-trust",
 ];
+
+/// What a `network` tool reads besides: name resolution.
+pub(crate) const NETWORK_FILES: &[&str] = &["/etc/resolv.conf", "/etc/gai.conf"];
 
 /// What a confined command may touch.
 #[derive(Debug, Clone)]
@@ -140,6 +149,9 @@ pub(crate) fn ruleset(profile: &Profile) -> Result<RulesetCreated, String> {
     };
     for dir in SYSTEM_DIRS.iter().chain(ETC_FILES) {
         add(Path::new(dir), read_access());
+    }
+    for file in CERTIFICATE_FILES {
+        add(Path::new(file), read_access());
     }
     for file in PROC_FILES {
         add(Path::new(file), AccessFs::ReadFile.into());
