@@ -352,7 +352,7 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
     let watched: u64 =
         (1 << (libc::SIGINT - 1)) | (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGHUP - 1));
     // `/proc/self/status` is out of a confined command's reach: these run unconfined, and
-    // tests/sandbox.rs checks the confined spawn's signal state its own way.
+    // tests/sandbox/escapes.rs checks the confined spawn's signal state its own way.
     let run = p.run(&["call", "status", "--sandbox", "off"]);
     run.expect(0);
     let out = run.stdout();

@@ -737,7 +737,7 @@ const CALLS: &[(&str, &str, Want)] = &[
     // --- network ----------------------------------------------------------------------------
     ("resolve", r#"{"name":"localhost"}"#, Out(0, &["localhost"])),
     // `loopback` (`ip -o link show lo`) loads, but the sandbox refuses netlink sockets to every
-    // tool, `network` ones included (tests/sandbox.rs): it is not called here.
+    // tool, `network` ones included (tests/sandbox/escapes.rs): it is not called here.
     ("listening", r#"{}"#, Out(0, &["State"])),
     // --- the dangerous calls stay refused, with their reason ------------------------------
     (

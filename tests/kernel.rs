@@ -42,7 +42,8 @@ fn default_kernel() -> CommandExecKernel {
 }
 
 /// A kernel without the sandbox: for what only an unconfined command can show (its own
-/// `/proc/self`, a process that leaves its group), tests/sandbox.rs covers the confined side.
+/// `/proc/self`, a process that leaves its group), tests/sandbox/escapes.rs covers the
+/// confined side.
 fn unconfined_kernel(dir: &Path) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
         cwd: dir.to_path_buf(),
@@ -256,7 +257,7 @@ fn a_grandchild_keeping_the_pipe_open_does_not_hang_and_dies() {
 #[test]
 fn a_setsid_escaper_does_not_hang_the_call() {
     let _g = serial();
-    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox.rs).
+    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox/escapes.rs).
     let r = within_watchdog("setsid sleep 100", || {
         unconfined_kernel(Path::new(".")).run(&sh("setsid sleep 100 & echo $!"))
     });
@@ -270,7 +271,7 @@ fn a_setsid_escaper_does_not_hang_the_call() {
 fn a_setsid_escaper_flooding_the_pipe_does_not_hang_the_call() {
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox.rs).
+    // Unconfined: the sandbox refuses `setsid` outright (tests/sandbox/escapes.rs).
     let k = unconfined_kernel(dir.path());
     let r = within_watchdog("setsid yes", move || {
         k.run(&sh("setsid yes & echo $! > escaper.pid"))
@@ -885,7 +886,8 @@ fn a_host_ignoring_sigchld_gets_an_answer_not_a_panic() {
             continue;
         }
         // The output and the exit status come back (the pidfd is taken by the clone, the
-        // status read from it once the system reaped the process; tests/lifecycle.rs has more).
+        // status read from it once the system reaped the process; tests/sandbox/lifecycle.rs
+        // has more).
         assert_eq!(line, "exit=0 output=\"hi\\n\" start_error=None");
     }
 }

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! The workspace's kernel fault tests pass on this backend too
-//! (`... cargo test --locked --test kernel`); `tests/lifecycle.rs` is Linux's (pidfds, parent
-//! death, namespaces) and does not.
+//! (`... cargo test --locked --test kernel`); `tests/sandbox/lifecycle.rs` is Linux's (pidfds,
+//! parent death, namespaces) and does not.
 //!
 //! Built normally (the Linux backend), this file has no tests: the sandbox's own tests say
 //! what Linux enforces.

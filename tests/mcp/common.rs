@@ -1,11 +1,15 @@
 //! What the MCP tests share: hand-made tools and a host that records what ran ([`Probe`]),
 //! and an in-process server driven over channels ([`Harness`]), with the JSON-RPC helpers;
-//! the `nanotool` binary's path comes from the workspace's shared helpers ([`bin`]).
+//! the official Python SDK's clients and what they call ([`run_sdk_client`]); the `nanotool`
+//! binary's path comes from the workspace's shared helpers ([`bin`]).
 
 #[path = "../common/bin.rs"]
 pub(crate) mod bin;
 
+use std::ffi::OsStr;
 use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -331,4 +335,66 @@ pub(crate) fn error_code(v: &Value) -> i64 {
 /// The serialized size of a reply, in bytes.
 pub(crate) fn reply_len(v: &Value) -> usize {
     v.to_string().len()
+}
+
+/// The python with the official MCP SDK the real-client tests drive: `NANOTOOL_TEST_PYTHON`,
+/// which `scripts/test` sets after installing `mcp` 2.3.0 in `.venv`. Without it these tests
+/// fail and say so (they never skip).
+pub(crate) fn sdk_python() -> PathBuf {
+    match std::env::var_os("NANOTOOL_TEST_PYTHON") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => panic!(
+            "NANOTOOL_TEST_PYTHON is not set: these tests drive the server with the official MCP \
+             Python SDK. Run scripts/test (it creates .venv, installs mcp==2.3.0 and sets the \
+             variable), or set NANOTOOL_TEST_PYTHON to a python that has `mcp` 2.3.0 installed."
+        ),
+    }
+}
+
+/// What the SDK clients call: a `sleep <seconds>` descriptor written in `tools`, and a cwd
+/// holding `hay.txt`, a file to find.
+pub(crate) fn sleep_tool_and_haystack(tools: &Path) -> tempfile::TempDir {
+    std::fs::write(
+        tools.join("sleep.tool.json"),
+        r#"{
+  "name": "sleep",
+  "description": "Sleep a number of seconds",
+  "command": "sleep <seconds>",
+  "arguments": {
+    "seconds": { "type": "integer", "description": "Seconds to sleep", "minimum": 0, "maximum": 3600 }
+  }
+}
+"#,
+    )
+    .unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("hay.txt"),
+        "hay\nneedle in a haystack\nhay\n",
+    )
+    .unwrap();
+    cwd
+}
+
+/// Runs the SDK client `tests/python/<script>` with `args` under [`sdk_python`]; it must
+/// succeed and print `ok: <ok>`.
+pub(crate) fn run_sdk_client(script: &str, args: &[&OsStr], ok: &str) {
+    let python = sdk_python();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{} failed ({ok}): {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        script.display(),
+        out.status
+    );
+    assert!(stdout.contains(&format!("ok: {ok}")), "{stdout}");
 }

@@ -7,7 +7,7 @@
 //! | `binary` | `nanotool serve` end to end: stdout purity, signals, killing commands, not dumpable |
 //! | `python_sdk` | `nanotool serve` driven by the official MCP Python SDK, both eras |
 //! | `rmcp_adapter` | `adapters::rmcp` driven by rmcp and the Python SDK (feature `rmcp`) |
-//! | `common` | hand-made tools and host, the in-process harness, JSON-RPC helpers |
+//! | `common` | hand-made tools and host, the in-process harness, JSON-RPC helpers, the SDK clients' runner |
 
 mod binary;
 mod calls;

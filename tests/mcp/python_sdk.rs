@@ -5,72 +5,31 @@
 //! The interpreter comes from `NANOTOOL_TEST_PYTHON`, which `scripts/test` sets after
 //! installing the SDK in `.venv`; without it these tests fail and say so (they never skip).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use crate::common::bin::nanotool_bin;
-
-fn python() -> PathBuf {
-    match std::env::var_os("NANOTOOL_TEST_PYTHON") {
-        Some(p) if !p.is_empty() => PathBuf::from(p),
-        _ => panic!(
-            "NANOTOOL_TEST_PYTHON is not set: these tests drive nanotool with the official MCP \
-             Python SDK. Run scripts/test (it creates .venv, installs mcp==2.3.0 and sets the \
-             variable), or set NANOTOOL_TEST_PYTHON to a python that has `mcp` 2.3.0 installed."
-        ),
-    }
-}
+use crate::common::{run_sdk_client, sleep_tool_and_haystack};
 
 /// A work folder with a `sleep <seconds>` descriptor, and a cwd with a file to find.
 fn fixture() -> (tempfile::TempDir, tempfile::TempDir) {
     let work = tempfile::tempdir().unwrap();
-    std::fs::create_dir(work.path().join("tools")).unwrap();
-    std::fs::write(
-        work.path().join("tools/sleep.tool.json"),
-        r#"{
-  "name": "sleep",
-  "description": "Sleep a number of seconds",
-  "command": "sleep <seconds>",
-  "arguments": {
-    "seconds": { "type": "integer", "description": "Seconds to sleep", "minimum": 0, "maximum": 3600 }
-  }
-}
-"#,
-    )
-    .unwrap();
-    let cwd = tempfile::tempdir().unwrap();
-    std::fs::write(
-        cwd.path().join("hay.txt"),
-        "hay\nneedle in a haystack\nhay\n",
-    )
-    .unwrap();
+    let tools = work.path().join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let cwd = sleep_tool_and_haystack(&tools);
     (work, cwd)
 }
 
 /// Runs `tests/python/<script>` against the binary with the fixture's folders and `mode`;
 /// the script prints `ok: MODE` when every check held.
 fn run_script(script: &str, (work, cwd): (tempfile::TempDir, tempfile::TempDir), mode: &str) {
-    let python = python();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/python")
-        .join(script);
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(nanotool_bin())
-        .arg(work.path())
-        .arg(cwd.path())
-        .arg(mode)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{} failed in {mode} mode ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        script.display(),
-        out.status
+    run_sdk_client(
+        script,
+        &[
+            nanotool_bin().as_os_str(),
+            work.path().as_os_str(),
+            cwd.path().as_os_str(),
+            mode.as_ref(),
+        ],
+        mode,
     );
-    assert!(stdout.contains(&format!("ok: {mode}")), "{stdout}");
 }
 
 fn run_client(mode: &str) {

@@ -177,7 +177,7 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Validate the descriptors in DIR [default: WORK/tools]; exit 1 on any error (613)
+    /// Validate the descriptors in DIR [default: WORK/tools] and WORK/config.json; exit 1 on any error
     Check {
         /// Folder of *.tool.json files
         dir: Option<PathBuf>,

@@ -11,8 +11,8 @@
 //!    adds to each call;
 //! 5. timeout overshoot and cancel latency.
 //!
-//! `cargo run --release --example bench_kernel` runs everything; an argument (`spawn`,
-//! `flood`, `syscalls`, `timeout`, `memory`) runs one section only.
+//! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
+//! `syscalls`, `timeout`, `memory`) runs one section only, `-- --help` says so.
 
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, SandboxMode};
 use std::os::unix::process::CommandExt;
@@ -330,8 +330,30 @@ fn timeout_cancel_section(n: usize) {
     );
 }
 
+/// The sections an argument may name.
+const SECTIONS: [&str; 5] = ["spawn", "flood", "syscalls", "timeout", "memory"];
+
+const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
+  SECTION: one of spawn, flood, syscalls, timeout, memory (every section when none is given)";
+
 fn main() {
-    let only = std::env::args().nth(1);
+    // `cargo bench` adds `--bench` to the arguments.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let only = match args.as_slice() {
+        [] => None,
+        [help] if help == "--help" || help == "-h" => {
+            println!("{USAGE}");
+            return;
+        }
+        [section] if SECTIONS.contains(&section.as_str()) => Some(section.clone()),
+        _ => {
+            eprintln!("bench_kernel: no section {args:?}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let wants = |section: &str| only.as_deref().is_none_or(|o| o == section);
     let started = Instant::now();
     let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();

@@ -2,48 +2,13 @@
 //! tree deeper than the open-file limit and than a thread's stack allows to recurse, and
 //! directories whose modes refuse their owner.
 
-mod common;
-
-use common::bin::nanotool_bin;
-use nanotool_runtime::{CommandExecKernel, KernelSettings};
-use std::path::{Path, PathBuf};
+use crate::common::bin::nanotool_bin;
+use crate::common::{WRITES, in_own_process, kernel, python, sh};
+use nanotool_runtime::{CommandExecKernel, SandboxMode};
+use std::path::PathBuf;
 use std::process::Command;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-const ROLE: &str = "NANOTOOL_TEST_TMPDIR_ROLE";
-
-/// Runs `test` alone in a copy of this process (it changes process-wide state: the limit on
-/// open files, the user); true in the copy.
-fn in_own_process(test: &str) -> bool {
-    if std::env::var(ROLE).as_deref() == Ok(test) {
-        return true;
-    }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(ROLE, test)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "{test} failed in its own process:\n{text}"
-    );
-    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
-    false
-}
-
-fn kernel(ws: &Path) -> CommandExecKernel {
-    CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        ..KernelSettings::default()
-    })
-    .unwrap()
-}
 
 fn tmpdir_of(k: &CommandExecKernel) -> PathBuf {
     k.sandbox_tmpdir().expect("the sandbox is on").to_path_buf()
@@ -62,7 +27,10 @@ fn drop_on_small_stack(k: CommandExecKernel) {
 
 #[test]
 fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
-    if !in_own_process("a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed") {
+    if !in_own_process(
+        module_path!(),
+        "a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed",
+    ) {
         return;
     }
     let limit = libc::rlimit {
@@ -72,15 +40,11 @@ fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
     // SAFETY: setrlimit of this process (alone in its copy).
     assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
     let ws = tempfile::tempdir().unwrap();
-    let k = kernel(ws.path());
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
     let tmp = tmpdir_of(&k);
     let script = "import os\nos.chdir(os.environ['TMPDIR'])\nfor i in range(10000):\n    \
                   os.mkdir('d')\n    os.chdir('d')\nopen('leaf', 'w').write('x')\nprint('built')\n";
-    let r = k.run(&[
-        "/usr/bin/python3".to_owned(),
-        "-c".to_owned(),
-        script.to_owned(),
-    ]);
+    let r = k.run(&python(script));
     assert_eq!(r.output, "built\n", "{}", r.text());
     assert!(tmp.join("d/d/d").is_dir());
     drop_on_small_stack(k);
@@ -89,7 +53,10 @@ fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
 
 #[test]
 fn directories_that_refuse_their_owner_are_removed() {
-    if !in_own_process("directories_that_refuse_their_owner_are_removed") {
+    if !in_own_process(
+        module_path!(),
+        "directories_that_refuse_their_owner_are_removed",
+    ) {
         return;
     }
     // An ordinary user: root's capabilities would ignore the modes.
@@ -102,21 +69,12 @@ fn directories_that_refuse_their_owner_are_removed() {
         }
     }
     let ws = tempfile::tempdir().unwrap();
-    let k = kernel(ws.path());
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
     let tmp = tmpdir_of(&k);
     let script = "cd \"$TMPDIR\" && mkdir -p a/b/c w && : > a/b/c/f && : > a/b/g && : > w/f && \
                   chmod 0300 a/b && chmod 0 a/b/c && chmod 0500 w && chmod 0 a/b/g && echo built";
     // A tool that declares `writes` may change modes.
-    let writes = nanotool_runtime::Access {
-        writes: true,
-        network: false,
-        local_network: false,
-    };
-    let r = k.run_as(
-        &["sh".to_owned(), "-c".to_owned(), script.to_owned()],
-        writes,
-        None,
-    );
+    let r = k.run_as(&sh(script), WRITES, None);
     assert_eq!(r.output, "built\n", "{}", r.text());
     assert!(
         std::fs::read_dir(tmp.join("a/b")).is_err(),
@@ -131,7 +89,7 @@ fn the_removal_never_follows_a_symlink_out() {
     let ws = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("keep"), "x").unwrap();
-    let k = kernel(ws.path());
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
     let tmp = tmpdir_of(&k);
     std::os::unix::fs::symlink(outside.path(), tmp.join("link")).unwrap();
     drop(k);

@@ -10,68 +10,30 @@
 //! 4. the same repository with its `.git/config` touched before every call (so every call
 //!    reads every configuration and index again; the touch itself is in the figure).
 //!
-//! `cargo run --release --example bench_git_config [N]` (N calls of each, default 2000).
+//! `cargo bench --bench bench_git_config [-- N]` (N calls of each, default 2000).
 
+// The tests' git fixtures: plain git without the machine's or the user's configuration.
+#[path = "../tests/common/git.rs"]
+mod git;
+
+use git::{FILE_OK, commit, git, init_repo};
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
-fn commit(dir: &Path, message: &str) {
-    git(
-        dir,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            message,
-        ],
-    );
-}
 
 /// A repository with two includes, a submodule (under `.git/modules`) and an embedded
 /// repository (a gitlink whose `.git` is a folder).
 fn repository(dir: &Path, sub_source: &Path) {
-    git(sub_source, &["init", "-q", "."]);
-    std::fs::write(sub_source.join("a.txt"), "a\n").unwrap();
-    git(sub_source, &["add", "a.txt"]);
-    commit(sub_source, "sub");
-    git(dir, &["init", "-q", "."]);
-    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
-    git(dir, &["add", "a.txt"]);
-    commit(dir, "a");
+    init_repo(sub_source, &[("a.txt", "a\n")], "sub");
+    init_repo(dir, &[("a.txt", "a\n")], "a");
+    let url = sub_source.to_str().unwrap();
     git(
         dir,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            sub_source.to_str().unwrap(),
-            "sub",
-        ],
+        &[&FILE_OK[..], &["submodule", "add", "-q", url, "sub"]].concat(),
     );
     let emb = dir.join("emb");
     std::fs::create_dir(&emb).unwrap();
-    git(&emb, &["init", "-q", "."]);
-    std::fs::write(emb.join("b.txt"), "b\n").unwrap();
-    git(&emb, &["add", "b.txt"]);
-    commit(&emb, "emb");
+    init_repo(&emb, &[("b.txt", "b\n")], "emb");
     git(dir, &["add", "emb"]);
     commit(dir, "with a submodule and an embedded repository");
     std::fs::write(
@@ -100,19 +62,20 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let n: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(2000);
+    // `cargo bench` adds `--bench` to the arguments.
+    let n: usize = match std::env::args().skip(1).find(|a| a != "--bench") {
+        None => 2000,
+        Some(a) => a.parse().unwrap_or_else(|_| {
+            eprintln!("bench_git_config: `{a}` is no number of calls\nusage: cargo bench --bench bench_git_config [-- N]");
+            std::process::exit(2);
+        }),
+    };
     let plain_dir = tempfile::tempdir().unwrap();
     let repo_dir = tempfile::tempdir().unwrap();
     let sub_source = tempfile::tempdir().unwrap();
     repository(repo_dir.path(), sub_source.path());
     let small_dir = tempfile::tempdir().unwrap();
-    git(small_dir.path(), &["init", "-q", "."]);
-    std::fs::write(small_dir.path().join("a.txt"), "a\n").unwrap();
-    git(small_dir.path(), &["add", "a.txt"]);
-    commit(small_dir.path(), "a");
+    init_repo(small_dir.path(), &[("a.txt", "a\n")], "a");
     let plain = kernel(plain_dir.path());
     let small = kernel(small_dir.path());
     let repo = kernel(repo_dir.path());

@@ -6,9 +6,9 @@
 //! A signal disposition or the subreaper flag is process-wide, so each such test runs its
 //! body in a fresh copy of this test binary ([`in_own_process`]), never in the shared one.
 
-mod common;
-
-use common::bin::nanotool_bin;
+use crate::common::bin::nanotool_bin;
+use crate::common::refuse::{refuse_syscall_with_flags, refuse_syscalls};
+use crate::common::{OPEN_SESSION, ROLE, WRITES, in_own_process, kernel, settings, sh, test_name};
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::io::Write;
 use std::path::Path;
@@ -17,47 +17,6 @@ use std::time::{Duration, Instant};
 
 /// Long enough that a hang fails the test instead of hanging it; never a measurement.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// The variable that tells a copy of this binary which test body to run.
-const ROLE: &str = "NANOTOOL_LIFECYCLE_ROLE";
-
-/// `true` in the copy of this binary started for `test` (run the body there); in the test
-/// runner's own process, starts that copy, checks that it passed, and returns `false`.
-fn in_own_process(test: &str) -> bool {
-    if std::env::var(ROLE).as_deref() == Ok(test) {
-        return true;
-    }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
-        .env(ROLE, test)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "{test} failed in its own process:\n{text}"
-    );
-    // The copy must really have run the test (not filtered it out).
-    assert!(text.contains("1 passed"), "{test} did not run:\n{text}");
-    false
-}
-
-fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
-    CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        sandbox: mode,
-        ..KernelSettings::default()
-    })
-    .unwrap()
-}
-
-fn sh(script: &str) -> Vec<String> {
-    ["sh", "-c", script].map(String::from).to_vec()
-}
 
 /// The state letter of `pid` (`None`: no such process).
 fn state(pid: i32) -> Option<char> {
@@ -117,7 +76,10 @@ fn statuses_and_group_kill_hold(setup: impl FnOnce()) {
 
 #[test]
 fn a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill() {
-    if !in_own_process("a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill") {
+    if !in_own_process(
+        module_path!(),
+        "a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill",
+    ) {
         return;
     }
     statuses_and_group_kill_hold(|| {
@@ -139,7 +101,10 @@ fn a_host_ignoring_sigchld_keeps_exit_statuses_and_the_group_kill() {
 
 #[test]
 fn a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill() {
-    if !in_own_process("a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill") {
+    if !in_own_process(
+        module_path!(),
+        "a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill",
+    ) {
         return;
     }
     statuses_and_group_kill_hold(|| {
@@ -164,7 +129,10 @@ fn a_host_with_sa_nocldwait_keeps_exit_statuses_and_the_group_kill() {
 
 #[test]
 fn a_subreaper_agent_keeps_no_zombie_of_a_call() {
-    if !in_own_process("a_subreaper_agent_keeps_no_zombie_of_a_call") {
+    if !in_own_process(
+        module_path!(),
+        "a_subreaper_agent_keeps_no_zombie_of_a_call",
+    ) {
         return;
     }
     // SAFETY: prctl on this process, which runs this test alone.
@@ -184,19 +152,17 @@ fn a_subreaper_agent_keeps_no_zombie_of_a_call() {
     }
 }
 
-#[path = "common/refuse.rs"]
-mod refuse;
-
 #[test]
 fn on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies() {
     if !in_own_process(
+        module_path!(),
         "on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies",
     ) {
         return;
     }
     // Linux before 6.9 and 6.15: no group signal through a pidfd, no exit status from it.
-    refuse::refuse_syscalls(&[libc::SYS_pidfd_send_signal], libc::EINVAL);
-    refuse::refuse_syscalls(&[libc::SYS_ioctl], libc::ENOTTY);
+    refuse_syscalls(&[libc::SYS_pidfd_send_signal], libc::EINVAL);
+    refuse_syscalls(&[libc::SYS_ioctl], libc::ENOTTY);
     // SAFETY: signal(2) on this process, which runs this test alone.
     assert_ne!(
         unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) },
@@ -281,13 +247,10 @@ fn serve_and_nap(work: &Path, cwd: &Path, seconds: &str, flags: &[&str]) -> std:
         .spawn()
         .unwrap();
     let stdin = server.stdin.as_mut().unwrap();
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
-        format!(
-            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{seconds}}}}}}}"#
-        ),
-    ] {
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{seconds}}}}}}}"#
+    );
+    for line in OPEN_SESSION.into_iter().chain([call.as_str()]) {
         writeln!(stdin, "{line}").unwrap();
     }
     stdin.flush().unwrap();
@@ -374,53 +337,18 @@ fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
 
     // A `writes` command keeps CAP_DAC_OVERRIDE (and CAP_FOWNER): its workspace may hold
     // files of any user.
-    let writes = nanotool_runtime::Access {
-        writes: true,
-        network: false,
-        ..nanotool_runtime::Access::READ_ONLY
-    };
-    let r = k.run_as(&write, writes, None);
+    let r = k.run_as(&write, WRITES, None);
     assert!(r.output.starts_with("wrote\n"), "{r:?}");
-}
-
-/// Plays a kernel before 4.17: `seccomp(SECCOMP_SET_MODE_FILTER)` with the
-/// `SECCOMP_FILTER_FLAG_SPEC_ALLOW` flag fails with `EINVAL`, for this thread and what it
-/// starts.
-fn refuse_spec_allow() {
-    const LD_W_ABS: u16 = 0x20;
-    const JEQ_K: u16 = 0x15;
-    const JSET_K: u16 = 0x45;
-    const RET_K: u16 = 0x06;
-    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
-    let mut filter = [
-        op(LD_W_ABS, 0, 0, 0),
-        op(JEQ_K, 0, 3, libc::SYS_seccomp as u32),
-        // args[1] (the flags), low word.
-        op(LD_W_ABS, 0, 0, 24),
-        op(JSET_K, 0, 1, 1 << 2),
-        op(RET_K, 0, 0, 0x0005_0000 | libc::EINVAL as u32),
-        op(RET_K, 0, 0, 0x7fff_0000),
-    ];
-    let prog = libc::sock_fprog {
-        len: filter.len() as u16,
-        filter: filter.as_mut_ptr(),
-    };
-    // SAFETY: a valid program that lives across the call; no_new_privs first, as required.
-    unsafe {
-        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-        assert_eq!(
-            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
-            0
-        );
-    }
 }
 
 #[test]
 fn a_kernel_without_spec_allow_still_confines() {
-    if !in_own_process("a_kernel_without_spec_allow_still_confines") {
+    if !in_own_process(module_path!(), "a_kernel_without_spec_allow_still_confines") {
         return;
     }
-    refuse_spec_allow();
+    // Linux before 4.17: `seccomp(SECCOMP_SET_MODE_FILTER)` with the
+    // `SECCOMP_FILTER_FLAG_SPEC_ALLOW` flag (in its second argument) fails with `EINVAL`.
+    refuse_syscall_with_flags(libc::SYS_seccomp, 1, 1 << 2, libc::EINVAL);
     let ws = tempfile::tempdir().unwrap();
     let k = kernel(ws.path(), SandboxMode::Required);
     for _ in 0..2 {
@@ -436,9 +364,8 @@ fn a_kernel_without_spec_allow_still_confines() {
 
 fn namespaced(ws: &Path) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
         pid_namespace: true,
-        ..KernelSettings::default()
+        ..settings(ws, SandboxMode::BestEffort)
     })
     .unwrap()
 }
@@ -473,12 +400,7 @@ fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
     assert!(r.confined, "{r:?}");
     assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
     // Files it makes keep the agent's ids; exit statuses come back.
-    let writes = nanotool_runtime::Access {
-        writes: true,
-        network: false,
-        ..nanotool_runtime::Access::READ_ONLY
-    };
-    let r = k.run_as(&sh("touch made; exit 5"), writes, None);
+    let r = k.run_as(&sh("touch made; exit 5"), WRITES, None);
     assert_eq!(r.exit_code, 5, "{r:?}");
     let meta = std::fs::metadata(ws.path().join("made")).unwrap();
     // SAFETY: geteuid cannot fail.
@@ -505,12 +427,12 @@ fn in_its_pid_namespace_a_background_process_dies_with_its_killed_agent() {
     }
     let seconds = unique_seconds(3);
     let argv = ["sleep", seconds.as_str()];
+    let name = test_name(
+        module_path!(),
+        "in_its_pid_namespace_a_background_process_dies_with_its_killed_agent",
+    );
     let mut agent = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "in_its_pid_namespace_a_background_process_dies_with_its_killed_agent",
-            "--exact",
-            "--nocapture",
-        ])
+        .args([name.as_str(), "--exact", "--nocapture"])
         .env(ROLE, format!("namespaced agent {seconds}"))
         .stdout(Stdio::null())
         .spawn()
@@ -528,6 +450,7 @@ fn in_its_pid_namespace_a_background_process_dies_with_its_killed_agent() {
 #[test]
 fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not() {
     if !in_own_process(
+        module_path!(),
         "an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_not",
     ) {
         return;
@@ -546,11 +469,6 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
         // A change of user leaves a process non-dumpable: start from what a user's agent is.
         assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
     }
-    let writes = nanotool_runtime::Access {
-        writes: true,
-        network: false,
-        ..nanotool_runtime::Access::READ_ONLY
-    };
     let owner = |name: &str| {
         let meta = std::fs::metadata(ws.path().join(name)).unwrap();
         (
@@ -560,7 +478,7 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
     };
     let k = namespaced(ws.path());
     let status = k.spawn_status();
-    let r = k.run_as(&sh("touch made; echo $$ $(id -u) $(id -g)"), writes, None);
+    let r = k.run_as(&sh("touch made; echo $$ $(id -u) $(id -g)"), WRITES, None);
     assert_eq!(r.exit_code, 0, "{status}: {r:?}");
     match &status.pid_namespace {
         nanotool_runtime::kernel::PidNamespace::ThroughUserNamespace => {
@@ -576,7 +494,7 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
             // SAFETY: prctl on this process.
             assert_eq!(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) }, 0);
             let k = namespaced(ws.path());
-            let r = k.run_as(&sh("touch made2; echo $$ $(id -u)"), writes, None);
+            let r = k.run_as(&sh("touch made2; echo $$ $(id -u)"), WRITES, None);
             assert_eq!(r.output, "1 65534\n", "{r:?}");
             assert_eq!(owner("made2"), (ID, ID));
         }
@@ -591,12 +509,20 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
 
 #[test]
 fn where_namespaces_are_refused_commands_run_without_and_the_status_says_so() {
-    if !in_own_process("where_namespaces_are_refused_commands_run_without_and_the_status_says_so") {
+    if !in_own_process(
+        module_path!(),
+        "where_namespaces_are_refused_commands_run_without_and_the_status_says_so",
+    ) {
         return;
     }
     // A container's filter: no new namespaces for anyone (clone with namespace flags, unshare).
-    refuse::refuse_syscalls(&[libc::SYS_unshare], libc::EPERM);
-    refuse_clone_namespaces();
+    refuse_syscalls(&[libc::SYS_unshare], libc::EPERM);
+    refuse_syscall_with_flags(
+        libc::SYS_clone,
+        0,
+        (libc::CLONE_NEWPID | libc::CLONE_NEWUSER) as u32,
+        libc::EPERM,
+    );
     let ws = tempfile::tempdir().unwrap();
     let k = namespaced(ws.path());
     let status = k.spawn_status();
@@ -615,42 +541,6 @@ fn where_namespaces_are_refused_commands_run_without_and_the_status_says_so() {
     assert_eq!(r.exit_code, 0, "{r:?}");
     assert_ne!(r.output, "1\n", "{r:?}");
     assert!(r.confined, "{r:?}");
-}
-
-/// Plays a container whose filter refuses new namespaces: `clone` with `CLONE_NEWPID` or
-/// `CLONE_NEWUSER` fails with `EPERM`, for this thread and what it starts.
-fn refuse_clone_namespaces() {
-    const LD_W_ABS: u16 = 0x20;
-    const JEQ_K: u16 = 0x15;
-    const JSET_K: u16 = 0x45;
-    const RET_K: u16 = 0x06;
-    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
-    let mut filter = [
-        op(LD_W_ABS, 0, 0, 0),
-        op(JEQ_K, 0, 3, libc::SYS_clone as u32),
-        // args[0] (the flags), low word.
-        op(LD_W_ABS, 0, 0, 16),
-        op(
-            JSET_K,
-            0,
-            1,
-            (libc::CLONE_NEWPID | libc::CLONE_NEWUSER) as u32,
-        ),
-        op(RET_K, 0, 0, 0x0005_0000 | libc::EPERM as u32),
-        op(RET_K, 0, 0, 0x7fff_0000),
-    ];
-    let prog = libc::sock_fprog {
-        len: filter.len() as u16,
-        filter: filter.as_mut_ptr(),
-    };
-    // SAFETY: a valid program that lives across the call; no_new_privs is set already.
-    unsafe {
-        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-        assert_eq!(
-            libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog),
-            0
-        );
-    }
 }
 
 #[test]

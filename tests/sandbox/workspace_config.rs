@@ -4,15 +4,17 @@
 //! aliases, remote upload-pack) or whose hooks are planted. The bundled descriptors run as
 //! they are; plain git output is unchanged.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::git::git;
+use crate::common::{PLANTED_RAN as RAN, kernel, script, settings};
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode, Toolbox};
 use serde_json::json;
 
-/// The words a planted program prints and the file it creates, so either shows it ran.
-const RAN: &str = "PLANTED-PROGRAM-RAN";
+/// The environment alone, unconfined: `escapes` covers the sandbox, the other line of
+/// defence against the same planted programs.
+const UNCONFINED: SandboxMode = SandboxMode::Off;
 
 fn bundled(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -26,15 +28,7 @@ fn toolbox(cwd: &Path, names: &[&str]) -> (Toolbox, tempfile::TempDir) {
     for name in names {
         std::fs::copy(bundled(name), work.path().join(format!("{name}.tool.json"))).unwrap();
     }
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: cwd.to_path_buf(),
-        // The environment alone, unconfined: tests/sandbox.rs covers the sandbox, the
-        // other line of defence against the same planted programs.
-        sandbox: SandboxMode::Off,
-        ..KernelSettings::default()
-    })
-    .unwrap();
-    let mut toolbox = Toolbox::new(kernel);
+    let mut toolbox = Toolbox::new(kernel(cwd, UNCONFINED));
     let errors = toolbox.load_descriptors(work.path());
     assert!(errors.is_empty(), "{errors:?}");
     (toolbox, work)
@@ -42,33 +36,21 @@ fn toolbox(cwd: &Path, names: &[&str]) -> (Toolbox, tempfile::TempDir) {
 
 /// A script in `dir` that prints RAN and leaves `marker`; returns its path.
 fn planted_program(dir: &Path, marker: &Path) -> PathBuf {
-    let path = dir.join("planted.sh");
-    std::fs::write(
-        &path,
-        format!(
+    script(
+        &dir.join("planted.sh"),
+        &format!(
             "#!/bin/sh\necho {RAN} \"$@\"\necho ran >> '{}'\ncat \"$2\" 2>/dev/null\nexit 0\n",
             marker.display()
         ),
     )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+/// Control: `command`, run without the kernel, runs the planted program `what`, which leaves
+/// `marker` (removed here): the attack is real.
+fn assert_runs_without_the_kernel(mut command: Command, marker: &Path, what: &str) {
+    command.output().unwrap();
+    assert!(marker.exists(), "{what} did not run without the kernel");
+    std::fs::remove_file(marker).unwrap();
 }
 
 /// A repository with two commits and a change in the working tree.
@@ -161,17 +143,12 @@ fn a_planted_git_config_and_hooks_do_not_run_through_git_log() {
     add_signed_commit(repo.path());
     plant_git_config(repo.path(), &program);
     // Without the kernel, the planted configuration runs (the attack is real).
-    let _ = Command::new("git")
+    let mut git_log = Command::new("git");
+    git_log
         .args(["log", "--oneline", "-n", "5"])
         .current_dir(repo.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        marker.exists(),
-        "the planted configuration did not run without the kernel"
-    );
-    std::fs::remove_file(&marker).unwrap();
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    assert_runs_without_the_kernel(git_log, &marker, "the planted configuration");
 
     let (toolbox, _work) = toolbox(repo.path(), &["git_log"]);
     let out = toolbox.call("git_log", &json!({"count": 5}), None).unwrap();
@@ -190,14 +167,7 @@ fn a_planted_git_config_and_hooks_do_not_run_through_the_kernel() {
     let program = planted_program(outside.path(), &marker);
     add_signed_commit(repo.path());
     plant_git_config(repo.path(), &program);
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: repo.path().to_path_buf(),
-        // The environment alone, unconfined: tests/sandbox.rs covers the sandbox, the
-        // other line of defence against the same planted programs.
-        sandbox: SandboxMode::Off,
-        ..KernelSettings::default()
-    })
-    .unwrap();
+    let kernel = kernel(repo.path(), UNCONFINED);
     for args in [
         &["git", "log", "-p", "-n", "2"][..],
         &["git", "log", "--show-signature", "-n", "1"],
@@ -220,14 +190,7 @@ fn a_planted_git_config_and_hooks_do_not_run_through_the_kernel() {
 #[test]
 fn plain_git_output_is_unchanged() {
     let repo = plain_repo();
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: repo.path().to_path_buf(),
-        // The environment alone, unconfined: tests/sandbox.rs covers the sandbox, the
-        // other line of defence against the same planted programs.
-        sandbox: SandboxMode::Off,
-        ..KernelSettings::default()
-    })
-    .unwrap();
+    let kernel = kernel(repo.path(), UNCONFINED);
     for args in [
         &["log"][..],
         &["log", "--oneline", "-n", "5"],
@@ -245,12 +208,8 @@ fn plain_git_output_is_unchanged() {
             .map(str::to_owned)
             .collect();
         let r = CommandExecKernel::new(KernelSettings {
-            cwd: repo.path().to_path_buf(),
             max_output: 1 << 20,
-            // The environment alone, unconfined: tests/sandbox.rs covers the sandbox, the
-            // other line of defence against the same planted programs.
-            sandbox: SandboxMode::Off,
-            ..KernelSettings::default()
+            ..settings(repo.path(), UNCONFINED)
         })
         .unwrap()
         .run(&argv);
@@ -274,17 +233,12 @@ fn a_planted_json_py_does_not_run_through_json_pretty() {
     .unwrap();
     std::fs::write(dir.path().join("data.json"), r#"{"a": [1, 2]}"#).unwrap();
     // Without the kernel's environment, the planted module runs (the attack is real).
-    let _ = Command::new("python3")
+    let mut json_tool = Command::new("python3");
+    json_tool
         .args(["-m", "json.tool", "data.json"])
         .current_dir(dir.path())
-        .env_remove("PYTHONSAFEPATH")
-        .output()
-        .unwrap();
-    assert!(
-        marker.exists(),
-        "the planted json.py did not run without the kernel"
-    );
-    std::fs::remove_file(&marker).unwrap();
+        .env_remove("PYTHONSAFEPATH");
+    assert_runs_without_the_kernel(json_tool, &marker, "the planted json.py");
 
     let (toolbox, _work) = toolbox(dir.path(), &["json_pretty"]);
     let out = toolbox

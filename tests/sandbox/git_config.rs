@@ -8,83 +8,48 @@
 //! with the `writes` profile where a marker in the workspace could be written at all, so that
 //! the sandbox's own refusal to write is not what keeps the marker away.
 
-use nanotool_runtime::{
-    Access, CommandExecKernel, ExecResult, KernelSettings, SandboxMode, Toolbox,
-};
-use std::os::unix::fs::PermissionsExt;
+use crate::common::git::{FILE_OK, commit, git, init_repo, plain_git};
+use crate::common::{PLANTED_RAN as CANARY, WRITES, argv, env, script, settings};
+use nanotool_runtime::{CommandExecKernel, ExecResult, KernelSettings, SandboxMode, Toolbox};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const WRITES: Access = Access {
-    writes: true,
-    network: false,
-    ..Access::READ_ONLY
-};
-
-/// What the planted program prints.
-const CANARY: &str = "PLANTED-PROGRAM-RAN";
-
-fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
-}
-
-/// Plain git as a developer runs it (no system or global configuration), in `dir`.
-fn plain_git(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .output()
-        .unwrap()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = plain_git(dir, args);
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
-fn commit(dir: &Path, message: &str) {
-    git(
-        dir,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            message,
-        ],
-    );
-}
 
 /// A repository in `dir` with `a.txt` committed and then modified, routed through the diff
 /// driver `evil` by `.gitattributes`.
 fn repo_with_diff(dir: &Path) {
-    git(dir, &["init", "-q", "."]);
-    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
-    std::fs::write(dir.join(".gitattributes"), "a.txt diff=evil\n").unwrap();
-    git(dir, &["add", "a.txt", ".gitattributes"]);
-    commit(dir, "a");
+    init_repo(
+        dir,
+        &[("a.txt", "a\n"), (".gitattributes", "a.txt diff=evil\n")],
+        "a",
+    );
     std::fs::write(dir.join("a.txt"), "a\nb\n").unwrap();
+}
+
+/// A workspace holding [`repo_with_diff`] and the planted [`payload`]: (workspace, the
+/// payload's marker, the payload).
+fn workspace_with_diff() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let ws = tempfile::tempdir().unwrap();
+    repo_with_diff(ws.path());
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    (ws, marker, evil)
 }
 
 /// The planted program, outside the repository's tracked files: prints the canary and
 /// writes `marker`.
 fn payload(dir: &Path, marker: &Path) -> PathBuf {
-    let path = dir.join("planted.sh");
-    std::fs::write(
-        &path,
-        format!(
+    planted(&dir.join("planted.sh"), marker)
+}
+
+/// A program at `path` that prints the canary and writes `marker`.
+fn planted(path: &Path, marker: &Path) -> PathBuf {
+    script(
+        path,
+        &format!(
             "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
             marker.display()
         ),
     )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 /// A diff driver whose command is `program`.
@@ -98,15 +63,10 @@ fn append(path: &Path, text: &str) {
     std::fs::write(path, config).unwrap();
 }
 
-fn kernel(ws: &Path, env: &[(&str, &str)]) -> CommandExecKernel {
+fn kernel(ws: &Path, vars: &[(&str, &str)]) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        sandbox: SandboxMode::BestEffort,
-        env: env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..KernelSettings::default()
+        env: env(vars),
+        ..settings(ws, SandboxMode::BestEffort)
     })
     .unwrap()
 }
@@ -147,10 +107,7 @@ fn assert_refused(r: &ExecResult, names: &[&str]) {
 
 #[test]
 fn a_driver_after_one_mib_of_config_refuses_git_instead_of_running() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     let config = ws.path().join(".git/config");
     let mut padding = String::new();
     while padding.len() <= 1024 * 1024 {
@@ -176,10 +133,7 @@ fn a_driver_after_one_mib_of_config_refuses_git_instead_of_running() {
 
 #[test]
 fn a_driver_behind_more_includes_than_the_reader_takes_refuses_git() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     // A chain of 40 include files (each one file, well inside git's depth of 10 per chain:
     // the chain is flat), the driver in the last.
     let mut includes = String::new();
@@ -201,10 +155,7 @@ fn a_driver_behind_more_includes_than_the_reader_takes_refuses_git() {
 
 #[test]
 fn an_include_that_cannot_be_read_refuses_git() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     // A FIFO: a reader that opens it blocks until someone writes. The kernel must neither
     // hang nor run git with what it could not read.
     let fifo = ws.path().join(".git/fifo.cfg");
@@ -227,10 +178,7 @@ fn an_include_that_cannot_be_read_refuses_git() {
 
 #[test]
 fn a_header_hidden_behind_a_continued_comment_is_still_neutralised() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     // git ends a comment at the end of its line, a backslash or not.
     append(
         &ws.path().join(".git/config"),
@@ -284,8 +232,18 @@ fn a_workspace_that_is_a_bare_repository_is_not_opened() {
     assert_plain_git_runs_it(ws.path(), &["log", "-p"], &marker);
 }
 
-/// `git -c protocol.file.allow=always`: a submodule from a local path.
-const FILE_OK: [&str; 2] = ["-c", "protocol.file.allow=always"];
+/// `git diff --submodule=diff` and `git status` in `ws`, which open a repository nested in it
+/// whose configuration names the planted program: they run it not, and plain git does.
+fn assert_nested_repository_is_neutralised(ws: &Path, marker: &Path) {
+    let k = kernel(ws, &[]);
+    for args in [&["diff", "--submodule=diff"][..], &["status"]] {
+        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
+        assert_no_trace(&r, marker);
+        assert_eq!(r.exit_code, 0, "{r:?}");
+    }
+
+    assert_plain_git_runs_it(ws, &["diff", "--submodule=diff"], marker);
+}
 
 #[test]
 fn a_driver_in_a_submodules_own_config_is_neutralised() {
@@ -306,14 +264,7 @@ fn a_driver_in_a_submodules_own_config_is_neutralised() {
     append(&ws.path().join(".git/modules/sub/config"), &driver(&evil));
     std::fs::write(ws.path().join("sub/a.txt"), "changed\n").unwrap();
 
-    let k = kernel(ws.path(), &[]);
-    for args in [&["diff", "--submodule=diff"][..], &["status"]] {
-        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
-        assert_no_trace(&r, &marker);
-        assert_eq!(r.exit_code, 0, "{r:?}");
-    }
-
-    assert_plain_git_runs_it(ws.path(), &["diff", "--submodule=diff"], &marker);
+    assert_nested_repository_is_neutralised(ws.path(), &marker);
 }
 
 #[test]
@@ -338,22 +289,12 @@ fn a_driver_in_an_embedded_repository_is_neutralised() {
         ),
     );
 
-    let k = kernel(ws.path(), &[]);
-    for args in [&["diff", "--submodule=diff"][..], &["status"]] {
-        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
-        assert_no_trace(&r, &marker);
-        assert_eq!(r.exit_code, 0, "{r:?}");
-    }
-
-    assert_plain_git_runs_it(ws.path(), &["diff", "--submodule=diff"], &marker);
+    assert_nested_repository_is_neutralised(ws.path(), &marker);
 }
 
 #[test]
 fn a_config_written_after_the_kernel_was_built_is_neutralised() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     let k = kernel(ws.path(), &[]);
     let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
     assert_eq!(r.exit_code, 0, "{r:?}");
@@ -368,10 +309,7 @@ fn a_config_written_after_the_kernel_was_built_is_neutralised() {
 
 #[test]
 fn a_git_config_extracted_by_an_exec_tar_does_not_run_on_the_next_git_diff() {
-    let ws = tempfile::tempdir().unwrap();
-    repo_with_diff(ws.path());
-    let marker = ws.path().join("marker");
-    let evil = payload(ws.path(), &marker);
+    let (ws, marker, evil) = workspace_with_diff();
     // An archive whose member is `.git/config`: the repository's config plus a driver.
     let staging = tempfile::tempdir().unwrap();
     std::fs::create_dir(staging.path().join(".git")).unwrap();
@@ -420,16 +358,7 @@ fn relative_and_empty_path_entries_do_not_reach_the_command() {
     let ws = tempfile::tempdir().unwrap();
     let marker = ws.path().join("marker");
     // A program named like a common one, planted in the workspace.
-    let planted = ws.path().join("planted");
-    std::fs::write(
-        &planted,
-        format!(
-            "#!/bin/sh\necho {CANARY}\necho pwned > {}\n",
-            marker.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let planted = planted(&ws.path().join("planted"), &marker);
     for path in [
         ".:/usr/bin:/bin",
         "::/usr/bin:/bin",

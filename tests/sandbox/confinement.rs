@@ -11,11 +11,11 @@
 
 #![cfg(target_arch = "x86_64")] // the probes name x86_64 system call numbers
 
+use crate::common::git::init_repo;
+use crate::common::{WRITES, python, settings};
 use nanotool_runtime::{Access, CommandExecKernel, ExecResult, KernelSettings, SandboxMode};
 use std::path::Path;
 use std::process::{Child, Command};
-
-const PYTHON: &str = "/usr/bin/python3";
 
 /// The Landlock ABIs to play: 0 (no Landlock) up to the running Linux's own.
 fn abis() -> Vec<u32> {
@@ -29,17 +29,10 @@ fn abis() -> Vec<u32> {
 
 fn kernel(ws: &Path, abi: Option<u32>, mode: SandboxMode) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        sandbox: mode,
         landlock_abi_limit: abi,
-        ..KernelSettings::default()
+        ..settings(ws, mode)
     })
     .unwrap()
-}
-
-fn python(script: &str) -> Vec<String> {
-    assert!(Path::new(PYTHON).exists(), "these tests need {PYTHON}");
-    vec![PYTHON.into(), "-c".into(), script.into()]
 }
 
 /// Runs `script` confined at ABI `abi` (read-only, offline) and unconfined.
@@ -425,27 +418,11 @@ fn the_status_names_what_does_not_hold_at_each_abi() {
 #[test]
 fn plain_programs_run_confined_at_every_abi() {
     let ws = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(ws.path())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    };
-    git(&["init", "-q"]);
-    std::fs::write(ws.path().join("a.txt"), "one\ntwo\n").unwrap();
-    std::fs::write(ws.path().join("data.json"), r#"{"k": [1, 2]}"#).unwrap();
-    git(&["add", "."]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@example.com",
-        "commit",
-        "-qm",
+    init_repo(
+        ws.path(),
+        &[("a.txt", "one\ntwo\n"), ("data.json", r#"{"k": [1, 2]}"#)],
         "first",
-    ]);
+    );
     std::fs::write(ws.path().join("a.txt"), "one\nthree\n").unwrap();
     let mut tar = Command::new("tar")
         .args(["-cf", "in.tar", "a.txt", "data.json"])
@@ -508,14 +485,9 @@ fn plain_programs_run_confined_at_every_abi() {
         }
         let out = ws.path().join(format!("out{abi}"));
         std::fs::create_dir(&out).unwrap();
-        let writes = Access {
-            writes: true,
-            network: false,
-            ..Access::READ_ONLY
-        };
         let r = k.run_as(
             &words(&["tar", "-xf", "in.tar", "-C", &format!("out{abi}")]),
-            writes,
+            WRITES,
             None,
         );
         assert_eq!(r.exit_code, 0, "ABI {abi}: {r:?}");
@@ -523,13 +495,11 @@ fn plain_programs_run_confined_at_every_abi() {
     }
 }
 
-mod common;
-
 #[test]
 fn list_names_what_does_not_hold_on_an_older_linux() {
     let dir = tempfile::tempdir().unwrap();
     let list = |args: &[&str]| {
-        let out = Command::new(common::bin::nanotool_bin())
+        let out = Command::new(crate::common::bin::nanotool_bin())
             .arg("list")
             .args(args)
             .current_dir(dir.path())

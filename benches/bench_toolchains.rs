@@ -10,7 +10,7 @@
 //! A command that is not installed is skipped and named. The kernels may read what the
 //! binaries resolve to (a pyenv under `$HOME`), as a host adds it with `--sandbox-read`.
 //!
-//! `cargo run --release --example bench_toolchains [N]` (N calls of each, default 9).
+//! `cargo bench --bench bench_toolchains [-- N]` (N calls of each, default 9).
 
 use nanotool_runtime::{
     CommandExecKernel, CommandTool, DescriptorLoader, KernelSettings, SandboxMode, Tool,
@@ -91,10 +91,16 @@ fn installed(binary: &str) -> bool {
 }
 
 fn main() {
-    let n: usize = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().expect("N is a number"))
-        .unwrap_or(9);
+    // `cargo bench` adds `--bench` to the arguments.
+    let n: usize = match std::env::args().skip(1).find(|a| a != "--bench") {
+        None => 9,
+        Some(a) => a.parse().unwrap_or_else(|_| {
+            eprintln!(
+                "bench_toolchains: `{a}` is no number of calls\nusage: cargo bench --bench bench_toolchains [-- N]"
+            );
+            std::process::exit(2);
+        }),
+    };
     let ws = tempfile::tempdir().unwrap();
     let root = ws.path();
     write(

@@ -1,18 +1,15 @@
-//! A kernel on a machine without Landlock, in a process of its own: this test blocks Landlock
-//! for the whole test process and, when it starts as root, becomes an ordinary user (a
-//! command of a root agent is already kept from the agent's files by the capability drop).
+//! A kernel on a machine without Landlock, in a process of its own ([`in_own_process`]): this
+//! test blocks Landlock for the whole test process and, when it starts as root, becomes an
+//! ordinary user (a command of a root agent is already kept from the agent's files by the
+//! capability drop).
 //!
 //! Without Landlock nothing keeps `/proc` from a command, and a process of the same user may
 //! read (and, where ptrace is allowed, write) another's `environ` and `mem`: a kernel that
 //! confines makes the agent non-dumpable, which closes those files to everyone but itself.
 
-use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
-use std::path::Path;
-
-#[path = "common/refuse.rs"]
-mod refuse;
-
-use refuse::refuse_syscalls;
+use crate::common::refuse::refuse_syscalls;
+use crate::common::{PYTHON, in_own_process, kernel};
+use nanotool_runtime::SandboxMode;
 
 /// Makes every later Landlock call of this thread (and of what it starts) fail with ENOSYS,
 /// as on a kernel built without it.
@@ -27,17 +24,14 @@ fn block_landlock() {
     );
 }
 
-fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
-    CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        sandbox: mode,
-        ..KernelSettings::default()
-    })
-    .unwrap()
-}
-
 #[test]
 fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
+    if !in_own_process(
+        module_path!(),
+        "without_landlock_the_agents_proc_files_stay_closed_to_its_commands",
+    ) {
+        return;
+    }
     // SAFETY: plain calls on this process's credentials.
     unsafe {
         if libc::geteuid() == 0 {
@@ -51,7 +45,7 @@ fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
     block_landlock();
     let ws = tempfile::tempdir().unwrap();
     let peek = vec![
-        "/usr/bin/python3".to_owned(),
+        PYTHON.to_owned(),
         "-c".to_owned(),
         "import os\ntry:\n    print(open('/proc/%d/environ' % os.getppid()).read())\nexcept OSError as e:\n    print('refused', e.errno)".to_owned(),
     ];

@@ -2,27 +2,21 @@
 //! container's filter that refuses it: the child falls back to closing each fd, so a host fd
 //! still never reaches a command, and the command still runs.
 
-#[path = "common/refuse.rs"]
-mod refuse;
-
-use nanotool_runtime::{CommandExecKernel, KernelSettings};
+use crate::common::{PYTHON, kernel, refuse};
+use nanotool_runtime::SandboxMode;
 use std::os::fd::AsRawFd;
 
 fn host_fd_stays_out_when_close_range_answers(errno: i32) {
     refuse::refuse_syscalls(&[libc::SYS_close_range], errno);
     let ws = tempfile::tempdir().unwrap();
-    let kernel = CommandExecKernel::new(KernelSettings {
-        cwd: ws.path().to_path_buf(),
-        ..KernelSettings::default()
-    })
-    .unwrap();
+    let kernel = kernel(ws.path(), SandboxMode::BestEffort);
     // An fd the host opened without O_CLOEXEC.
     let file = std::fs::File::open("/dev/zero").unwrap();
     let fd = file.as_raw_fd();
     // SAFETY: clears FD_CLOEXEC on an fd this test owns.
     assert_eq!(unsafe { libc::fcntl(fd, libc::F_SETFD, 0) }, 0);
     let probe = vec![
-        "/usr/bin/python3".to_owned(),
+        PYTHON.to_owned(),
         "-c".to_owned(),
         format!(
             "import os\ntry:\n    os.fstat({fd})\n    print('inherited')\nexcept OSError as e:\n    print('closed', e.errno)"

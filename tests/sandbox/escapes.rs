@@ -6,55 +6,33 @@
 //! On a machine without Landlock these tests assert the documented best-effort report instead
 //! (`confined_here`): never a silent pass.
 
+use crate::common::bin::nanotool_bin;
+use crate::common::git::{FILE_OK, commit, git, init_repo};
+use crate::common::{OPEN_SESSION, PYTHON, WRITES, argv, env, python, script, settings, sh};
 use nanotool_runtime::{
     Access, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
 };
+use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const RO: Access = Access::READ_ONLY;
-const WRITES: Access = Access {
-    writes: true,
-    network: false,
-    ..Access::READ_ONLY
-};
 const NETWORK: Access = Access {
     writes: false,
     network: true,
     ..Access::READ_ONLY
 };
 
-fn argv(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
-}
-
-fn sh(script: &str) -> Vec<String> {
-    argv(&["sh", "-c", script])
-}
-
-/// The system python: readable by confined commands (a python under `$HOME` needs
-/// `--sandbox-read`, see `a_binary_under_home_is_named_with_the_flag_that_fixes_it`).
-const PYTHON: &str = "/usr/bin/python3";
-
-fn python(script: &str) -> Vec<String> {
-    assert!(
-        Path::new(PYTHON).exists(),
-        "these tests need {PYTHON} (Debian's python3 package)"
-    );
-    argv(&[PYTHON, "-c", script])
-}
-
-fn kernel_with(ws: &Path, mode: SandboxMode, env: &[(&str, &str)]) -> CommandExecKernel {
+/// A kernel in `ws` at the Landlock ABI this run plays, with the variables `vars`. (The
+/// system python, [`PYTHON`], is readable by confined commands; a python under `$HOME` needs
+/// `--sandbox-read`, see `a_binary_under_home_is_named_with_the_flag_that_fixes_it`.)
+fn kernel_with(ws: &Path, mode: SandboxMode, vars: &[(&str, &str)]) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
-        cwd: ws.to_path_buf(),
-        sandbox: mode,
         landlock_abi_limit: played_abi(),
-        env: env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..KernelSettings::default()
+        env: env(vars),
+        ..settings(ws, mode)
     })
     .unwrap()
 }
@@ -610,8 +588,8 @@ fn no_host_fd_reaches_a_command() {
     // SAFETY: open(2) without O_CLOEXEC, as a careless host (or a C library) does.
     let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY) };
     assert!(fd > 2);
-    // bash, not sh: dash reads only one-digit fds in a redirection, and with other tests
-    // running beside this one the fd is often 10 or more.
+    // bash, not sh: the fd may be past 9 (the tests beside this one hold fds of their own),
+    // and dash reads `<&10` as a syntax error, which would pass the confined check for nothing.
     let read = argv(&["bash", "-c", &format!("cat <&{fd}")]);
     let k = confined(ws.path());
     let r = k.run(&read);
@@ -758,43 +736,12 @@ fn no_process_outlives_a_timeout_or_a_cancel() {
     assert!(!ws.path().join("marker_timeout").exists());
 }
 
-fn git(ws: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(ws)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
-/// A commit of what is staged, by a fixed author.
-fn commit(ws: &Path, message: &str) {
-    git(
-        ws,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            message,
-        ],
-    );
-}
-
 /// A payload that leaves a marker outside the workspace when it runs.
 fn payload(ws: &Path, name: &str, marker: &Path) -> PathBuf {
-    let path = ws.join(name);
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\necho pwned > {}\n", marker.display()),
+    script(
+        &ws.join(name),
+        &format!("#!/bin/sh\necho pwned > {}\n", marker.display()),
     )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 fn bundled_toolbox(ws: &Path, env: &[(&str, &str)]) -> nanotool_runtime::Toolbox {
@@ -810,10 +757,7 @@ fn a_planted_git_config_program_leaves_no_trace_through_the_bundled_git_log() {
     let ws = tempfile::tempdir().unwrap();
     let (out, _secret) = outside();
     let marker = out.path().join("git-pwned");
-    git(ws.path(), &["init", "-q", "."]);
-    std::fs::write(ws.path().join("a.txt"), "a\n").unwrap();
-    git(ws.path(), &["add", "a.txt"]);
-    commit(ws.path(), "a");
+    init_repo(ws.path(), &[("a.txt", "a\n")], "a");
     let evil = payload(ws.path(), "evil.sh", &marker);
     // Programs the repository's own config makes git run on a plain `git log`.
     let mut config = std::fs::read_to_string(ws.path().join(".git/config")).unwrap();
@@ -914,21 +858,22 @@ fn a_confined_command_starts_with_no_signal_blocked_or_ignored() {
 fn plain_tools_keep_working_confined() {
     let ws = tempfile::tempdir().unwrap();
     let w = ws.path();
-    git(w, &["init", "-q", "."]);
-    std::fs::write(w.join("a.txt"), "one\ntwo\n").unwrap();
-    std::fs::write(w.join("b.txt"), "one\nthree\n").unwrap();
-    std::fs::write(w.join("x.json"), "{\"b\": [1, 2], \"a\": \"z\"}\n").unwrap();
-    std::fs::create_dir(w.join("scripts")).unwrap();
-    std::fs::write(
-        w.join("scripts/report.py"),
-        "import sys\nprint('report', sys.argv[1])\n",
-    )
-    .unwrap();
     // Big enough that `sort -S 64K` spills to temporary files in TMPDIR.
     let big: String = (0..200_000).rev().map(|i| format!("{i:08}\n")).collect();
-    std::fs::write(w.join("big.txt"), big).unwrap();
-    git(w, &["add", "."]);
-    commit(w, "first");
+    init_repo(
+        w,
+        &[
+            ("a.txt", "one\ntwo\n"),
+            ("b.txt", "one\nthree\n"),
+            ("x.json", "{\"b\": [1, 2], \"a\": \"z\"}\n"),
+            (
+                "scripts/report.py",
+                "import sys\nprint('report', sys.argv[1])\n",
+            ),
+            ("big.txt", &big),
+        ],
+        "first",
+    );
     std::fs::write(w.join("a.txt"), "one\ntwo\nfour\n").unwrap();
     let k = confined(w);
     let cases: Vec<(Vec<String>, &str)> = vec![
@@ -982,9 +927,7 @@ fn a_binary_under_home_is_named_with_the_flag_that_fixes_it() {
     let home = tempfile::tempdir().unwrap();
     let bin = home.path().join(".toolchain/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let tool = bin.join("mytool");
-    std::fs::write(&tool, "#!/bin/sh\necho from-mytool\n").unwrap();
-    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script(&bin.join("mytool"), "#!/bin/sh\necho from-mytool\n");
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let home_s = home.path().to_str().unwrap();
     let env = [("PATH", path.as_str()), ("HOME", home_s)];
@@ -1109,12 +1052,6 @@ fn the_status_line_says_what_is_enforced() {
     assert!(off.sandbox_status().to_string().starts_with("sandbox: off"));
     assert!(!off.run(&argv(&["true"])).confined);
 }
-
-mod common;
-
-use common::bin::nanotool_bin;
-use serde_json::Value;
-use std::process::{Command, Output};
 
 /// A project folder with descriptors: `touch_it` declares `writes`, `fetch` declares
 /// `network`, `lines` declares nothing.
@@ -1378,9 +1315,7 @@ fn serve_logs_the_status_and_each_tool_out_of_reach_at_start_up() {
     let home = tempfile::tempdir().unwrap();
     let bin = home.path().join(".local/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let tool = bin.join("homebrewed");
-    std::fs::write(&tool, "#!/bin/sh\necho hi\n").unwrap();
-    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script(&bin.join("homebrewed"), "#!/bin/sh\necho hi\n");
     std::fs::write(
         p.path().join(".work/tools/homebrewed.tool.json"),
         r#"{"name": "homebrewed", "description": "A tool from ~/.local/bin", "command": "homebrewed"}"#,
@@ -1407,12 +1342,8 @@ fn serve_logs_the_status_and_each_tool_out_of_reach_at_start_up() {
 #[test]
 fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() {
     let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), &["init", "-q", "."]);
-    std::fs::create_dir(repo.path().join("pkg")).unwrap();
-    std::fs::write(repo.path().join("pkg/lib.txt"), "lib\n").unwrap();
+    init_repo(repo.path(), &[("pkg/lib.txt", "lib\n")], "pkg");
     std::fs::write(repo.path().join("top-secret.txt"), "canary-untracked\n").unwrap();
-    git(repo.path(), &["add", "pkg"]);
-    commit(repo.path(), "pkg");
     let k = confined(&repo.path().join("pkg"));
     let r = k.run(&argv(&["git", "log", "--format=%s"]));
     confined_here(&k, &r);
@@ -1435,17 +1366,11 @@ fn git_works_in_a_workspace_that_is_a_subfolder_or_a_worktree_of_a_repository() 
     assert_eq!((r.exit_code, r.output.as_str()), (0, "pkg\n"), "{r:?}");
 }
 
-/// `git -c protocol.file.allow=always`: a submodule from a local path.
-const FILE_OK: [&str; 2] = ["-c", "protocol.file.allow=always"];
-
 /// A repository (its one commit "in the submodule") and a superproject that adds it at
 /// `sub`, committed ("with a submodule"): (submodule source, superproject).
 fn repo_with_submodule() -> (tempfile::TempDir, tempfile::TempDir) {
     let sub = tempfile::tempdir().unwrap();
-    git(sub.path(), &["init", "-q", "."]);
-    std::fs::write(sub.path().join("a.txt"), "a\n").unwrap();
-    git(sub.path(), &["add", "a.txt"]);
-    commit(sub.path(), "in the submodule");
+    init_repo(sub.path(), &[("a.txt", "a\n")], "in the submodule");
     let repo = tempfile::tempdir().unwrap();
     git(repo.path(), &["init", "-q", "."]);
     let url = sub.path().to_str().unwrap();
@@ -1542,10 +1467,7 @@ fn a_workspace_symlink_does_not_forge_a_worktrees_link_back() {
     // writer turns `ws/wt` into a link to the workspace and points `ws/.git` at that
     // worktree's admin dir: its link back (`ws/wt/.git`) now resolves to `ws/.git`.
     let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), &["init", "-q", "."]);
-    std::fs::write(repo.path().join("f.txt"), "f\n").unwrap();
-    git(repo.path(), &["add", "f.txt"]);
-    commit(repo.path(), "outside");
+    init_repo(repo.path(), &[("f.txt", "f\n")], "outside");
     std::fs::write(repo.path().join(".git/secret.txt"), "canary-outside-4242\n").unwrap();
     let ws = tempfile::tempdir().unwrap();
     let ws_path = ws.path().canonicalize().unwrap();
@@ -1725,12 +1647,10 @@ fn serve_lists_each_tools_profile_as_annotations() {
         .unwrap();
     {
         let mut stdin = child.stdin.take().unwrap();
-        for line in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        for line in OPEN_SESSION.into_iter().chain([
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lines","arguments":{"file":".work/tools/lines.tool.json"}}}"#,
-        ] {
+        ]) {
             writeln!(stdin, "{line}").unwrap();
         }
     }
@@ -1762,11 +1682,14 @@ fn serve_lists_each_tools_profile_as_annotations() {
 fn every_bundled_descriptor_and_built_in_works_confined() {
     let ws = tempfile::tempdir().unwrap();
     let w = ws.path();
-    git(w, &["init", "-q", "."]);
-    std::fs::write(w.join("notes.txt"), "alpha\nbeta\ngamma\n").unwrap();
-    std::fs::write(w.join("data.json"), "{\"k\": [1]}\n").unwrap();
-    git(w, &["add", "."]);
-    commit(w, "seed");
+    init_repo(
+        w,
+        &[
+            ("notes.txt", "alpha\nbeta\ngamma\n"),
+            ("data.json", "{\"k\": [1]}\n"),
+        ],
+        "seed",
+    );
     // The system python: a python under $HOME needs --sandbox-read (named by `list`).
     let mut toolbox = bundled_toolbox(w, &[("PATH", "/usr/bin:/bin")]);
     for tool in nanotool::builtins::all() {
@@ -1824,8 +1747,9 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
 }
 
 /// The whole escape suite above, again at every Landlock ABI below this Linux's own (0: no
-/// Landlock at all), each in a run of this test binary of its own: every test there either
-/// sees the escape fail or sees the status say the sandbox is not enforced.
+/// Landlock at all), each in a run of this test binary of its own that runs this module's
+/// tests only (the other modules of the binary play no ABI): every test here either sees the
+/// escape fail or sees the status say the sandbox is not enforced.
 #[test]
 fn the_escape_suite_holds_at_every_landlock_abi() {
     if played_abi().is_some() {
@@ -1838,9 +1762,11 @@ fn the_escape_suite_holds_at_every_landlock_abi() {
         .clone()
         .unwrap_or(0);
     let exe = std::env::current_exe().unwrap();
+    let this_module = crate::common::test_name(module_path!(), "");
     for abi in 0..running {
         let out = Command::new(&exe)
             .args([
+                this_module.as_str(),
                 "--test-threads=2",
                 "--skip",
                 "the_escape_suite_holds_at_every_landlock_abi",
@@ -1853,6 +1779,24 @@ fn the_escape_suite_holds_at_every_landlock_abi() {
             out.status.success() && text.contains("test result: ok"),
             "the escape suite at Landlock ABI {abi}:\n{text}\n{}",
             String::from_utf8_lossy(&out.stderr)
+        );
+        // What the replay ran: this module's tests, and nothing else.
+        let ran: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
+            .map(|(name, _)| name)
+            .collect();
+        assert!(
+            !ran.is_empty(),
+            "the replay at ABI {abi} ran nothing:\n{text}"
+        );
+        let others: Vec<&&str> = ran
+            .iter()
+            .filter(|t| !t.starts_with(&this_module))
+            .collect();
+        assert!(
+            others.is_empty(),
+            "the replay at ABI {abi} ran tests of other modules: {others:?}"
         );
     }
 }

@@ -1,0 +1,128 @@
+//! What the sandbox tests share: from the workspace's shared helpers, the `nanotool` binary
+//! ([`bin`]), git fixtures ([`git`]) and the seccomp filters that play an older or stricter
+//! Linux ([`refuse`]); here, argv builders, kernels in a workspace, planted scripts, the
+//! lines that open an MCP session, and running one test alone in a fresh copy of this binary
+//! ([`in_own_process`]).
+
+#[path = "../common/bin.rs"]
+pub(crate) mod bin;
+#[path = "../common/git.rs"]
+pub(crate) mod git;
+#[path = "../common/refuse.rs"]
+pub(crate) mod refuse;
+
+use nanotool_runtime::{Access, CommandExecKernel, KernelSettings, SandboxMode};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+/// The system python: readable by confined commands (a python under `$HOME` needs
+/// `--sandbox-read`).
+pub(crate) const PYTHON: &str = "/usr/bin/python3";
+
+/// The profile of a tool that declares `writes` (and not `network`).
+pub(crate) const WRITES: Access = Access {
+    writes: true,
+    network: false,
+    ..Access::READ_ONLY
+};
+
+/// What a planted program prints, so its output shows it ran.
+pub(crate) const PLANTED_RAN: &str = "PLANTED-PROGRAM-RAN";
+
+/// The lines that open an MCP session (2025-11-25): `initialize` (id 1) and `initialized`.
+pub(crate) const OPEN_SESSION: [&str; 2] = [
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+];
+
+/// An argv of `words`.
+pub(crate) fn argv(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// `sh -c script`.
+pub(crate) fn sh(script: &str) -> Vec<String> {
+    argv(&["sh", "-c", script])
+}
+
+/// `python3 -c script`, with the system python.
+pub(crate) fn python(script: &str) -> Vec<String> {
+    assert!(
+        Path::new(PYTHON).exists(),
+        "these tests need {PYTHON} (Debian's python3 package)"
+    );
+    argv(&[PYTHON, "-c", script])
+}
+
+/// The settings of a kernel whose commands run in `ws` with the sandbox `mode`, the rest
+/// left at their defaults (a test changes what it tries with `..settings(ws, mode)`).
+pub(crate) fn settings(ws: &Path, mode: SandboxMode) -> KernelSettings {
+    KernelSettings {
+        cwd: ws.to_path_buf(),
+        sandbox: mode,
+        ..KernelSettings::default()
+    }
+}
+
+/// A kernel of [`settings`].
+pub(crate) fn kernel(ws: &Path, mode: SandboxMode) -> CommandExecKernel {
+    CommandExecKernel::new(settings(ws, mode)).unwrap()
+}
+
+/// Variables for [`KernelSettings::env`].
+pub(crate) fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Writes the script `text` at `path`, executable; returns `path`.
+pub(crate) fn script(path: &Path, text: &str) -> std::path::PathBuf {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
+}
+
+/// The variable that tells a copy of this binary which test body to run (or, for a test that
+/// starts a copy of its own, which part to play).
+pub(crate) const ROLE: &str = "NANOTOOL_TEST_ROLE";
+
+/// libtest's name of the test `test` of the module `module` (`module_path!()`): its path
+/// below the crate, `lifecycle::a_test`.
+pub(crate) fn test_name(module: &str, test: &str) -> String {
+    match module.split_once("::") {
+        Some((_crate, path)) => format!("{path}::{test}"),
+        None => test.to_owned(),
+    }
+}
+
+/// For a test that changes process-wide state (a signal disposition, the subreaper flag, the
+/// user, a limit, a seccomp filter on the whole process) or that must not see the processes
+/// of the tests beside it: `true` in the copy of this binary started for `test` of `module`
+/// (`module_path!()`; run the body there); in the test runner's own process, starts that
+/// copy, checks that it ran the test and passed, and returns `false`.
+pub(crate) fn in_own_process(module: &str, test: &str) -> bool {
+    let name = test_name(module, test);
+    if std::env::var(ROLE).as_deref() == Ok(name.as_str()) {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE, &name)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{name} failed in its own process:\n{text}"
+    );
+    // The copy must really have run the test (not filtered it out).
+    assert!(text.contains("1 passed"), "{name} did not run:\n{text}");
+    false
+}
