@@ -347,9 +347,9 @@ fn one_gib_of_output_is_capped_with_head_and_tail() {
     assert_eq!(r.total_bytes, 1 << 30);
 }
 
-/// A flood that never ends is read in paced chunks (the reader leaves a grown pipe alone for
-/// a moment after each wake-up); the timeout and a cancel must still end it, whichever moment
-/// of the pacing they fall in, and kill its group.
+/// A flood that never ends is read by a thread switched to `SCHED_BATCH` for the flood; the
+/// timeout and a cancel must still end it and kill its group, and the thread is back under
+/// `SCHED_OTHER` afterwards.
 #[test]
 fn an_endless_flood_ends_at_its_timeout_and_on_cancel() {
     let _g = serial();
@@ -389,6 +389,18 @@ fn an_endless_flood_ends_at_its_timeout_and_on_cancel() {
     assert!(r.cancelled && !r.timed_out, "{r:?}");
     assert_eq!(r.exit_code, 130);
     assert!(r.total_bytes >= 64 << 20, "{}", r.total_bytes);
+
+    // The thread that read a flood is left as it was found.
+    let k = default_kernel();
+    let policy = std::thread::spawn(move || {
+        let r = k.run(&argv(&["head", "-c", "16777216", "/dev/zero"]));
+        assert_eq!(r.total_bytes, 16 << 20);
+        // SAFETY: sched_getscheduler(0) reads the calling thread's policy.
+        unsafe { libc::sched_getscheduler(0) }
+    })
+    .join()
+    .unwrap();
+    assert_eq!(policy, libc::SCHED_OTHER);
     assert_dies(pid_in(&r.output), "the cancelled flooding leader");
 }
 

@@ -40,6 +40,35 @@ pub(super) fn grow_pipe(fd: &OwnedFd, bytes: usize) -> Option<usize> {
     usize::try_from(ret).ok()
 }
 
+/// The calling thread under `SCHED_BATCH` while held, `SCHED_OTHER` again when dropped: a
+/// batch thread's wake-ups do not preempt the task running on its CPU. Only a thread under
+/// `SCHED_OTHER` is switched (a host's real-time, idle or batch thread is left as it is); the
+/// switch keeps the thread's niceness and needs no privilege either way.
+pub(super) struct BatchGuard(());
+
+impl BatchGuard {
+    /// Switches the calling thread to `SCHED_BATCH`; `None` if it was not under `SCHED_OTHER`
+    /// or the switch was refused (it then stays as it was).
+    pub(super) fn enter() -> Option<BatchGuard> {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 is the calling thread; `param` is a valid sched_param.
+        unsafe {
+            if libc::sched_getscheduler(0) != libc::SCHED_OTHER {
+                return None;
+            }
+            (libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) == 0).then_some(BatchGuard(()))
+        }
+    }
+}
+
+impl Drop for BatchGuard {
+    fn drop(&mut self) {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: as in `enter`; back to the policy the thread had.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
+    }
+}
+
 /// A pidfd for a child we have not reaped yet (so its pid cannot have been reused).
 pub(super) fn pidfd_open(pid: libc::pid_t) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags, returns a new close-on-exec fd or -1.
@@ -304,4 +333,28 @@ pub(super) fn can_enter(path: &std::path::Path) -> io::Result<()> {
         )
     })
     .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BatchGuard;
+
+    #[test]
+    fn a_batch_guard_leaves_the_thread_as_it_found_it() {
+        // On a thread of its own: the policy is per thread.
+        std::thread::spawn(|| {
+            // SAFETY: sched_getscheduler(0) reads the calling thread's policy.
+            let policy = || unsafe { libc::sched_getscheduler(0) };
+            assert_eq!(policy(), libc::SCHED_OTHER);
+            let guard = BatchGuard::enter().expect("SCHED_OTHER to SCHED_BATCH needs no privilege");
+            assert_eq!(policy(), libc::SCHED_BATCH);
+            // A thread already under batch is not switched again (nor restored by a second
+            // guard's drop).
+            assert!(BatchGuard::enter().is_none());
+            drop(guard);
+            assert_eq!(policy(), libc::SCHED_OTHER);
+        })
+        .join()
+        .unwrap();
+    }
 }
