@@ -599,8 +599,13 @@ fn the_environment_is_reduced_to_the_allowlist() {
     // The sandbox's private temp dir, and nothing of the host's (a confined command's: where
     // nothing confines, as on the portable backend, the command runs as with the sandbox off).
     if k.sandbox_status().enforced() {
-        let tmpdir = format!("TMPDIR={}", k.sandbox_tmpdir().unwrap().display());
-        assert!(env.output.lines().any(|l| l == tmpdir), "{}", env.output);
+        // Its profile's folder inside the kernel's.
+        let tmpdir = format!("TMPDIR={}/", k.sandbox_tmpdir().unwrap().display());
+        assert!(
+            env.output.lines().any(|l| l.starts_with(&tmpdir)),
+            "{}",
+            env.output
+        );
     } else {
         assert!(!env.output.contains("TMPDIR="), "{}", env.output);
     }

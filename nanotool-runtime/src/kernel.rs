@@ -79,7 +79,7 @@ use env::{ChildEnv, EnvKind};
 use limits::ChildLimits;
 use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
-use sandbox::{Route, Sandbox};
+use sandbox::{ProfileSlot, Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
@@ -773,10 +773,28 @@ impl CommandExecKernel {
             self.child_env.toolchain_vars(&extra)
         };
         tool_vars.extend(run.env.iter().cloned());
-        let tool_env = if tool_vars.is_empty() {
+        // This profile's private folders: its own TMPDIR and home, so what a call leaves there
+        // reaches only calls with the same rights.
+        let slot = self.sandbox.profile_slot(access, &extra);
+        let dirs = self.sandbox.private_dirs(slot);
+        let private = dirs.as_ref().map(|(tmpdir, home)| env::PrivateDirs {
+            tmpdir: tmpdir.as_ref(),
+            home: home.as_ref(),
+        });
+        // A plain profile's blocks are kept per kind; a tool with variables or readable paths
+        // of its own gets blocks for this call.
+        let (per_call, cached) = match (slot, private) {
+            (ProfileSlot::Plain(i), Some(dirs)) => (false, Some((i, dirs))),
+            (ProfileSlot::Extended(_), Some(_)) => (true, None),
+            (_, None) => (false, None),
+        };
+        let tool_env = if tool_vars.is_empty() && !per_call {
             None
         } else {
-            match self.child_env.with_tool_env(&env, kind, &tool_vars) {
+            match self
+                .child_env
+                .with_tool_env(&env, kind, &tool_vars, private)
+            {
                 Ok(blocks) => Some(blocks),
                 Err(e) => {
                     let message = format!("`{name}`: the environment cannot be built: {e}");
@@ -786,7 +804,7 @@ impl CommandExecKernel {
         };
         let env_ref = match &tool_env {
             Some((confined, plain)) => CallEnvRef { confined, plain },
-            None => match (env.for_call(kind, true), env.for_call(kind, false)) {
+            None => match (env.for_call(kind, cached), env.for_call(kind, None)) {
                 (Ok(confined), Ok(plain)) => CallEnvRef { confined, plain },
                 (Err(e), _) | (_, Err(e)) => {
                     let message = format!("`{name}`: the environment cannot be built: {e}");

@@ -126,3 +126,14 @@ pub(crate) fn in_own_process(module: &str, test: &str) -> bool {
     assert!(text.contains("1 passed"), "{name} did not run:\n{text}");
     false
 }
+
+/// The `TMPDIR` commands of profile `access` get (each profile has its own, inside the
+/// kernel's), as a command prints it.
+pub(crate) fn command_tmpdir(
+    k: &nanotool_runtime::CommandExecKernel,
+    access: Access,
+) -> std::path::PathBuf {
+    let r = k.run_as(&sh("printf %s \"$TMPDIR\""), access, None);
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    std::path::PathBuf::from(r.output)
+}

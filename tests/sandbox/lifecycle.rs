@@ -321,7 +321,8 @@ fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
     let k = kernel(ws.path(), SandboxMode::BestEffort);
     // A file of another user, mode 0600, where read-only commands may write (their TMPDIR):
     // writing it takes CAP_DAC_OVERRIDE, reading it CAP_DAC_READ_SEARCH.
-    let tmp = k.sandbox_tmpdir().unwrap();
+    // The read-only profile's TMPDIR (the write below goes through the variable).
+    let tmp = crate::common::command_tmpdir(&k, nanotool_runtime::Access::READ_ONLY);
     let theirs = tmp.join("theirs");
     std::fs::write(&theirs, "canary\n").unwrap();
     std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();

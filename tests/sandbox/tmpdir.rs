@@ -3,7 +3,7 @@
 //! directories whose modes refuse their owner.
 
 use crate::common::bin::nanotool_bin;
-use crate::common::{WRITES, in_own_process, kernel, python, sh};
+use crate::common::{WRITES, command_tmpdir, in_own_process, kernel, python, sh};
 use nanotool_runtime::{CommandExecKernel, SandboxMode};
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,7 +46,14 @@ fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
                   os.mkdir('d')\n    os.chdir('d')\nopen('leaf', 'w').write('x')\nprint('built')\n";
     let r = k.run(&python(script));
     assert_eq!(r.output, "built\n", "{}", r.text());
-    assert!(tmp.join("d/d/d").is_dir());
+    let own = command_tmpdir(&k, nanotool_runtime::Access::READ_ONLY);
+    assert!(
+        own.starts_with(&tmp),
+        "{} is not inside {}",
+        own.display(),
+        tmp.display()
+    );
+    assert!(own.join("d/d/d").is_dir());
     drop_on_small_stack(k);
     assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
 }
@@ -77,7 +84,7 @@ fn directories_that_refuse_their_owner_are_removed() {
     let r = k.run_as(&sh(script), WRITES, None);
     assert_eq!(r.output, "built\n", "{}", r.text());
     assert!(
-        std::fs::read_dir(tmp.join("a/b")).is_err(),
+        std::fs::read_dir(command_tmpdir(&k, WRITES).join("a/b")).is_err(),
         "the mode does not refuse"
     );
     drop(k);
@@ -181,4 +188,74 @@ fn serve_removes_its_tmpdir_on_sigterm_sigint_and_sighup() {
     for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         serve_leaves_nothing(Stop::Signal(sig));
     }
+}
+
+/// What a call leaves in its private home or temp dir (an `.npmrc` whose `node-options`
+/// loads a script, a `~/.cargo/config.toml` with a `rustc-wrapper`, a program in `TMPDIR`)
+/// reaches the next calls with the same rights, whose caches it serves, and never a call with
+/// other rights: an offline read-only tool cannot plant what a `writes` or `network` tool then
+/// runs, by the variables or by the absolute path.
+#[test]
+fn state_left_in_the_private_home_or_temp_dir_never_reaches_other_rights() {
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    if !k.sandbox_status().enforced() {
+        eprintln!("the sandbox is not enforced here: nothing separates the calls' rights");
+        return;
+    }
+    let plant = k.run(&sh(
+        "echo planted > \"$HOME/.npmrc\" && echo planted > \"$TMPDIR/evil\" && echo \"$HOME/.npmrc\" && echo \"$TMPDIR/evil\"",
+    ));
+    assert_eq!(plant.exit_code, 0, "{}", plant.text());
+    let planted: Vec<&str> = plant.output.lines().collect();
+    assert_eq!(planted.len(), 2, "{}", plant.output);
+    // The same rights: the state serves the next call (npm's and pip's caches).
+    let same = k.run(&sh("cat \"$HOME/.npmrc\" \"$TMPDIR/evil\""));
+    assert_eq!(same.output, "planted\nplanted\n", "{}", same.text());
+    let network = nanotool_runtime::Access {
+        network: true,
+        ..nanotool_runtime::Access::READ_ONLY
+    };
+    let both = nanotool_runtime::Access {
+        network: true,
+        ..WRITES
+    };
+    for (what, access) in [
+        ("writes", WRITES),
+        ("network", network),
+        ("writes+network", both),
+    ] {
+        let by_var = k.run_as(
+            &sh("cat \"$HOME/.npmrc\" \"$TMPDIR/evil\" 2>&1; echo \"home=$HOME tmp=$TMPDIR\""),
+            access,
+            None,
+        );
+        assert!(
+            !by_var.output.contains("planted"),
+            "{what}: the read-only call's state reached it: {}",
+            by_var.text()
+        );
+        for path in &planted {
+            let by_path = k.run_as(&sh(&format!("cat '{path}' 2>&1")), access, None);
+            assert!(
+                !by_path.output.contains("planted"),
+                "{what}: {path} is readable: {}",
+                by_path.text()
+            );
+            let overwrite = k.run_as(&sh(&format!("echo replaced > '{path}' 2>&1")), access, None);
+            assert_ne!(overwrite.exit_code, 0, "{what}: {path} is writable");
+        }
+    }
+    // And the other way: what a writes tool leaves is not the read-only tool's either.
+    let w = k.run_as(
+        &sh("echo from-writes > \"$TMPDIR/w\" && echo \"$TMPDIR/w\""),
+        WRITES,
+        None,
+    );
+    assert_eq!(w.exit_code, 0, "{}", w.text());
+    let read = k.run(&sh(&format!(
+        "cat '{}' 2>&1; cat \"$TMPDIR/w\" 2>&1",
+        w.output.trim()
+    )));
+    assert!(!read.output.contains("from-writes"), "{}", read.text());
 }

@@ -316,10 +316,36 @@ struct Parts {
     base: BTreeMap<OsString, OsString>,
     /// The host's additions, checked.
     extra: Vec<(OsString, OsString)>,
-    /// What confined commands get on top: `TMPDIR`, the private home and its XDG folders,
-    /// the toolchain homes the host added (those the host set itself left out).
+    /// What confined commands get on top: the toolchain homes the host added (those the host
+    /// set itself left out).
     confined: Vec<(OsString, OsString)>,
+    /// Which of `TMPDIR`, `HOME` and the XDG variables point into a profile's private folders
+    /// ([`PrivateDirs`]): those the sandbox makes and the host does not set itself.
+    private_vars: PrivateVars,
 }
+
+/// Which private variables confined commands get (the host's own value wins).
+#[derive(Debug, Default, Clone, Copy)]
+struct PrivateVars {
+    tmpdir: bool,
+    home: bool,
+    /// One per [`XDG_DIRS`] entry.
+    xdg: [bool; 4],
+}
+
+/// One profile's private folders: its `TMPDIR` and its home (the XDG folders inside). Each
+/// profile (a tool's rights: writes, network, readable paths) has its own, so what a call
+/// leaves there serves the next calls with the same rights and never reaches a call with
+/// other rights.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PrivateDirs<'a> {
+    pub tmpdir: &'a Path,
+    pub home: &'a Path,
+}
+
+/// The number of profiles whose confined environment blocks a [`CallEnv`] keeps (the eight
+/// of [`Access::index`]); a profile with readable paths of its own builds its block per call.
+pub(super) const CACHED_PROFILES: usize = 8;
 
 /// The paths of the sandbox a confined command's environment names.
 #[derive(Debug, Default, Clone, Copy)]
@@ -385,9 +411,9 @@ pub(super) struct CallEnv {
     pub refused: Option<GitConfigError>,
     parts: Arc<Parts>,
     overrides: Vec<(String, String)>,
-    /// Each kind's environment ready for `execve`, unconfined then confined, built on first
-    /// use.
-    built: [OnceLock<CStrings>; 16],
+    /// Each kind's environment ready for `execve`: unconfined, then confined for each cached
+    /// profile ([`CACHED_PROFILES`]), built on first use.
+    built: [OnceLock<CStrings>; 8 * (1 + CACHED_PROFILES)],
     scan: Scan,
 }
 
@@ -441,19 +467,14 @@ impl ChildEnv {
             .find(|(k, _)| k == "GIT_DIR")
             .map(|(_, v)| PathBuf::from(v));
         let mut confined: Vec<(OsString, OsString)> = Vec::new();
-        if let Some(tmp) = private.tmpdir
-            && !host_sets("TMPDIR")
-        {
-            confined.push(("TMPDIR".into(), tmp.as_os_str().to_owned()));
-        }
-        if let Some(private_home) = private.home {
-            if !host_sets("HOME") {
-                confined.push(("HOME".into(), private_home.as_os_str().to_owned()));
-            }
-            for (var, dir) in XDG_DIRS {
-                if !host_sets(var) {
-                    confined.push(((*var).into(), private_home.join(dir).into_os_string()));
-                }
+        let mut private_vars = PrivateVars {
+            tmpdir: private.tmpdir.is_some() && !host_sets("TMPDIR"),
+            ..PrivateVars::default()
+        };
+        if private.home.is_some() {
+            private_vars.home = !host_sets("HOME");
+            for (i, (var, _)) in XDG_DIRS.iter().enumerate() {
+                private_vars.xdg[i] = !host_sets(var);
             }
             // The toolchain homes the host let commands reach, under the real home.
             let real_home = home.as_deref().and_then(|h| h.canonicalize().ok());
@@ -471,6 +492,7 @@ impl ChildEnv {
             base,
             extra: checked,
             confined,
+            private_vars,
         });
         let first = CallEnv::new(&parts, scan);
         Ok(ChildEnv {
@@ -511,8 +533,9 @@ impl ChildEnv {
         call: &CallEnv,
         kind: EnvKind,
         tool: &[(String, String)],
+        private: Option<PrivateDirs<'_>>,
     ) -> io::Result<(CStrings, CStrings)> {
-        let build = |confined: bool| {
+        let build = |confined: Option<PrivateDirs<'_>>| {
             let mut env: BTreeMap<OsString, OsString> =
                 call.vars(kind, confined).into_iter().collect();
             for (name, value) in tool {
@@ -520,7 +543,12 @@ impl ChildEnv {
             }
             CStrings::env(&env.into_iter().collect::<Vec<_>>())
         };
-        Ok((build(true)?, build(false)?))
+        // Without the sandbox's folders (the sandbox is off) the confined block is never used.
+        let confined = match private {
+            Some(dirs) => build(Some(dirs))?,
+            None => build(None)?,
+        };
+        Ok((confined, build(None)?))
     }
 
     /// The environment as it is now: the same as the last call's unless a configuration
@@ -543,26 +571,35 @@ impl CallEnv {
             refused: scan.refused.clone(),
             parts: Arc::clone(parts),
             overrides,
-            built: Default::default(),
+            built: std::array::from_fn(|_| OnceLock::new()),
             scan,
         };
-        call.env = call.vars(EnvKind::RUNNER, false);
+        call.env = call.vars(EnvKind::RUNNER, None);
         call
     }
 
-    /// The environment of a call of `kind`, confined or not, ready for `execve`.
-    pub(super) fn for_call(&self, kind: EnvKind, confined: bool) -> io::Result<&CStrings> {
-        let slot = &self.built[kind.index() | usize::from(confined) << 3];
+    /// The environment of a call of `kind`, ready for `execve`: unconfined (`None`), or
+    /// confined in cached profile `n` (below [`CACHED_PROFILES`]) with its private folders.
+    pub(super) fn for_call(
+        &self,
+        kind: EnvKind,
+        confined: Option<(usize, PrivateDirs<'_>)>,
+    ) -> io::Result<&CStrings> {
+        let index = match confined {
+            None => kind.index(),
+            Some((profile, _)) => 8 * (1 + profile) + kind.index(),
+        };
+        let slot = &self.built[index];
         if let Some(built) = slot.get() {
             return Ok(built);
         }
-        let built = CStrings::env(&self.vars(kind, confined))?;
+        let built = CStrings::env(&self.vars(kind, confined.map(|(_, dirs)| dirs)))?;
         Ok(slot.get_or_init(|| built))
     }
 
     /// The variables of a call of `kind`: the short part, then (for a program that runs
     /// others) the overrides, then the host's additions, then the sandbox's paths.
-    fn vars(&self, kind: EnvKind, confined: bool) -> Vec<(OsString, OsString)> {
+    fn vars(&self, kind: EnvKind, confined: Option<PrivateDirs<'_>>) -> Vec<(OsString, OsString)> {
         let parts = &self.parts;
         let mut env = parts.base.clone();
         if kind.runs_programs {
@@ -599,9 +636,21 @@ impl CallEnv {
         }
         let path = env.get(OsStr::new("PATH")).cloned();
         env.insert("PATH".into(), absolute_path(path.as_deref()));
-        if confined {
+        if let Some(dirs) = confined {
             // git, which dies when it cannot read `~/.gitconfig` (out of a confined
             // command's reach), is already pointed at no global config (`RUNNER_FIXED`).
+            let private = parts.private_vars;
+            if private.tmpdir {
+                env.insert("TMPDIR".into(), dirs.tmpdir.as_os_str().to_owned());
+            }
+            if private.home {
+                env.insert("HOME".into(), dirs.home.as_os_str().to_owned());
+            }
+            for (set, (var, dir)) in private.xdg.iter().zip(XDG_DIRS) {
+                if *set {
+                    env.insert((*var).into(), dirs.home.join(dir).into_os_string());
+                }
+            }
             for (name, value) in &parts.confined {
                 env.insert(name.clone(), value.clone());
             }

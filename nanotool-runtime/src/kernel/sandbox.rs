@@ -43,9 +43,11 @@ pub(crate) mod spawn;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 pub(crate) use portable::{rules, seccomp, spawn};
 
+use super::env;
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
 use spawn::Confinement;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -414,6 +416,13 @@ pub(crate) struct Sandbox {
     /// `sandbox_read`), by profile and paths, built on first use: one per such tool at most,
     /// as each tool's paths are fixed.
     extended: Mutex<HashMap<ExtendedKey, Arc<Confinement>>>,
+    /// Each profile with readable paths of its own, numbered in the order first seen: the
+    /// name of its private folders (`x<N>`).
+    extended_ids: Mutex<HashMap<ExtendedKey, usize>>,
+    /// The private folders (`TMPDIR`, home) of the eight plain profiles, by
+    /// [`Access::index`]: `<tmpdir>/p<N>` and `<home>/p<N>`, made when the profile's
+    /// confinement is built.
+    cached_dirs: Vec<(PathBuf, PathBuf)>,
     /// Each profile's last failure to build, and when: tried again once it is
     /// [`RETRY_AFTER`] old.
     failures: [Mutex<Option<(Instant, String)>>; 8],
@@ -427,6 +436,16 @@ pub(crate) struct Sandbox {
 
 /// A profile with a tool's own readable paths: the profile's index and the paths.
 type ExtendedKey = (usize, Vec<PathBuf>);
+
+/// A profile as its private folders and environment are kept: one of the eight plain ones
+/// (by [`Access::index`]), or one with readable paths of its own (numbered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProfileSlot {
+    /// A plain profile.
+    Plain(usize),
+    /// A profile with a tool's own readable paths.
+    Extended(usize),
+}
 
 /// How long a profile whose confinement failed to build answers with that failure before
 /// it is tried again: a passing cause (no thread or fd to spare) clears, while a lasting one
@@ -479,7 +498,7 @@ impl Sandbox {
         } else {
             (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
         };
-        let sandbox = Sandbox {
+        let mut sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
@@ -491,10 +510,46 @@ impl Sandbox {
             real_paths: Mutex::new(HashMap::new()),
             confinements: Default::default(),
             extended: Mutex::new(HashMap::new()),
+            extended_ids: Mutex::new(HashMap::new()),
+            cached_dirs: Vec::new(),
             failures: Default::default(),
             pid_namespace: false,
         };
+        if let (Some(tmp), Some(home)) = (sandbox.tmpdir(), sandbox.home()) {
+            sandbox.cached_dirs = (0..env::CACHED_PROFILES)
+                .map(|i| (tmp.join(format!("p{i}")), home.join(format!("p{i}"))))
+                .collect();
+        }
         Ok(sandbox)
+    }
+
+    /// Which private folders a command of profile `access` whose tool may also read `extra`
+    /// uses: one pair per profile, so state passes only between calls with the same rights.
+    pub(crate) fn profile_slot(&self, access: Access, extra: &[PathBuf]) -> ProfileSlot {
+        if extra.is_empty() {
+            return ProfileSlot::Plain(access.index());
+        }
+        let mut ids = self.extended_ids.lock().unwrap_or_else(|p| p.into_inner());
+        let next = ids.len();
+        let id = *ids.entry((access.index(), extra.to_vec())).or_insert(next);
+        ProfileSlot::Extended(id)
+    }
+
+    /// The private folders (`TMPDIR`, home) of a profile, when the sandbox is on.
+    pub(crate) fn private_dirs(&self, slot: ProfileSlot) -> Option<(Cow<'_, Path>, Cow<'_, Path>)> {
+        match slot {
+            ProfileSlot::Plain(i) => self
+                .cached_dirs
+                .get(i)
+                .map(|(t, h)| (Cow::Borrowed(t.as_path()), Cow::Borrowed(h.as_path()))),
+            ProfileSlot::Extended(id) => {
+                let (tmp, home) = (self.tmpdir()?, self.home()?);
+                Some((
+                    Cow::Owned(tmp.join(format!("x{id}"))),
+                    Cow::Owned(home.join(format!("x{id}"))),
+                ))
+            }
+        }
     }
 
     /// The private temp dir commands get as `TMPDIR`, when the sandbox is on.
@@ -655,13 +710,26 @@ impl Sandbox {
     fn confinement(&self, access: Access, extra: &[PathBuf]) -> Result<Confinement, String> {
         let mut read = self.read.clone();
         read.extend(extra.iter().cloned());
+        // This profile's own private folders, inside the kernel's (made here, on first use).
+        let dirs = self.private_dirs(self.profile_slot(access, extra));
+        let (tmpdir, home) = match &dirs {
+            Some((tmp, home)) => {
+                for dir in [tmp, home] {
+                    make_private_dir(dir).map_err(|e| {
+                        format!("the private folder {} cannot be made: {e}", dir.display())
+                    })?;
+                }
+                (Some(tmp.to_path_buf()), Some(home.to_path_buf()))
+            }
+            None => (None, None),
+        };
         let profile = Profile {
             workspace: self.workspace.clone(),
             writes: access.writes,
             // A private loopback: TCP and UDP unrestricted inside the call's own namespace.
             network: access.network || access.is_local(),
-            tmpdir: self.tmpdir().map(Path::to_path_buf),
-            home: self.home().map(Path::to_path_buf),
+            tmpdir,
+            home,
             read,
             write: self.write.clone(),
             abi: self.status.landlock_abi.as_ref().copied().unwrap_or(0),
@@ -698,6 +766,15 @@ impl Sandbox {
             return Err(e.clone());
         }
         Ok(confinement)
+    }
+}
+
+/// Makes a profile's private folder (owner only), or finds it made.
+fn make_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        other => other,
     }
 }
 
