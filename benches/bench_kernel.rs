@@ -9,12 +9,15 @@
 //!    interleaved, vs `head | cat > /dev/null`: throughput and peak RSS growth;
 //! 4. two million system calls in one command, confined and unconfined: what the sandbox
 //!    adds to each call;
-//! 5. timeout overshoot and cancel latency.
+//! 5. timeout overshoot and cancel latency;
+//! 6. spawning `/bin/true` with the per-call limits (the defaults: memory, file size, open
+//!    files, core dumps, niceness, OOM score) vs the same kernel with `Limits::none()`,
+//!    confined and unconfined.
 //!
 //! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
-//! `syscalls`, `timeout`, `memory`) runs one section only, `-- --help` says so.
+//! `syscalls`, `timeout`, `memory`, `limits`) runs one section only, `-- --help` says so.
 
-use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, SandboxMode};
+use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, Limits, SandboxMode};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Arc;
@@ -330,11 +333,58 @@ fn timeout_cancel_section(n: usize) {
     );
 }
 
+/// What the per-call limits cost: `/bin/true` through kernels with the default limits and
+/// with none, confined and unconfined, interleaved.
+fn limits_section(n: usize) {
+    let kernel = |sandbox: SandboxMode, limits: Limits| {
+        CommandExecKernel::new(KernelSettings {
+            sandbox,
+            limits,
+            ..KernelSettings::default()
+        })
+        .unwrap()
+    };
+    let confined = kernel(SandboxMode::BestEffort, Limits::default());
+    let confined_none = kernel(SandboxMode::BestEffort, Limits::none());
+    let plain = kernel(SandboxMode::Off, Limits::default());
+    let plain_none = kernel(SandboxMode::Off, Limits::none());
+    println!("spawn /bin/true with the per-call limits vs none (N={n})");
+    println!("  {}", confined.limits_status());
+    let bin_true = argv(&["/bin/true"]);
+    let run = |k: &CommandExecKernel| assert_eq!(k.run(&bin_true).exit_code, 0);
+    for k in [&confined, &confined_none, &plain, &plain_none] {
+        for _ in 0..50 {
+            run(k);
+        }
+    }
+    let s = side_by_side(
+        n,
+        &mut [
+            &mut || run(&confined),
+            &mut || run(&confined_none),
+            &mut || run(&plain),
+            &mut || run(&plain_none),
+        ],
+    );
+    row("confined, no limits", &s[1], None);
+    row(
+        "confined, default limits",
+        &s[0],
+        Some(("confined, none", &s[1])),
+    );
+    row("unconfined, no limits", &s[3], None);
+    row(
+        "unconfined, default limits",
+        &s[2],
+        Some(("unconfined, none", &s[3])),
+    );
+}
+
 /// The sections an argument may name.
-const SECTIONS: [&str; 5] = ["spawn", "flood", "syscalls", "timeout", "memory"];
+const SECTIONS: [&str; 6] = ["spawn", "flood", "syscalls", "timeout", "memory", "limits"];
 
 const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
-  SECTION: one of spawn, flood, syscalls, timeout, memory (every section when none is given)";
+  SECTION: one of spawn, flood, syscalls, timeout, memory, limits (every section when none is given)";
 
 fn main() {
     // `cargo bench` adds `--bench` to the arguments.
@@ -400,6 +450,10 @@ fn main() {
     }
     if wants("timeout") {
         timeout_cancel_section(20);
+        println!();
+    }
+    if wants("limits") {
+        limits_section(1000);
         println!();
     }
     if let Some(small) = small.filter(|_| wants("memory")) {

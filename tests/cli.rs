@@ -4,11 +4,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
 use common::bin::nanotool_bin;
+use common::run::Run;
 
 /// A project folder (the cwd of every run) with a few files and `.work/tools`.
 struct Project {
@@ -50,33 +51,6 @@ impl Project {
     }
 }
 
-struct Run(Output);
-
-impl Run {
-    fn code(&self) -> i32 {
-        self.0.status.code().expect("an exit code")
-    }
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.0.stdout).into_owned()
-    }
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.0.stderr).into_owned()
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout())
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout()))
-    }
-    fn expect(&self, code: i32) -> &Run {
-        assert_eq!(
-            self.code(),
-            code,
-            "exit status\nstdout:\n{}\nstderr:\n{}",
-            self.stdout(),
-            self.stderr()
-        );
-        self
-    }
-}
 
 const SLEEP: &str = r#"{"name": "nap", "description": "Sleep", "command": "sleep <seconds>",
   "arguments": {"seconds": {"type": "integer", "description": "Seconds", "minimum": 0, "maximum": 60}}}"#;
