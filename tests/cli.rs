@@ -51,7 +51,6 @@ impl Project {
     }
 }
 
-
 const SLEEP: &str = r#"{"name": "nap", "description": "Sleep", "command": "sleep <seconds>",
   "arguments": {"seconds": {"type": "integer", "description": "Seconds", "minimum": 0, "maximum": 60}}}"#;
 const MISSING: &str = r#"{"name": "ghost", "description": "A binary that is not installed", "command": "nanotool-no-such-binary-xyz"}"#;

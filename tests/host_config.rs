@@ -59,7 +59,6 @@ impl Project {
     }
 }
 
-
 fn printenv() -> Value {
     json!({"name": "show_env", "description": "Print the environment", "command": "printenv"})
 }

@@ -49,6 +49,17 @@ pub(super) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 /// A pipe's size is the system's here.
 pub(super) fn grow_pipe(_fd: &OwnedFd, _bytes: usize) {}
 
+/// The reading thread's scheduling policy during a flood: left as it is on this backend
+/// (`SCHED_BATCH` is Linux's), so there is never a guard.
+pub(super) struct BatchGuard(());
+
+impl BatchGuard {
+    /// Never switches here.
+    pub(super) fn enter() -> Option<BatchGuard> {
+        None
+    }
+}
+
 /// No pidfds on this backend.
 pub(super) fn pidfd_open(_pid: libc::pid_t) -> io::Result<OwnedFd> {
     unsupported()
