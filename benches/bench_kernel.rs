@@ -346,13 +346,36 @@ fn limits_section(n: usize) {
     };
     let confined = kernel(SandboxMode::BestEffort, Limits::default());
     let confined_none = kernel(SandboxMode::BestEffort, Limits::none());
+    // The parts: the rlimits alone (no niceness, no OOM score), and without the OOM score.
+    let rlimits_only = kernel(
+        SandboxMode::BestEffort,
+        Limits {
+            nice: 0,
+            oom_first: false,
+            ..Limits::default()
+        },
+    );
+    let no_oom = kernel(
+        SandboxMode::BestEffort,
+        Limits {
+            oom_first: false,
+            ..Limits::default()
+        },
+    );
     let plain = kernel(SandboxMode::Off, Limits::default());
     let plain_none = kernel(SandboxMode::Off, Limits::none());
     println!("spawn /bin/true with the per-call limits vs none (N={n})");
     println!("  {}", confined.limits_status());
     let bin_true = argv(&["/bin/true"]);
     let run = |k: &CommandExecKernel| assert_eq!(k.run(&bin_true).exit_code, 0);
-    for k in [&confined, &confined_none, &plain, &plain_none] {
+    for k in [
+        &confined,
+        &confined_none,
+        &plain,
+        &plain_none,
+        &rlimits_only,
+        &no_oom,
+    ] {
         for _ in 0..50 {
             run(k);
         }
@@ -364,12 +387,24 @@ fn limits_section(n: usize) {
             &mut || run(&confined_none),
             &mut || run(&plain),
             &mut || run(&plain_none),
+            &mut || run(&rlimits_only),
+            &mut || run(&no_oom),
         ],
     );
     row("confined, no limits", &s[1], None);
     row(
         "confined, default limits",
         &s[0],
+        Some(("confined, none", &s[1])),
+    );
+    row(
+        "confined, rlimits only",
+        &s[4],
+        Some(("confined, none", &s[1])),
+    );
+    row(
+        "confined, rlimits + nice 10",
+        &s[5],
         Some(("confined, none", &s[1])),
     );
     row("unconfined, no limits", &s[3], None);
