@@ -343,9 +343,9 @@ pub(super) struct PrivateDirs<'a> {
     pub home: &'a Path,
 }
 
-/// The number of profiles whose confined environment blocks a [`CallEnv`] keeps (the eight
-/// of [`Access::index`]); a profile with readable paths of its own builds its block per call.
-pub(super) const CACHED_PROFILES: usize = 8;
+/// The number of profiles whose confined environment blocks a [`CallEnv`] keeps: the plain
+/// ones; a profile with readable paths of its own builds its block per call.
+const CACHED_PROFILES: usize = super::sandbox::PLAIN_PROFILES;
 
 /// The paths of the sandbox a confined command's environment names.
 #[derive(Debug, Default, Clone, Copy)]

@@ -43,7 +43,6 @@ pub(crate) mod spawn;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 pub(crate) use portable::{rules, seccomp, spawn};
 
-use super::env;
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
 use spawn::Confinement;
@@ -437,6 +436,9 @@ pub(crate) struct Sandbox {
 /// A profile with a tool's own readable paths: the profile's index and the paths.
 type ExtendedKey = (usize, Vec<PathBuf>);
 
+/// The plain profiles: one per `Access::index` (writes, network, local network).
+pub(crate) const PLAIN_PROFILES: usize = 8;
+
 /// A profile as its private folders and environment are kept: one of the eight plain ones
 /// (by [`Access::index`]), or one with readable paths of its own (numbered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -516,7 +518,7 @@ impl Sandbox {
             pid_namespace: false,
         };
         if let (Some(tmp), Some(home)) = (sandbox.tmpdir(), sandbox.home()) {
-            sandbox.cached_dirs = (0..env::CACHED_PROFILES)
+            sandbox.cached_dirs = (0..PLAIN_PROFILES)
                 .map(|i| (tmp.join(format!("p{i}")), home.join(format!("p{i}"))))
                 .collect();
         }
