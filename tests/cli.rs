@@ -325,22 +325,42 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
     let watched: u64 =
         (1 << (libc::SIGINT - 1)) | (1 << (libc::SIGTERM - 1)) | (1 << (libc::SIGHUP - 1));
     // `/proc/self/status` is out of a confined command's reach: these run unconfined, and
-    // tests/sandbox/escapes.rs checks the confined spawn's signal state its own way.
-    let run = p.run(&["call", "status", "--sandbox", "off"]);
+    // tests/sandbox/escapes.rs checks the confined spawn's signal state its own way. nanotool
+    // starts with the watched signals at their defaults, whatever this test inherited (under
+    // `nohup` an ignore would rightly pass through: the next test).
+    let hermetic = |cmd: &mut Command| {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: signal(2) only, between fork and exec of the test's own child.
+        unsafe {
+            cmd.pre_exec(|| {
+                for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
+    };
+    let mut call = Command::new(nanotool_bin());
+    call.args(["call", "status", "--sandbox", "off"])
+        .current_dir(p.path())
+        .env("NANOTOOL_LOG", "off");
+    hermetic(&mut call);
+    let run = Run(call.output().unwrap());
     run.expect(0);
     let out = run.stdout();
     assert_eq!(mask(&out, "SigBlk:"), 0, "{out}");
     assert_eq!(mask(&out, "SigIgn:") & watched, 0, "{out}");
 
     // The same under `serve`.
-    let mut child = Command::new(nanotool_bin())
+    let mut serve = Command::new(nanotool_bin());
+    serve
         .args(["serve", "--sandbox", "off"])
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off")
         .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stdout(std::process::Stdio::piped());
+    hermetic(&mut serve);
+    let mut child = serve.spawn().unwrap();
     {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
