@@ -623,3 +623,38 @@ fn a_tools_own_limits_hold_for_its_calls_only() {
         );
     }
 }
+
+/// A host that denies a built-in's binary does without that built-in; everything else serves.
+#[test]
+fn a_denied_builtin_is_left_out_and_the_rest_serve() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    for (how, args) in [
+        ("config", vec!["list", "--json"]),
+        ("flag", vec!["--deny", "find", "list", "--json"]),
+    ] {
+        if how == "config" {
+            p.config(r#"{"deny": ["find"]}"#);
+        } else {
+            std::fs::remove_file(p.path().join(".work/config.json")).unwrap();
+        }
+        let list = p.run(&args).expect(0).json();
+        let names: Vec<&str> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(!names.contains(&"find"), "{how}: {names:?}");
+        assert!(
+            names.contains(&"grep") && names.contains(&"show_env"),
+            "{how}: {names:?}"
+        );
+        let mut call = vec!["call", "find", r#"{"pattern": "*"}"#];
+        if how == "flag" {
+            call.extend(["--deny", "find"]);
+        }
+        let run = p.run(&call);
+        assert_eq!(run.code(), 2, "{how}: {}", run.stdout());
+    }
+}

@@ -170,11 +170,20 @@ pub(crate) fn assemble_from(
     toolbox.deny_binaries(host.deny.iter().cloned());
     for tool in nanotool::builtins::all() {
         let name = tool.name().to_owned();
-        toolbox.register_arc(tool).map_err(|e| {
-            Failure::cannot_run(format!(
-                "built-in tool `{name}` could not be registered: {e}"
-            ))
-        })?;
+        match toolbox.register_arc(tool) {
+            Ok(()) => {}
+            // A host that denies `grep` or `find` does without that built-in.
+            Err(RegisterError::Denied { .. }) => {
+                tracing::warn!(
+                    "built-in tool `{name}` is left out: the host's deny list refuses its binary"
+                );
+            }
+            Err(e) => {
+                return Err(Failure::cannot_run(format!(
+                    "built-in tool `{name}` could not be registered: {e}"
+                )));
+            }
+        }
     }
     // `exec` first: a descriptor that takes its name is a name conflict (613) for that file,
     // and the other files still load.
