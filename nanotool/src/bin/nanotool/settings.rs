@@ -118,31 +118,42 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
     );
     show("pid_namespace", pid_namespace.to_string(), from);
 
+    // Each limit: flag, file or default, shown in words (`none` for the host's own).
     let mut limits = defaults.limits;
-    let (memory, from) = pick(common.memory, config.memory, Limit::from(limits.memory));
-    limits.memory = memory.value();
-    show("memory", limit_text(limits.memory, "bytes"), from);
-    let (file_size, from) = pick(
+    let mut limit = |name, flag: Option<Limit>, file: Option<Limit>, default: Option<u64>, unit| {
+        let (value, from) = pick(flag, file, Limit::from(default));
+        show(name, limit_text(value.value(), unit), from);
+        value.value()
+    };
+    limits.memory = limit(
+        "memory",
+        common.memory,
+        config.memory,
+        limits.memory,
+        "bytes",
+    );
+    limits.file_size = limit(
+        "file_size",
         common.file_size,
         config.file_size,
-        Limit::from(limits.file_size),
+        limits.file_size,
+        "bytes",
     );
-    limits.file_size = file_size.value();
-    show("file_size", limit_text(limits.file_size, "bytes"), from);
-    let (open_files, from) = pick(
+    limits.open_files = limit(
+        "open_files",
         common.open_files,
         config.open_files,
-        Limit::from(limits.open_files),
+        limits.open_files,
+        "",
     );
-    limits.open_files = open_files.value();
-    show("open_files", limit_text(limits.open_files, ""), from);
-    let (cpu_time, from) = pick(
+    limits.cpu_time = limit(
+        "cpu_time",
         common.cpu_time,
         config.cpu_time,
-        Limit::from(limits.cpu_time.map(|d| d.as_secs())),
-    );
-    limits.cpu_time = cpu_time.value().map(Duration::from_secs);
-    show("cpu_time", limit_text(cpu_time.value(), " s"), from);
+        limits.cpu_time.map(|d| d.as_secs()),
+        " s",
+    )
+    .map(Duration::from_secs);
 
     let (exec_writes, from) = pick(flag_if(common.exec_writes), config.exec_writes, false);
     show("exec_writes", exec_writes.to_string(), from);
