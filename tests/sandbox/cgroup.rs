@@ -390,3 +390,28 @@ fn serve_removes_its_cgroups_on_stdin_eof_and_sigterm() {
     serve_leaves_no_cgroup(&agent, Stop::StdinClosed);
     serve_leaves_no_cgroup(&agent, Stop::Signal(libc::SIGTERM));
 }
+
+#[test]
+fn list_json_says_which_limits_hold_per_call() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(nanotool_bin())
+        .args(["list", "--json", "--cwd"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tools: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let limits = &tools[0]["limits"];
+    let status = limits["status"].as_str().unwrap();
+    assert!(status.starts_with("limits: "), "{status}");
+    let pids = status.contains("processes: bounded per call by cgroup (pids.max 4096)");
+    assert_eq!(limits["processes_per_call"], pids, "{limits}");
+    assert_eq!(
+        limits["cgroup"].is_string(),
+        delegated_cgroup().is_some(),
+        "{limits}"
+    );
+    if !pids {
+        assert!(status.contains("processes: not bounded per call (no delegated cgroup v2 with the pids controller"), "{status}");
+    }
+}
