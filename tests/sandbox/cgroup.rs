@@ -399,7 +399,11 @@ fn list_json_says_which_limits_hold_per_call() {
         .arg(ws.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let tools: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let limits = &tools[0]["limits"];
     let status = limits["status"].as_str().unwrap();
@@ -412,6 +416,11 @@ fn list_json_says_which_limits_hold_per_call() {
         "{limits}"
     );
     if !pids {
-        assert!(status.contains("processes: not bounded per call (no delegated cgroup v2 with the pids controller"), "{status}");
+        assert!(
+            status.contains(
+                "processes: not bounded per call (no delegated cgroup v2 with the pids controller"
+            ),
+            "{status}"
+        );
     }
 }

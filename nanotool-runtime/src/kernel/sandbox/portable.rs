@@ -219,6 +219,7 @@ pub(crate) mod spawn {
     /// process group (`process_group(0)`, which keeps std on `posix_spawn`). The call's
     /// resource limits and niceness are set in the child before it runs the program (which
     /// takes std off `posix_spawn`); `oom_score_adj` is Linux's and has no equivalent here.
+    #[allow(clippy::too_many_arguments)] // The Linux backend's signature.
     pub(crate) fn spawn_plain(
         program: &Path,
         argv: &CStrings,

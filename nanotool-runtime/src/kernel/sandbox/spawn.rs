@@ -285,6 +285,7 @@ pub(crate) fn dev_null() -> io::Result<OwnedFd> {
 /// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
 /// without close-on-exec stay open, as with std's spawn), so the host's `SIGCHLD` setup and
 /// the agent's death treat both routes alike.
+#[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
 pub(crate) fn spawn_plain(
     program: &Path,
     argv: &CStrings,
