@@ -25,8 +25,9 @@
 //!   driver, tool, alias, remote and submodule that the configuration of any repository git
 //!   may open from the working directory defines — its own, its submodules', repositories
 //!   recorded inside it — read with their includes by the `git` module ([`GIT_NAMED_KEYS`]).
-//!   The reading is checked before every call (a `stat` of each path it consulted) and done
-//!   again when anything changed, whoever changed it. When it cannot be done whole (a
+//!   The reading is checked before every call of a program that runs programs (a `stat` of
+//!   each path it consulted; a leaf's environment holds nothing of it) and done again when
+//!   anything changed, whoever changed it. When it cannot be done whole (a
 //!   limit, a file that cannot be read or parsed), git is refused: a call of git fails with
 //!   the reason ([`GitConfigError`]) and any git a command starts finds `GIT_DIR` pointing
 //!   nowhere ([`GIT_DIR_REFUSED`]).
