@@ -18,7 +18,10 @@
 //!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
 //!    is drained within a short grace, so a grandchild that keeps the pipe open (even one that
 //!    escaped the group with `setsid`) never hangs the call. An agent that is pid 1 or a child
-//!    subreaper also reaps the group's orphans, its own children by then;
+//!    subreaper also reaps the group's orphans, its own children by then. Where the host
+//!    delegates a cgroup v2, the command was born in a cgroup of its call (`cgroup`), and
+//!    `cgroup.kill` takes whatever of the call is left, an escaped process included, before
+//!    the drain;
 //! 4. the output is kept as head and tail within the cap (`output`, [`ExecResult::output`]);
 //!    [`CancelHandle`] (`cancel`) may end a run from any thread.
 //!
@@ -855,7 +858,7 @@ impl CommandExecKernel {
             access,
             &extra,
             call_limits,
-            call_cgroup.as_ref().map(|cg| cg.fd()),
+            call_cgroup.as_ref().and_then(|cg| cg.fd()),
             env_ref,
         ) {
             Ok(started) => started,

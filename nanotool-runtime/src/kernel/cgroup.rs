@@ -277,17 +277,12 @@ pub(crate) fn counter(text: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// One call's cgroup, open.
+/// One call's cgroup; its files are open only while a call uses it (an idle cgroup in the
+/// pool holds no fd).
 #[derive(Debug)]
 pub(crate) struct CallCgroup {
     path: PathBuf,
-    /// The folder, for `CLONE_INTO_CGROUP`.
-    dir: File,
-    /// `cgroup.events`, read with `pread` and polled for the change to `populated 0`.
-    events: File,
-    /// `memory.events` and `pids.events`, where the controllers are on.
-    memory_events: Option<File>,
-    pids_events: Option<File>,
+    files: Option<Files>,
     /// The limit files as last written.
     written: Vec<(&'static str, String)>,
     /// `oom_kill` and `max` when the cgroup last came back to the pool.
@@ -295,10 +290,44 @@ pub(crate) struct CallCgroup {
     pids_refused: u64,
 }
 
+/// The open files of a call's cgroup.
+#[derive(Debug)]
+struct Files {
+    /// The folder (`O_PATH`), for `CLONE_INTO_CGROUP`.
+    dir: File,
+    /// `cgroup.events`, read with `pread` and polled for the change to `populated 0`.
+    events: File,
+    /// `memory.events` and `pids.events`, where the controllers are on.
+    memory_events: Option<File>,
+    pids_events: Option<File>,
+}
+
 impl CallCgroup {
-    /// The folder's fd, which the command is started into.
-    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
-        self.dir.as_fd()
+    /// The folder's fd, which the command is started into (`None`: not open).
+    pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.files.as_ref().map(|f| f.dir.as_fd())
+    }
+
+    /// Opens its files, for a call (`controllers`: which event files exist).
+    fn open(&mut self, controllers: Controllers) -> io::Result<()> {
+        if self.files.is_some() {
+            return Ok(());
+        }
+        let path = &self.path;
+        let open = |name: &str| File::open(path.join(name));
+        self.files = Some(Files {
+            dir: std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+                .open(path)?,
+            events: open("cgroup.events")?,
+            memory_events: controllers
+                .memory
+                .then(|| open("memory.events"))
+                .transpose()?,
+            pids_events: controllers.pids.then(|| open("pids.events")).transpose()?,
+        });
+        Ok(())
     }
 }
 
@@ -330,7 +359,7 @@ impl Cgroups {
     pub(crate) fn new(
         mode: CgroupMode,
         limits: &Limits,
-        probe: impl FnOnce(BorrowedFd<'_>) -> io::Result<()>,
+        probe: impl Fn(BorrowedFd<'_>) -> io::Result<()>,
     ) -> (Option<Cgroups>, CgroupStatus) {
         let none = |note: String| {
             (
@@ -403,7 +432,12 @@ impl Cgroups {
             next: AtomicU64::new(0),
         };
         // One trial start into a first cgroup, which then serves the first call.
-        let tried = cgroups.make().and_then(|cg| probe(cg.fd()).map(|()| cg));
+        let tried = cgroups.make().and_then(|mut cg| {
+            cg.open(cgroups.controllers)?;
+            let tried = cg.fd().map_or(Ok(()), &probe);
+            cg.files = None;
+            tried.map(|()| cg)
+        });
         match tried {
             Ok(cg) => {
                 cgroups.lock().push(cg);
@@ -425,6 +459,17 @@ impl Cgroups {
             Some(cg) => cg,
             None => self.make()?,
         };
+        if let Err(e) = cg.open(self.controllers) {
+            let e = io::Error::new(
+                e.kind(),
+                format!(
+                    "the call's cgroup {} cannot be opened: {e}",
+                    cg.path.display()
+                ),
+            );
+            self.finish(cg);
+            return Err(e);
+        }
         for (file, value) in call_files(self.controllers, limits) {
             if cg.written.iter().any(|(f, v)| *f == file && *v == value) {
                 continue;
@@ -457,22 +502,29 @@ impl Cgroups {
         // What the group kill took leaves within moments; only what escaped the group needs
         // `cgroup.kill`, after which the cgroup is not reused: Linux (6.18, measured) then
         // kills every process later started into it.
-        let (emptied, killed) = if wait_empty(&cg.events, LEAVE_WAIT) {
-            (true, false)
-        } else {
-            (empty(&cg.path, &cg.events), true)
-        };
         let mut recorded = Recorded::default();
-        if let Some(f) = &cg.memory_events {
-            let n = counter(&pread(f), "oom_kill");
-            recorded.oom_killed = n > cg.oom_kills;
-            cg.oom_kills = n;
-        }
-        if let Some(f) = &cg.pids_events {
-            let n = counter(&pread(f), "max");
-            recorded.pids_refused = n > cg.pids_refused;
-            cg.pids_refused = n;
-        }
+        let (emptied, killed) = match cg.files.take() {
+            // Never opened: nothing was started in it.
+            None => (true, false),
+            Some(files) => {
+                let ended = if wait_empty(&files.events, LEAVE_WAIT) {
+                    (true, false)
+                } else {
+                    (empty(&cg.path, &files.events), true)
+                };
+                if let Some(f) = &files.memory_events {
+                    let n = counter(&pread(f), "oom_kill");
+                    recorded.oom_killed = n > cg.oom_kills;
+                    cg.oom_kills = n;
+                }
+                if let Some(f) = &files.pids_events {
+                    let n = counter(&pread(f), "max");
+                    recorded.pids_refused = n > cg.pids_refused;
+                    cg.pids_refused = n;
+                }
+                ended
+            }
+        };
         let mut pool = self.lock();
         if emptied && !killed && pool.len() < POOL_MAX {
             pool.push(cg);
@@ -496,35 +548,13 @@ impl Cgroups {
                 format!("cannot create the call's cgroup {}: {e}", path.display()),
             )
         })?;
-        let open = |name: &str| File::open(path.join(name));
-        let made = (|| {
-            let dir = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_DIRECTORY)
-                .open(&path)?;
-            Ok(CallCgroup {
-                dir,
-                events: open("cgroup.events")?,
-                memory_events: self
-                    .controllers
-                    .memory
-                    .then(|| open("memory.events"))
-                    .transpose()?,
-                pids_events: self
-                    .controllers
-                    .pids
-                    .then(|| open("pids.events"))
-                    .transpose()?,
-                written: Vec::new(),
-                oom_kills: 0,
-                pids_refused: 0,
-                path: path.clone(),
-            })
-        })();
-        if made.is_err() {
-            let _ = std::fs::remove_dir(&path);
-        }
-        made
+        Ok(CallCgroup {
+            path,
+            files: None,
+            written: Vec::new(),
+            oom_kills: 0,
+            pids_refused: 0,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CallCgroup>> {
