@@ -277,8 +277,9 @@ pub(crate) fn counter(text: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// One call's cgroup; its files are open only while a call uses it (an idle cgroup in the
-/// pool holds no fd).
+/// One call's cgroup; its files are open while a call uses it, and in the pool for one idle
+/// cgroup only (the next call, in the usual one-at-a-time case, opens nothing; the pool
+/// holds two fds however many calls ran at once).
 #[derive(Debug)]
 pub(crate) struct CallCgroup {
     path: PathBuf,
@@ -434,9 +435,7 @@ impl Cgroups {
         // One trial start into a first cgroup, which then serves the first call.
         let tried = cgroups.make().and_then(|mut cg| {
             cg.open(cgroups.controllers)?;
-            let tried = cg.fd().map_or(Ok(()), &probe);
-            cg.files = None;
-            tried.map(|()| cg)
+            cg.fd().map_or(Ok(()), &probe).map(|()| cg)
         });
         match tried {
             Ok(cg) => {
@@ -454,7 +453,14 @@ impl Cgroups {
 
     /// A cgroup for a call with `limits`, its files written.
     pub(crate) fn acquire(&self, limits: &Limits) -> io::Result<CallCgroup> {
-        let pooled = self.lock().pop();
+        // The idle cgroup whose files are open, if it is there.
+        let pooled = {
+            let mut pool = self.lock();
+            match pool.iter().position(|c| c.files.is_some()) {
+                Some(i) => Some(pool.swap_remove(i)),
+                None => pool.pop(),
+            }
+        };
         let mut cg = match pooled {
             Some(cg) => cg,
             None => self.make()?,
@@ -503,7 +509,7 @@ impl Cgroups {
         // `cgroup.kill`, after which the cgroup is not reused: Linux (6.18, measured) then
         // kills every process later started into it.
         let mut recorded = Recorded::default();
-        let (emptied, killed) = match cg.files.take() {
+        let (emptied, killed) = match &cg.files {
             // Never opened: nothing was started in it.
             None => (true, false),
             Some(files) => {
@@ -527,6 +533,9 @@ impl Cgroups {
         };
         let mut pool = self.lock();
         if emptied && !killed && pool.len() < POOL_MAX {
+            if pool.iter().any(|c| c.files.is_some()) {
+                cg.files = None;
+            }
             pool.push(cg);
         } else {
             drop(pool);
