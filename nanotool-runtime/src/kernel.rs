@@ -164,8 +164,9 @@ pub struct KernelSettings {
     /// and OOM score (see [`Limits`]; default [`Limits::default`]).
     pub limits: Limits,
     /// Whether each call gets a cgroup v2 child of its own where the host delegates one
-    /// (default [`CgroupMode::Auto`]): processes and memory bounded per call, and every
-    /// process of the call killed at its end (`cgroup.kill`), even one that left its group.
+    /// (default [`CgroupMode::Auto`]: where it bounds something or reaches what the group
+    /// kill cannot): processes and memory bounded per call, and every process of the call
+    /// killed at its end (`cgroup.kill`), even one that left its group.
     pub cgroup: CgroupMode,
 }
 
@@ -359,8 +360,15 @@ impl CommandExecKernel {
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         let (child_limits, applied) = ChildLimits::new(&settings.limits);
-        let (cgroups, cgroup_status) =
-            cgroup::Cgroups::new(settings.cgroup, &applied, spawner::clone_into_works);
+        // Confined commands cannot leave their group where the filter holds (it refuses
+        // `setsid` and `setpgid`).
+        let group_holds = sandbox.status.mode != SandboxMode::Off && sandbox.status.seccomp;
+        let (cgroups, cgroup_status) = cgroup::Cgroups::new(
+            settings.cgroup,
+            &applied,
+            group_holds,
+            spawner::clone_into_works,
+        );
         let limits_status = LimitsStatus {
             limits: applied,
             autogroup: limits::autogroup_applies(),

@@ -31,26 +31,36 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Whether the kernel gives each call a cgroup v2 child of its own where the host delegates
-/// one (CLI `--cgroup auto|off`).
+/// one (CLI `--cgroup auto|on|off`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CgroupMode {
-    /// Where the agent's cgroup v2 is delegated (this process may create cgroups in it): a
-    /// cgroup per call, with the controllers it can have; elsewhere none, and the status says
-    /// why.
+    /// A cgroup per call where the agent's cgroup v2 is delegated (this process may create
+    /// cgroups in it) and the cgroup does something there: it has a controller to bound the
+    /// call with (pids, memory, cpu), or the commands can leave their process group (the
+    /// sandbox is off, or this build has no filter for the machine), which only `cgroup.kill`
+    /// then reaches. Elsewhere none, and the status says why: a confined command cannot leave
+    /// its group, so on a host that hands down no controller a cgroup would cost each call a
+    /// little and bound nothing.
     #[default]
     Auto,
+    /// A cgroup per call wherever the agent's cgroup v2 is delegated, even with no controller
+    /// to set (`cgroup.kill` at the end of each call all the same).
+    On,
     /// No cgroup per call: commands run in the agent's cgroup.
     Off,
 }
 
 impl std::str::FromStr for CgroupMode {
     type Err = String;
-    /// `auto` or `off`.
+    /// `auto`, `on` or `off`.
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "auto" => Ok(CgroupMode::Auto),
+            "on" => Ok(CgroupMode::On),
             "off" => Ok(CgroupMode::Off),
-            _ => Err(format!("unknown cgroup mode `{s}`; write `auto` or `off`")),
+            _ => Err(format!(
+                "unknown cgroup mode `{s}`; write `auto`, `on` or `off`"
+            )),
         }
     }
 }
@@ -357,9 +367,14 @@ static KERNELS: AtomicU64 = AtomicU64::new(0);
 impl Cgroups {
     /// Finds the agent's cgroup and makes the calls' folder in it (see the module's doc);
     /// `probe` tries to start a process into a cgroup (`None` and the status say why not).
+    ///
+    /// `group_holds`: the commands cannot leave their process group (the sandbox's filter
+    /// refuses `setsid` and `setpgid`), so in [`CgroupMode::Auto`] a cgroup without a
+    /// controller is not made.
     pub(crate) fn new(
         mode: CgroupMode,
         limits: &Limits,
+        group_holds: bool,
         probe: impl Fn(BorrowedFd<'_>) -> io::Result<()>,
     ) -> (Option<Cgroups>, CgroupStatus) {
         let none = |note: String| {
@@ -388,6 +403,25 @@ impl Cgroups {
                 mount.display()
             ));
         };
+        if !writable(&agent) {
+            return none(format!(
+                "the agent's cgroup {} is not delegated to this user: it may not create cgroups there",
+                agent.display()
+            ));
+        }
+        if mode == CgroupMode::Auto && group_holds {
+            let available =
+                std::fs::read_to_string(agent.join("cgroup.controllers")).unwrap_or_default();
+            if !WANTED
+                .iter()
+                .any(|c| available.split_whitespace().any(|a| a == *c))
+            {
+                return none(format!(
+                    "none of pids, memory, cpu is available in {}, and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
+                    agent.display()
+                ));
+            }
+        }
         sweep_stale(&agent);
         let n = KERNELS.fetch_add(1, Ordering::Relaxed);
         let parent = agent.join(format!("nanotool-{}-{n}", std::process::id()));
@@ -641,6 +675,23 @@ fn enable(agent: &Path, parent: &Path, missing: &mut Vec<(String, String)>) -> C
         }
     }
     got
+}
+
+/// Whether this process may create entries in `dir` (its effective ids, as `mkdir` asks).
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: faccessat reads the NUL-terminated path and touches no other memory.
+    unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::W_OK | libc::X_OK,
+            libc::AT_EACCESS,
+        ) == 0
+    }
 }
 
 /// The text of a small cgroup file read from its start.

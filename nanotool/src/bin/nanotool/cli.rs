@@ -85,7 +85,8 @@ pub(crate) struct Common {
     #[arg(long, global = true)]
     pub(crate) pid_namespace: bool,
     /// A cgroup v2 child per call where the host delegates one (processes and memory per
-    /// call, every process killed at its end): auto or off [default: auto]
+    /// call, every process killed at its end): auto (where it bounds something), on (wherever
+    /// delegated) or off [default: auto]
     #[arg(long, global = true, value_name = "MODE", value_parser = parse_cgroup)]
     pub(crate) cgroup: Option<CgroupMode>,
     /// Ignore WORK/config.json
