@@ -213,6 +213,27 @@ fn every_bad_config_file_is_an_error_naming_the_file_and_the_key() {
         (r#"{"cwd": 5}"#, "`cwd`"),
         (r#"{"memory": "4 lots"}"#, "`memory`"),
         (r#"{"open_files": 0}"#, "`open_files`"),
+        (
+            r#"{"processes": 0}"#,
+            "`processes`: processes of 0 is out of range: give a count from 8 to 4194304",
+        ),
+        (
+            r#"{"processes": 5}"#,
+            "`processes`: processes of 5 is out of range",
+        ),
+        (
+            r#"{"processes": "many"}"#,
+            "`processes`: `many` is not a whole number",
+        ),
+        (
+            r#"{"cgroup": "sometimes"}"#,
+            "`cgroup`: unknown cgroup mode `sometimes`",
+        ),
+        (r#"{"cgroup": true}"#, "`cgroup`: is a boolean"),
+        (
+            r#"{"tools": {"t": {"processes": 0}}}"#,
+            "`tools.t.processes`: processes of 0 is out of range",
+        ),
         (r#"{"allow_exec": "ls"}"#, "`allow_exec`"),
         (r#"{"deny": [""]}"#, "`deny[0]`"),
         (
@@ -514,9 +535,10 @@ fn the_config_schema_and_the_loader_agree() {
         "$schema": "../schemas/config.schema.json", "cwd": "..", "sandbox": "best-effort",
         "sandbox_read": ["/usr"], "sandbox_write": ["/tmp"], "pid_namespace": false,
         "timeout": 60, "max_output": 65536, "memory": "2G", "file_size": 1048576,
-        "open_files": 256, "cpu_time": "none", "allow_exec": ["ls"], "exec_writes": false,
+        "open_files": 256, "cpu_time": "none", "processes": 512, "cgroup": "auto",
+        "allow_exec": ["ls"], "exec_writes": false,
         "deny": ["curl"], "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["TERM_PROGRAM"],
-        "tools": {"grep": {"timeout": 10, "max_output": 4096, "env": {"A": "b"}, "sandbox_read": ["/usr"]}}
+        "tools": {"grep": {"timeout": 10, "max_output": 4096, "env": {"A": "b"}, "sandbox_read": ["/usr"], "processes": 64}}
     });
     assert!(
         schema.is_valid(&every_key),
@@ -534,6 +556,10 @@ fn the_config_schema_and_the_loader_agree() {
         json!({"sandbox": "strict"}),
         json!({"memory": "4X"}),
         json!({"open_files": 0}),
+        json!({"processes": 0}),
+        json!({"processes": 4194305}),
+        json!({"cgroup": "sometimes"}),
+        json!({"tools": {"grep": {"processes": 0}}}),
         json!({"allow_exec": "ls"}),
         json!({"env": {"A": 1}}),
         json!({"env": {"1A": "x"}}),
@@ -609,6 +635,9 @@ fn a_tools_own_limits_hold_for_its_calls_only() {
         ("open_files", json!("64")),
         ("cpu_time", json!(0)),
         ("cpu_time", json!(86401)),
+        ("processes", json!(0)),
+        ("processes", json!(7)),
+        ("processes", json!("64")),
     ] {
         let p = Project::new();
         let mut d = json!({"name": "bad", "description": "x", "command": "true"});
@@ -621,6 +650,7 @@ fn a_tools_own_limits_hold_for_its_calls_only() {
             out.contains("bad.tool.json") && out.contains(field),
             "{field}={value}: {out}"
         );
+        assert!(!out.contains("unknown field"), "{field}={value}: {out}");
     }
 }
 
@@ -657,4 +687,146 @@ fn a_denied_builtin_is_left_out_and_the_rest_serve() {
         let run = p.run(&call);
         assert_eq!(run.code(), 2, "{how}: {}", run.stdout());
     }
+}
+
+/// Whether a per-call process limit holds on this host, as `list --json`'s status line says.
+fn processes_hold_here(list: &Value) -> bool {
+    let status = list[0]["limits"]["status"].as_str().unwrap();
+    !status.contains("(no delegated cgroup v2 with the pids controller")
+}
+
+/// The per-call process limit, as every other limit: `--processes`, the file's `processes`
+/// (host-wide and per tool) and a tool's own, each shown with where it came from; a tool's
+/// own says whether it holds on this host.
+#[test]
+fn the_process_limit_comes_from_the_flag_the_file_or_the_tool() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    p.descriptor(json!({"name": "few", "description": "Print the environment",
+        "command": "printenv", "processes": 64}));
+    // Default, and the tool's own.
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "processes"),
+        ("4096".into(), "default".into())
+    );
+    let few = tool_settings(&list, "few");
+    assert!(
+        few.contains(&("processes".into(), "64".into(), "tool".into())),
+        "{few:?}"
+    );
+    assert!(
+        !tool_settings(&list, "show_env")
+            .iter()
+            .any(|(name, _, _)| name == "processes"),
+        "a tool without its own takes the host's, shown on the settings line"
+    );
+    // Whether it holds here, as the status line says.
+    let holds = processes_hold_here(&list);
+    let entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "few")
+        .unwrap();
+    let own = entry["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "processes")
+        .unwrap();
+    assert_eq!(own["holds"], holds, "{own}");
+    let text = p.run(&["list"]).expect(0).stdout();
+    assert!(text.contains("processes 4096 (default)"), "{text}");
+    if holds {
+        assert!(text.contains("processes 64 (tool)"), "{text}");
+    } else {
+        assert!(
+            text.contains("processes 64 (tool; not enforced here"),
+            "{text}"
+        );
+        assert!(
+            text.contains("processes: not bounded per call ("),
+            "{text}"
+        );
+    }
+    // The call runs with it, enforced or carried.
+    let r = p.run(&["call", "few", "--json"]).expect(0).json();
+    assert_eq!(r["exit_code"], 0, "{r}");
+
+    // The file: host-wide and per tool.
+    p.config(r#"{"processes": 128, "tools": {"show_env": {"processes": 32}}}"#);
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "processes"),
+        ("128".into(), "config".into())
+    );
+    let show_env = tool_settings(&list, "show_env");
+    assert!(
+        show_env.contains(&(
+            "processes".into(),
+            "32".into(),
+            "config: tools.show_env".into()
+        )),
+        "{show_env:?}"
+    );
+    let text = p.run(&["list"]).expect(0).stdout();
+    assert!(text.contains("processes 128 (config)"), "{text}");
+    assert!(
+        text.contains("processes 32 (config: tools.show_env"),
+        "{text}"
+    );
+    // The flag over the file; `none` for no pids.max.
+    for (flag, shown) in [("256", "256"), ("none", "none")] {
+        let list = p
+            .run(&["list", "--json", "--processes", flag])
+            .expect(0)
+            .json();
+        assert_eq!(
+            host_setting(&list, "processes"),
+            (shown.into(), "flag".into())
+        );
+    }
+    // A bad flag names itself and the range.
+    for bad in ["0", "7", "4194305", "lots"] {
+        let run = p.run(&["list", "--processes", bad]);
+        let err = run.stderr();
+        assert_eq!(run.code(), 1, "--processes {bad}: {err}");
+        assert!(err.contains("--processes"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let err = p.run(&["list", "--processes", "0"]).stderr();
+    assert!(
+        err.contains("processes of 0 is out of range: give a count from 8 to 4194304"),
+        "{err}"
+    );
+}
+
+/// `cgroup` is a key of the file beside the flag: `auto` by default, the file's value, the
+/// flag over it.
+#[test]
+fn the_cgroup_mode_comes_from_the_flag_or_the_file() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "cgroup"),
+        ("auto".into(), "default".into())
+    );
+    p.config(r#"{"cgroup": "off"}"#);
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "cgroup"),
+        ("off".into(), "config".into())
+    );
+    let status = list[0]["limits"]["status"].as_str().unwrap();
+    assert!(status.contains("no cgroup per call (turned off"), "{status}");
+    assert_eq!(list[0]["limits"]["cgroup"], Value::Null, "{list}");
+    let list = p
+        .run(&["list", "--json", "--cgroup", "on"])
+        .expect(0)
+        .json();
+    assert_eq!(host_setting(&list, "cgroup"), ("on".into(), "flag".into()));
+    let text = p.run(&["list"]).expect(0).stdout();
+    assert!(text.contains("cgroup off (config)"), "{text}");
 }

@@ -1,7 +1,7 @@
 //! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network` or
 //! `network = "local"`, `timeout = 900, max_output = 65536, env(NAME = "value")`,
 //! `sandbox_read("~/.cargo")`, the limits `memory = "8G"`, `file_size`, `open_files`,
-//! `cpu_time`), of `#[slot(...)]` field and variant attributes, and of doc comments. Every
+//! `cpu_time`, `processes`), of `#[slot(...)]` field and variant attributes, and of doc comments. Every
 //! problem goes to the [`Ctxt`]; nothing here panics.
 
 use crate::ctxt::Ctxt;
@@ -35,8 +35,8 @@ pub struct Settings {
     /// `env(NAME = "value", ...)`: each name (its identifier) and value.
     pub env: Vec<(syn::Ident, LitStr)>,
     /// The resource limits: `memory = "8G"`, `file_size = "100M"` (a size literal, or a whole
-    /// number of bytes), `open_files = 4096`, `cpu_time = SECONDS`; by name, the value and the
-    /// literal.
+    /// number of bytes), `open_files = 4096`, `cpu_time = SECONDS`, `processes = 64`; by name,
+    /// the value and the literal.
     pub limits: Vec<(&'static str, u128, Span)>,
     /// `sandbox_read("~/.cargo", "/opt/sdk")`: paths this tool's commands may also read.
     pub sandbox_read: Vec<LitStr>,
@@ -48,6 +48,7 @@ const LIMITS: &[(&str, bool)] = &[
     ("file_size", true),
     ("open_files", false),
     ("cpu_time", false),
+    ("processes", false),
 ];
 
 /// A limit's value: a whole number literal, or for a size a string such as `"8G"`.
@@ -90,7 +91,7 @@ fn path_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
     Ok(paths.into_iter().collect())
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network` (or `, network = \"local\"`), `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`";
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network` (or `, network = \"local\"`), `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`, `, processes = N`";
 
 /// A whole number literal (`900`, `65_536`), for a setting.
 fn whole_number(key: &syn::Ident, value: &Expr) -> Result<(u128, Span), syn::Error> {
@@ -328,7 +329,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             } else {
                 errors.push(syn::Error::new(
                     key.span(),
-                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = \"value\")`, `sandbox_read(\"PATH\", ...)`, `memory = SIZE`, `file_size = SIZE`, `open_files = N` and `cpu_time = SECONDS`"),
+                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = \"value\")`, `sandbox_read(\"PATH\", ...)`, `memory = SIZE`, `file_size = SIZE`, `open_files = N`, `cpu_time = SECONDS` and `processes = N`"),
                 ));
             }
         }

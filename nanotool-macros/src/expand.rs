@@ -160,11 +160,12 @@ fn generate(
                 .map(|(_, v, _)| Literal::u64_suffixed(*v as u64)),
         )
     };
-    let (memory, file_size, open_files, cpu_time) = (
+    let (memory, file_size, open_files, cpu_time, processes) = (
         limit("memory"),
         limit("file_size"),
         limit("open_files"),
         limit("cpu_time"),
+        limit("processes"),
     );
     let sandbox_read = &settings.sandbox_read;
     let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
@@ -241,7 +242,7 @@ fn generate(
             fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*], sandbox_read: &[#(#sandbox_read),*], memory: #memory, file_size: #file_size, open_files: #open_files, cpu_time: #cpu_time }))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*], sandbox_read: &[#(#sandbox_read),*], memory: #memory, file_size: #file_size, open_files: #open_files, cpu_time: #cpu_time, processes: #processes }))
                     .as_ref()
             }
 

@@ -582,6 +582,8 @@ pub struct SettingsDef {
     pub open_files: Option<u64>,
     /// `cpu_time = SECONDS`.
     pub cpu_time: Option<u64>,
+    /// `processes = N`.
+    pub processes: Option<u64>,
 }
 
 impl SettingsDef {
@@ -612,6 +614,7 @@ impl SettingsDef {
         settings.file_size = self.file_size;
         settings.open_files = self.open_files;
         settings.cpu_time = self.cpu_time.map(std::time::Duration::from_secs);
+        settings.processes = self.processes;
         settings
     }
 }

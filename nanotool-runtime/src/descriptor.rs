@@ -131,6 +131,7 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "file_size",
     "open_files",
     "cpu_time",
+    "processes",
 ];
 
 /// The fields of [`DESCRIPTOR_FIELDS`] that are run settings: what a host's per-tool entry may
@@ -144,12 +145,13 @@ pub const RUN_SETTINGS_FIELDS: &[&str] = &[
     "file_size",
     "open_files",
     "cpu_time",
+    "processes",
 ];
 
 /// Reads the run settings of a JSON object as a descriptor holds them — `timeout` (seconds),
 /// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
-/// for `$HOME`, resolved), the resource limits `memory`, `file_size`, `open_files` and
-/// `cpu_time` — by the same rules and with the same messages; other fields are
+/// for `$HOME`, resolved), the resource limits `memory`, `file_size`, `open_files`,
+/// `cpu_time` and `processes` — by the same rules and with the same messages; other fields are
 /// not looked at. A host's config file uses it for its per-tool entries, so a setting means
 /// one thing wherever it is written. Each problem is the dotted path of the field at fault
 /// and what to do.

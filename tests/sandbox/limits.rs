@@ -320,3 +320,76 @@ fn an_argument_over_the_kernels_limit_is_named() {
     let fits = "x".repeat(128 * 1024 - 1);
     assert_eq!(k.run(&["echo".to_owned(), fits]).exit_code, 0);
 }
+
+/// A tool's own process limit is its call's `pids.max`, over the kernel's, where the call has
+/// a cgroup with the pids controller: a burst of processes past it is refused and the result
+/// says so; the next call without one gets the kernel's again. Where no such cgroup exists
+/// (or it is turned off) the value is carried, the call runs, and the status says processes
+/// are not bounded per call.
+#[test]
+fn a_tools_own_process_limit_is_its_calls_pids_max() {
+    use nanotool_runtime::kernel::{CgroupMode, RunSettings};
+    use nanotool_runtime::Access;
+    let dir = tempfile::tempdir().unwrap();
+    let own = RunSettings {
+        processes: Some(16),
+        ..RunSettings::new()
+    };
+    for (mode, cgroup) in [
+        (SandboxMode::Off, CgroupMode::On),
+        (SandboxMode::BestEffort, CgroupMode::On),
+        (SandboxMode::Off, CgroupMode::Off),
+    ] {
+        let k = CommandExecKernel::new(KernelSettings {
+            cgroup,
+            ..settings(dir.path(), mode)
+        })
+        .unwrap();
+        let status = k.limits_status();
+        if !status.cgroup.has("pids") {
+            eprintln!(
+                "{mode:?}, cgroup {cgroup:?}: no call cgroup with the pids controller here; the tool's limit is carried, not enforced"
+            );
+            let line = status.to_string();
+            assert!(
+                line.contains("processes: not bounded per call ("),
+                "{line}"
+            );
+            let r = k.run_with(&sh("echo ok"), Access::READ_ONLY, &own, None);
+            assert_eq!(ok(&r), "ok\n");
+            assert_eq!(r.limit, None, "{}", r.text());
+            continue;
+        }
+        // 40 sleepers at once under a limit of 16: the shell's forks past it fail.
+        let r = k.run_with(
+            &sh("for i in $(seq 40); do sleep 1 & done 2>/dev/null; wait"),
+            Access::READ_ONLY,
+            &own,
+            None,
+        );
+        assert_eq!(r.limit, Some(LimitHit::Processes(16)), "{}", r.text());
+        assert!(
+            r.text()
+                .contains("process limit 16 reached: a new process was refused"),
+            "{}",
+            r.text()
+        );
+        // The pooled cgroup holds what the last call wrote: 16, then the kernel's 4096 (a
+        // cgroup killed at a call's end is removed, not pooled: hence `contains`).
+        let pids_max = || {
+            let folder = k.limits_status().cgroup.parent.clone().unwrap();
+            std::fs::read_dir(folder)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| std::fs::read_to_string(e.path().join("pids.max")).unwrap())
+                .map(|s| s.trim().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert!(pids_max().contains(&"16".to_owned()), "{mode:?}");
+        let r = k.run(&sh("for i in $(seq 40); do sleep 1 & done; wait"));
+        assert_eq!(ok(&r), "");
+        assert_eq!(r.limit, None, "{}", r.text());
+        assert!(pids_max().contains(&"4096".to_owned()), "{mode:?}");
+    }
+}

@@ -386,9 +386,10 @@ pub(crate) fn run_settings(
 }
 
 /// A tool's own resource limits: `memory` and `file_size` (bytes, or a size such as `"2G"`),
-/// `open_files` (a count), `cpu_time` (seconds), each checked by the kernel's rule.
+/// `open_files` and `processes` (counts), `cpu_time` (seconds), each checked by the kernel's
+/// rule.
 fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mut Vec<Problem>) {
-    for field in ["memory", "file_size", "open_files", "cpu_time"] {
+    for field in ["memory", "file_size", "open_files", "cpu_time", "processes"] {
         let Some(value) = object.get(field) else {
             continue;
         };
@@ -397,6 +398,7 @@ fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mu
             "memory" => "\"2G\" or 2147483648",
             "file_size" => "\"100M\"",
             "open_files" => "4096",
+            "processes" => "64",
             _ => "600 (seconds)",
         };
         // Each message is whole: a type error gets an example, a size or range error says
@@ -420,6 +422,7 @@ fn limits(object: &Map<String, Value>, settings: &mut RunSettings, problems: &mu
                 "memory" => settings.memory = Some(n),
                 "file_size" => settings.file_size = Some(n),
                 "open_files" => settings.open_files = Some(n),
+                "processes" => settings.processes = Some(n),
                 _ => settings.cpu_time = Some(std::time::Duration::from_secs(n)),
             },
             Err(e) => problems.push((field.to_owned(), e)),

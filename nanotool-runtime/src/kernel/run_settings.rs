@@ -23,6 +23,14 @@ pub const MAX_TIMEOUT_SECS: u64 = 24 * 60 * 60;
 /// to a model whole).
 pub const MAX_OUTPUT_LIMIT: usize = 16 << 20;
 
+/// The fewest processes a call may be limited to: the command, a shell around it and a
+/// pipeline of a few (threads count too: a Go or Java runtime starts several).
+pub const MIN_PROCESSES: u64 = 8;
+
+/// The most processes a call may be limited to: the largest value a cgroup's `pids.max`
+/// takes (Linux's `PID_MAX_LIMIT` on 64-bit systems, 4,194,304).
+pub const MAX_PROCESSES: u64 = 1 << 22;
+
 /// The most environment variables one tool may set.
 pub const MAX_ENV_VARS: usize = 64;
 
@@ -89,6 +97,11 @@ pub struct RunSettings {
     pub open_files: Option<u64>,
     /// CPU time each of its commands' processes may use (`RLIMIT_CPU`); 1 s to one day.
     pub cpu_time: Option<Duration>,
+    /// Processes (and threads) one of its calls may have at once, instead of the kernel's
+    /// [`Limits::processes`](super::Limits::processes): the `pids.max` of the call's cgroup;
+    /// from 8 to 4,194,304. Carried where the call has no cgroup with the pids controller, but
+    /// not enforced there (the kernel's status says which holds).
+    pub processes: Option<u64>,
 }
 
 /// Why a [`RunSettings`] value cannot be used.
@@ -135,7 +148,7 @@ pub enum RunSettingsError {
     /// A resource limit is out of range.
     #[error("{field} of {value} is out of range: give {range}")]
     Limit {
-        /// The setting: `memory`, `file_size`, `open_files` or `cpu_time`.
+        /// The setting: `memory`, `file_size`, `open_files`, `cpu_time` or `processes`.
         field: &'static str,
         /// The value as given (bytes, files or seconds).
         value: u64,
@@ -223,6 +236,7 @@ impl RunSettings {
             file_size: other.file_size.or(self.file_size),
             open_files: other.open_files.or(self.open_files),
             cpu_time: other.cpu_time.or(self.cpu_time),
+            processes: other.processes.or(self.processes),
         }
     }
 
@@ -251,6 +265,7 @@ impl RunSettings {
             ("file_size", self.file_size),
             ("open_files", self.open_files),
             ("cpu_time", self.cpu_time.map(|d| d.as_secs())),
+            ("processes", self.processes),
         ] {
             if let Some(value) = value {
                 check_limit(field, value)?;
@@ -265,6 +280,7 @@ impl RunSettings {
             || self.file_size.is_some()
             || self.open_files.is_some()
             || self.cpu_time.is_some()
+            || self.processes.is_some()
     }
 
     /// `limits` with this tool's own resource limits over them.
@@ -282,13 +298,17 @@ impl RunSettings {
         if let Some(d) = self.cpu_time {
             merged.cpu_time = Some(d);
         }
+        if let Some(n) = self.processes {
+            merged.processes = Some(n);
+        }
         merged
     }
 }
 
 /// Checks one resource limit a tool sets: `memory` (bytes, 1 MiB to 1 TiB), `file_size`
-/// (bytes, 1 to 16 TiB), `open_files` (16 to 1,048,576) or `cpu_time` (seconds, 1 to one
-/// day). Below these no ordinary program starts; above, the value is a mistake.
+/// (bytes, 1 to 16 TiB), `open_files` (16 to 1,048,576), `cpu_time` (seconds, 1 to one
+/// day) or `processes` ([`MIN_PROCESSES`] to [`MAX_PROCESSES`]). Below these no ordinary
+/// program starts; above, the value is a mistake.
 pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
     let (field, low, high, range): (&'static str, u64, u64, &'static str) = match field {
         "memory" => (
@@ -304,6 +324,12 @@ pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
             "bytes from 1 to 16 TiB, e.g. \"100M\"",
         ),
         "open_files" => ("open_files", 16, 1 << 20, "a count from 16 to 1048576"),
+        "processes" => (
+            "processes",
+            MIN_PROCESSES,
+            MAX_PROCESSES,
+            "a count from 8 to 4194304",
+        ),
         "cpu_time" => (
             "cpu_time",
             1,
@@ -515,4 +541,70 @@ pub fn env_name_problem(name: &str) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Limits;
+    use crate::kernel::cgroup::{Controllers, call_files};
+
+    /// The `pids.max` a call's cgroup gets under `settings` over the host's `limits`.
+    fn pids_max(settings: &RunSettings, limits: &Limits) -> Vec<(&'static str, String)> {
+        let pids = Controllers {
+            pids: true,
+            ..Controllers::default()
+        };
+        call_files(pids, &settings.limits_over(limits))
+    }
+
+    #[test]
+    fn a_tools_process_limit_is_its_calls_pids_max() {
+        let own = RunSettings {
+            processes: Some(64),
+            ..RunSettings::new()
+        };
+        own.check().unwrap();
+        assert!(own.sets_limits());
+        assert_eq!(
+            pids_max(&own, &Limits::default()),
+            [("pids.max", "64".to_owned())]
+        );
+        // Over a host without a process limit too.
+        assert_eq!(
+            pids_max(&own, &Limits::none()),
+            [("pids.max", "64".to_owned())]
+        );
+        // A tool without one takes the host's.
+        assert_eq!(
+            pids_max(&RunSettings::new(), &Limits::default()),
+            [("pids.max", "4096".to_owned())]
+        );
+        // A host entry for the tool wins over the tool's own, as for every setting.
+        let entry = RunSettings {
+            processes: Some(32),
+            ..RunSettings::new()
+        };
+        assert_eq!(own.overridden_by(&entry).processes, Some(32));
+        assert_eq!(own.overridden_by(&RunSettings::new()).processes, Some(64));
+    }
+
+    #[test]
+    fn a_process_limit_out_of_range_is_refused_naming_the_field() {
+        for n in [0, 1, 7, (1 << 22) + 1, u64::MAX] {
+            let settings = RunSettings {
+                processes: Some(n),
+                ..RunSettings::new()
+            };
+            let err = settings.check().unwrap_err();
+            assert_eq!(err.field(), "processes", "{n}");
+            assert_eq!(
+                err.to_string(),
+                format!("processes of {n} is out of range: give a count from 8 to 4194304")
+            );
+        }
+        for n in [8, 4096, 1 << 22] {
+            check_limit("processes", n).unwrap();
+        }
+    }
 }

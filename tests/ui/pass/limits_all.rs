@@ -4,7 +4,7 @@ use nanotool::{CommandStruct, command_tool};
 use std::time::Duration;
 
 /// Runs the tests.
-#[command_tool("cargo test", name = "limits_all", memory = "8G", file_size = "100M", open_files = 4096, cpu_time = 600, sandbox_read("/usr"))]
+#[command_tool("cargo test", name = "limits_all", memory = "8G", file_size = "100M", open_files = 4096, cpu_time = 600, processes = 64, sandbox_read("/usr"))]
 pub struct LimitsAll;
 
 fn main() {
@@ -14,5 +14,6 @@ fn main() {
     assert_eq!(settings.file_size, Some(100 << 20));
     assert_eq!(settings.open_files, Some(4096));
     assert_eq!(settings.cpu_time, Some(Duration::from_secs(600)));
+    assert_eq!(settings.processes, Some(64));
     assert_eq!(settings.sandbox_read, [std::path::Path::new("/usr").canonicalize().unwrap()]);
 }

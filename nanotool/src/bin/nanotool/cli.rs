@@ -104,6 +104,10 @@ pub(crate) struct Common {
     /// CPU seconds each command's process may use (RLIMIT_CPU) [default: none, the timeout bounds it]
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_count)]
     pub(crate) cpu_time: Option<Limit>,
+    /// Processes and threads one call may have at once (the pids.max of its cgroup, 8 to
+    /// 4194304; holds where a delegated cgroup v2 has the pids controller), or none [default: 4096]
+    #[arg(long, global = true, value_name = "N", value_parser = parse_processes)]
+    pub(crate) processes: Option<Limit>,
 }
 
 /// A limit's value on the command line: a number, or `none` for the host's own.
@@ -152,6 +156,20 @@ pub(crate) fn parse_count(s: &str) -> Result<Limit, String> {
             "`{s}` is not a positive whole number; give e.g. 64, or none"
         )),
     }
+}
+
+/// A process count in the per-call range (8 to 4194304, the kernel's rule), or `none`.
+pub(crate) fn parse_processes(s: &str) -> Result<Limit, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(Limit::Host);
+    }
+    let n = t.parse::<u64>().map_err(|_| {
+        format!("`{s}` is not a whole number; give a count from 8 to 4194304, e.g. 256, or none")
+    })?;
+    nanotool_runtime::kernel::check_limit("processes", n)
+        .map(|()| Limit::At(n))
+        .map_err(|e| format!("{e}, or none"))
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use nanotool::SandboxMode;
+use nanotool::{CgroupMode, SandboxMode};
 use nanotool_runtime::descriptor::{RUN_SETTINGS_FIELDS, parse_json, run_settings_from_json};
 use nanotool_runtime::hint;
 use nanotool_runtime::kernel::{
@@ -20,7 +20,7 @@ use nanotool_runtime::kernel::{
 };
 use serde_json::{Map, Value};
 
-use crate::cli::{Limit, parse_count, parse_size};
+use crate::cli::{Limit, parse_count, parse_processes, parse_size};
 
 /// The config file's name inside the work folder.
 pub(crate) const CONFIG_FILE: &str = "config.json";
@@ -42,6 +42,8 @@ pub(crate) const CONFIG_KEYS: &[&str] = &[
     "file_size",
     "open_files",
     "cpu_time",
+    "processes",
+    "cgroup",
     "allow_exec",
     "exec_writes",
     "deny",
@@ -66,6 +68,8 @@ pub(crate) struct HostConfig {
     pub(crate) file_size: Option<Limit>,
     pub(crate) open_files: Option<Limit>,
     pub(crate) cpu_time: Option<Limit>,
+    pub(crate) processes: Option<Limit>,
+    pub(crate) cgroup: Option<CgroupMode>,
     pub(crate) allow_exec: Vec<String>,
     pub(crate) exec_writes: Option<bool>,
     pub(crate) deny: Vec<String>,
@@ -213,6 +217,27 @@ pub(crate) fn from_value(
     config.file_size = reader.limit(object, "file_size", parse_size, "\"1G\"");
     config.open_files = reader.limit(object, "open_files", parse_count, "1024");
     config.cpu_time = reader.limit(object, "cpu_time", parse_count, "600");
+    config.processes = reader.limit(object, "processes", parse_processes, "256");
+    config.cgroup = match object.get("cgroup") {
+        None => None,
+        Some(Value::String(s)) => match s.parse::<CgroupMode>() {
+            Ok(mode) => Some(mode),
+            Err(e) => {
+                reader.problem("cgroup", e);
+                None
+            }
+        },
+        Some(other) => {
+            reader.problem(
+                "cgroup",
+                format!(
+                    "is {}; write \"auto\", \"on\" or \"off\"",
+                    hint::json_kind(other)
+                ),
+            );
+            None
+        }
+    };
     config.allow_exec = reader.names(object, "allow_exec", "[\"git\", \"ls\"]");
     config.deny = reader.names(object, "deny", "[\"curl\", \"wget\"]");
     config.env = reader.env(object);
@@ -528,9 +553,10 @@ mod tests {
             "$schema": "x", "cwd": "/", "sandbox": "required", "sandbox_read": ["/usr"],
             "sandbox_write": ["/tmp"], "pid_namespace": true, "timeout": 60, "max_output": 1000,
             "memory": "2G", "file_size": 1048576, "open_files": 64, "cpu_time": "none",
+            "processes": 256, "cgroup": "off",
             "allow_exec": ["ls"], "exec_writes": true, "deny": ["curl"],
             "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["DATABASE_URL"],
-            "tools": {"t": {"timeout": 900, "env": {"A": "b"}}},
+            "tools": {"t": {"timeout": 900, "env": {"A": "b"}, "processes": 32}},
         }))
         .unwrap();
         assert_eq!(config.cwd.as_deref(), Some(Path::new("/")));
@@ -541,6 +567,8 @@ mod tests {
         assert_eq!(config.file_size, Some(Limit::At(1 << 20)));
         assert_eq!(config.open_files, Some(Limit::At(64)));
         assert_eq!(config.cpu_time, Some(Limit::Host));
+        assert_eq!(config.processes, Some(Limit::At(256)));
+        assert_eq!(config.cgroup, Some(CgroupMode::Off));
         assert_eq!(config.allow_exec, ["ls"]);
         assert_eq!(config.exec_writes, Some(true));
         assert_eq!(config.deny, ["curl"]);
@@ -548,8 +576,9 @@ mod tests {
         assert_eq!(config.pass_env, ["DATABASE_URL"]);
         assert_eq!(config.tools[0].0, "t");
         assert_eq!(config.tools[0].1.timeout, Some(Duration::from_secs(900)));
+        assert_eq!(config.tools[0].1.processes, Some(32));
         // Every key of the list is read above (the list and the reader agree).
-        assert_eq!(CONFIG_KEYS.len(), 18);
+        assert_eq!(CONFIG_KEYS.len(), 20);
     }
 
     #[test]

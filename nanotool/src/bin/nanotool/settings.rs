@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use nanotool::{KernelSettings, SandboxMode};
+use nanotool::{CgroupMode, KernelSettings, SandboxMode};
 use nanotool_runtime::kernel::{RunSettings, check_env};
 
 use crate::cli::{Common, Limit};
@@ -117,6 +117,13 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         defaults.pid_namespace,
     );
     show("pid_namespace", pid_namespace.to_string(), from);
+    let (cgroup, from) = pick(common.cgroup, config.cgroup, defaults.cgroup);
+    let cgroup_word = match cgroup {
+        CgroupMode::Auto => "auto",
+        CgroupMode::On => "on",
+        CgroupMode::Off => "off",
+    };
+    show("cgroup", cgroup_word.to_owned(), from);
 
     // Each limit: flag, file or default, shown in words (`none` for the host's own).
     let mut limits = defaults.limits;
@@ -154,6 +161,13 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         " s",
     )
     .map(Duration::from_secs);
+    limits.processes = limit(
+        "processes",
+        common.processes,
+        config.processes,
+        limits.processes,
+        "",
+    );
 
     let (exec_writes, from) = pick(flag_if(common.exec_writes), config.exec_writes, false);
     show("exec_writes", exec_writes.to_string(), from);
@@ -252,7 +266,7 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         landlock_abi_limit: common.landlock_abi,
         pid_namespace,
         limits,
-        cgroup: common.cgroup.unwrap_or_default(),
+        cgroup,
         ..KernelSettings::default()
     };
     Ok(HostSettings {

@@ -16,9 +16,16 @@ struct ToolSetting {
     name: &'static str,
     value: String,
     from: String,
+    /// Whether it is enforced on this host, for a setting that may be carried without being
+    /// enforced (`processes`: only where the calls' cgroups have the pids controller).
+    holds: Option<bool>,
 }
 
-fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
+/// The words `list` adds to a tool's own process limit where no cgroup enforces it here.
+const PROCESSES_NOT_ENFORCED: &str = "not enforced here: the calls have no cgroup with the pids controller (see the limits line)";
+
+/// `pids_hold`: the calls' cgroups have the pids controller on this host.
+fn tool_settings(tool: &dyn Tool, host: &HostSettings, pids_hold: bool) -> Vec<ToolSetting> {
     let Some(settings) = tool.settings() else {
         return Vec::new();
     };
@@ -52,6 +59,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             Some(_) => from(entry.is_some_and(|e| e.timeout.is_some())),
             None => shown("timeout"),
         },
+        holds: None,
     });
     let max_output = settings.max_output.unwrap_or(host.kernel.max_output);
     out.push(ToolSetting {
@@ -61,6 +69,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             Some(_) => from(entry.is_some_and(|e| e.max_output.is_some())),
             None => shown("max_output"),
         },
+        holds: None,
     });
     // Resource limits a tool or its entry sets (the host's are on the settings line).
     let limits = [
@@ -80,6 +89,11 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             settings.cpu_time.map(|d| d.as_secs()),
             entry.and_then(|e| e.cpu_time.map(|d| d.as_secs())),
         ),
+        (
+            "processes",
+            settings.processes,
+            entry.and_then(|e| e.processes),
+        ),
     ];
     for (name, value, by_entry) in limits {
         if let Some(value) = value {
@@ -92,6 +106,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
                 name,
                 value: format!("{value}{unit}"),
                 from: from(by_entry.is_some()),
+                holds: (name == "processes").then_some(pids_hold),
             });
         }
     }
@@ -102,6 +117,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
                 name: "env",
                 value: name.clone(),
                 from: source.as_str().to_owned(),
+                holds: None,
             });
         }
     }
@@ -115,6 +131,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             name: "env",
             value: name.clone(),
             from: from(entry.is_some_and(|e| e.env.iter().any(|(n, _)| n == name))),
+            holds: None,
         });
     }
     for path in &settings.sandbox_read {
@@ -122,6 +139,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
             name: "sandbox_read",
             value: path.display().to_string(),
             from: from(entry.is_some_and(|e| e.sandbox_read.contains(path))),
+            holds: None,
         });
     }
     out
@@ -129,6 +147,7 @@ fn tool_settings(tool: &dyn Tool, host: &HostSettings) -> Vec<ToolSetting> {
 
 pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<u8, Failure> {
     let tools = toolbox.tools();
+    let pids_hold = toolbox.kernel().limits_status().cgroup.has("pids");
     if json {
         let status = toolbox.kernel().sandbox_status();
         // What holds for every tool alike: the line, and each promise that does not hold.
@@ -161,9 +180,15 @@ pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<
         let items: Vec<Value> = tools
             .iter()
             .map(|t| {
-                let settings: Vec<Value> = tool_settings(t.as_ref(), host)
+                let settings: Vec<Value> = tool_settings(t.as_ref(), host, pids_hold)
                     .into_iter()
-                    .map(|s| json!({"name": s.name, "value": s.value, "from": s.from}))
+                    .map(|s| {
+                        let mut v = json!({"name": s.name, "value": s.value, "from": s.from});
+                        if let Some(holds) = s.holds {
+                            v["holds"] = holds.into();
+                        }
+                        v
+                    })
                     .collect();
                 json!({
                     "name": t.name(),
@@ -190,10 +215,16 @@ pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<
             .join(" ");
         text.push_str(&format!("{:width$}  {description}\n", t.name()));
         // What this tool sets apart from the host's defaults, on a line of its own.
-        let own: Vec<String> = tool_settings(t.as_ref(), host)
+        let own: Vec<String> = tool_settings(t.as_ref(), host, pids_hold)
             .into_iter()
             .filter(|s| s.from == "tool" || s.from.starts_with("config: tools."))
-            .map(|s| format!("{} {} ({})", s.name, s.value, s.from))
+            .map(|s| match s.holds {
+                Some(false) => format!(
+                    "{} {} ({}; {PROCESSES_NOT_ENFORCED})",
+                    s.name, s.value, s.from
+                ),
+                _ => format!("{} {} ({})", s.name, s.value, s.from),
+            })
             .collect();
         if !own.is_empty() {
             text.push_str(&format!("{:width$}  [{}]\n", "", own.join("; ")));
