@@ -702,8 +702,10 @@ fn processes_hold_here(list: &Value) -> bool {
 fn the_process_limit_comes_from_the_flag_the_file_or_the_tool() {
     let p = Project::new();
     p.descriptor(printenv());
-    p.descriptor(json!({"name": "few", "description": "Print the environment",
-        "command": "printenv", "processes": 64}));
+    p.descriptor(
+        json!({"name": "few", "description": "Print the environment",
+        "command": "printenv", "processes": 64}),
+    );
     // Default, and the tool's own.
     let list = p.run(&["list", "--json"]).expect(0).json();
     assert_eq!(
@@ -745,10 +747,7 @@ fn the_process_limit_comes_from_the_flag_the_file_or_the_tool() {
             text.contains("processes 64 (tool; not enforced here"),
             "{text}"
         );
-        assert!(
-            text.contains("processes: not bounded per call ("),
-            "{text}"
-        );
+        assert!(text.contains("processes: not bounded per call ("), "{text}");
     }
     // The call runs with it, enforced or carried.
     let r = p.run(&["call", "few", "--json"]).expect(0).json();
@@ -820,7 +819,10 @@ fn the_cgroup_mode_comes_from_the_flag_or_the_file() {
         ("off".into(), "config".into())
     );
     let status = list[0]["limits"]["status"].as_str().unwrap();
-    assert!(status.contains("no cgroup per call (turned off"), "{status}");
+    assert!(
+        status.contains("no cgroup per call (turned off"),
+        "{status}"
+    );
     assert_eq!(list[0]["limits"]["cgroup"], Value::Null, "{list}");
     let list = p
         .run(&["list", "--json", "--cgroup", "on"])

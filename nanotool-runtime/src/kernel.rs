@@ -62,10 +62,9 @@ pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_PROCESSES, MAX_TIMEOUT_SECS,
-    MIN_PROCESSES, PROTECTED_ENV,
-    PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env, check_limit,
-    check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem, expand_home,
-    parse_size,
+    MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env,
+    check_limit, check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem,
+    expand_home, parse_size,
 };
 pub use tree::remove_tree;
 

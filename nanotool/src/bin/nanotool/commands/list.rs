@@ -22,7 +22,8 @@ struct ToolSetting {
 }
 
 /// The words `list` adds to a tool's own process limit where no cgroup enforces it here.
-const PROCESSES_NOT_ENFORCED: &str = "not enforced here: the calls have no cgroup with the pids controller (see the limits line)";
+const PROCESSES_NOT_ENFORCED: &str =
+    "not enforced here: the calls have no cgroup with the pids controller, see the limits line";
 
 /// `pids_hold`: the calls' cgroups have the pids controller on this host.
 fn tool_settings(tool: &dyn Tool, host: &HostSettings, pids_hold: bool) -> Vec<ToolSetting> {
