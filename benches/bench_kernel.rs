@@ -12,10 +12,15 @@
 //! 5. timeout overshoot and cancel latency;
 //! 6. spawning `/bin/true` with the per-call limits (the defaults: memory, file size, open
 //!    files, core dumps, niceness, OOM score) vs the same kernel with `Limits::none()`,
-//!    confined and unconfined.
+//!    confined and unconfined;
+//! 7. neighbours: 8 threads making short confined calls, alone and beside one call that
+//!    floods its output, a 64-process CPU spinner, and a fork bomb (bounded by a pids cgroup
+//!    this bench makes: of its own, then shared with the 8 callers): their median and p99
+//!    per call and how many failed.
 //!
 //! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
-//! `syscalls`, `timeout`, `memory`, `limits`) runs one section only, `-- --help` says so.
+//! `syscalls`, `timeout`, `memory`, `limits`, `neighbours`) runs one section only, `-- --help`
+//! says so.
 
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, Limits, SandboxMode};
 use std::os::unix::process::CommandExt;
@@ -23,6 +28,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+// In a folder of its own: a file directly in benches/ would be taken for a benchmark.
+#[path = "bench_kernel/neighbours.rs"]
+mod neighbours;
 
 const GIB: u64 = 1 << 30;
 
@@ -416,10 +425,18 @@ fn limits_section(n: usize) {
 }
 
 /// The sections an argument may name.
-const SECTIONS: [&str; 6] = ["spawn", "flood", "syscalls", "timeout", "memory", "limits"];
+const SECTIONS: [&str; 7] = [
+    "spawn",
+    "flood",
+    "syscalls",
+    "timeout",
+    "memory",
+    "limits",
+    "neighbours",
+];
 
 const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
-  SECTION: one of spawn, flood, syscalls, timeout, memory, limits (every section when none is given)";
+  SECTION: one of spawn, flood, syscalls, timeout, memory, limits, neighbours (every section when none is given)";
 
 fn main() {
     // `cargo bench` adds `--bench` to the arguments.
@@ -489,6 +506,10 @@ fn main() {
     }
     if wants("limits") {
         limits_section(1000);
+        println!();
+    }
+    if wants("neighbours") {
+        neighbours::section(1000);
         println!();
     }
     if let Some(small) = small.filter(|_| wants("memory")) {
