@@ -187,8 +187,9 @@ fn worker<S: Jobs>(jobs: &S, pool: &Pool<S::Job>) {
 #[cfg(test)]
 mod tests {
     use super::{Jobs, Turn, run};
-    use std::io::BufRead;
-    use std::sync::Mutex;
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::{Condvar, Mutex, mpsc};
+    use std::time::Duration;
 
     /// Each line is a job; running it records it.
     struct Lines(Mutex<Vec<String>>);
@@ -216,5 +217,72 @@ mod tests {
         let mut ran = lines.0.into_inner().unwrap();
         ran.sort();
         assert_eq!(ran, ["a", "b", "c", "d"]);
+    }
+
+    /// `wait-N` is a job that runs until the line `go-N` has been read (as a call runs until
+    /// its cancellation is read); `go-N` is answered by the reader, as a cancellation is.
+    struct Waits {
+        released: Mutex<Vec<bool>>,
+        changed: Condvar,
+        started: Mutex<mpsc::Sender<usize>>,
+        starved: Mutex<Vec<usize>>,
+    }
+
+    impl Jobs for Waits {
+        type Job = usize;
+        fn next_job(&self, reader: &mut dyn BufRead, line: &mut Vec<u8>) -> Turn<usize> {
+            loop {
+                line.clear();
+                match reader.read_until(b'\n', line) {
+                    Ok(0) => return Turn::Eof,
+                    Ok(_) => {}
+                    Err(e) => return Turn::Failed(e),
+                }
+                let text = String::from_utf8_lossy(line).trim().to_owned();
+                if let Some(n) = text.strip_prefix("wait-") {
+                    return Turn::Job(n.parse().unwrap());
+                }
+                let n: usize = text.strip_prefix("go-").unwrap().parse().unwrap();
+                self.released.lock().unwrap()[n] = true;
+                self.changed.notify_all();
+            }
+        }
+        fn run_job(&self, n: usize) {
+            self.started.lock().unwrap().send(n).unwrap();
+            let released = self.released.lock().unwrap();
+            // Bounded, so a pool that stops reading fails the test instead of hanging it.
+            let (released, _) = self
+                .changed
+                .wait_timeout_while(released, Duration::from_secs(20), |r| !r[n])
+                .unwrap();
+            if !released[n] {
+                self.starved.lock().unwrap().push(n);
+            }
+        }
+    }
+
+    #[test]
+    fn a_running_job_never_stops_the_reading() {
+        const ROUNDS: usize = 30;
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let waits = Waits {
+            released: Mutex::new(vec![false; ROUNDS]),
+            changed: Condvar::new(),
+            started: Mutex::new(started_tx),
+            starved: Mutex::new(Vec::new()),
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for n in 0..ROUNDS {
+                    writer.write_all(format!("wait-{n}\n").as_bytes()).unwrap();
+                    assert_eq!(started.recv().unwrap(), n);
+                    writer.write_all(format!("go-{n}\n").as_bytes()).unwrap();
+                }
+            });
+            run(&waits, Box::new(BufReader::new(reader)), 3).unwrap();
+        });
+        assert_eq!(waits.starved.into_inner().unwrap(), Vec::<usize>::new());
+        assert!(waits.released.into_inner().unwrap().iter().all(|&r| r));
     }
 }
