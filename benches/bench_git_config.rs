@@ -1,5 +1,6 @@
 //! Benchmark of what reading the workspace's git configuration costs a call, side by side in
-//! one run: spawning `/bin/true` through a confined kernel
+//! one run: spawning `sh -c :` (a program that runs programs, so it gets the overrides and the
+//! check before each call) through a confined kernel
 //!
 //! 1. in a folder that is no repository (the check before each call looks for `.git` in each
 //!    ancestor and finds none),
@@ -8,7 +9,10 @@
 //! 3. in a repository with a submodule, a repository recorded inside it and two include
 //!    files (23 paths; their names add 22 environment variables too),
 //! 4. the same repository with its `.git/config` touched before every call (so every call
-//!    reads every configuration and index again; the touch itself is in the figure).
+//!    reads every configuration and index again; the touch itself is in the figure);
+//!
+//! and `/bin/true` (a leaf program: nothing read from the repositories reaches it, so its
+//! call makes no check) in the repository of 3 against the folder of 1.
 //!
 //! `cargo bench --bench bench_git_config [-- N]` (N calls of each, default 2000).
 
@@ -80,11 +84,12 @@ fn main() {
     let small = kernel(small_dir.path());
     let repo = kernel(repo_dir.path());
     let config = repo_dir.path().join(".git/config");
-    let argv = vec!["/bin/true".to_string()];
+    let argv: Vec<String> = ["/bin/sh", "-c", ":"].map(String::from).into();
+    let leaf = vec!["/bin/true".to_string()];
     let status = repo.sandbox_status().to_string();
-    println!("spawn /bin/true, {n} calls of each, round robin ({status})");
+    println!("spawn `sh -c :` and `/bin/true`, {n} calls of each, round robin ({status})");
 
-    let mut samples = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut samples = [(); 6].map(|()| Vec::new());
     let mut tick = 0u64;
     for _ in 0..n {
         let t = Instant::now();
@@ -104,11 +109,17 @@ fn main() {
         drop(file);
         assert_eq!(repo.run(&argv).exit_code, 0);
         samples[3].push(t.elapsed());
+        let t = Instant::now();
+        assert_eq!(plain.run(&leaf).exit_code, 0);
+        samples[4].push(t.elapsed());
+        let t = Instant::now();
+        assert_eq!(repo.run(&leaf).exit_code, 0);
+        samples[5].push(t.elapsed());
     }
-    let [a, s, b, c] = samples.map(median);
+    let [a, s, b, c, leaf_plain, leaf_repo] = samples.map(median);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "  no repository                         median {:.3} ms",
+        "  sh -c :, no repository                median {:.3} ms",
         ms(a)
     );
     println!(
@@ -126,5 +137,14 @@ fn main() {
         ms(c),
         c.as_secs_f64() / a.as_secs_f64(),
         (c.as_secs_f64() - b.as_secs_f64()) * 1e6
+    );
+    println!(
+        "  /bin/true, no repository              median {:.3} ms",
+        ms(leaf_plain)
+    );
+    println!(
+        "  /bin/true, submodules (no check)      median {:.3} ms  {:.3}x no repository",
+        ms(leaf_repo),
+        leaf_repo.as_secs_f64() / leaf_plain.as_secs_f64()
     );
 }

@@ -747,8 +747,11 @@ impl CommandExecKernel {
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
 
-        // The repository's configuration as it is now (read again if anything changed).
-        let env = match self.child_env.current() {
+        // The environment of this kind of program (the git and Python overrides only for
+        // programs that run programs), and for those the repository's configuration as it is
+        // now (read again if anything changed).
+        let kind = EnvKind::of(&program, argv, access);
+        let env = match self.child_env.current_for(kind) {
             Ok(env) => env,
             Err(e) => {
                 let message = format!("`{name}`: the environment cannot be built: {e}");
@@ -760,10 +763,8 @@ impl CommandExecKernel {
         {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, refused.to_string(), started);
         }
-        // The environment of this kind of program (the git and Python overrides only for
-        // programs that run programs), and the tool's own variables set after every other: a
-        // block of its own for this call.
-        let kind = EnvKind::of(&program, argv, access);
+        // The tool's own variables are set after every other: a block of its own for this
+        // call.
         // The tool's own readable paths (a toolchain one tool needs), and the variables that
         // name the toolchain homes among them, set before the tool's own.
         let extra = canonical_all(&run.sandbox_read);

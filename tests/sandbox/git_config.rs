@@ -308,6 +308,30 @@ fn a_config_written_after_the_kernel_was_built_is_neutralised() {
 }
 
 #[test]
+fn leaf_calls_after_a_config_was_written_do_not_keep_the_old_reading_for_git() {
+    // A leaf program's call takes the last reading of the configuration without checking it
+    // (nothing of it reaches a leaf): the next git call must still find the change.
+    let (ws, marker, evil) = workspace_with_diff();
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+    append(&ws.path().join(".git/config"), &driver(&evil));
+    for leaf in [
+        &["cat", ".git/config"][..],
+        &["wc", "-l", "a.txt"],
+        &["true"],
+    ] {
+        let r = k.run_as(&argv(leaf), WRITES, None);
+        assert_eq!(r.exit_code, 0, "{leaf:?}: {r:?}");
+    }
+    let r = k.run_as(&argv(&["git", "diff"]), WRITES, None);
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
 fn a_git_config_extracted_by_an_exec_tar_does_not_run_on_the_next_git_diff() {
     let (ws, marker, evil) = workspace_with_diff();
     // An archive whose member is `.git/config`: the repository's config plus a driver.
