@@ -118,17 +118,17 @@ fn beside<R: Send, P>(
                 })
             })
             .collect();
-        let results = callers
-            .into_iter()
-            .map(|c| c.join().expect("a caller thread"))
-            .collect();
+        // The neighbour is stopped whatever became of the callers, so a failing caller
+        // cannot leave a bomb running.
+        let results: Vec<_> = callers.into_iter().map(|c| c.join()).collect();
         let seen = probe();
         stop.cancel();
-        (
-            figures(results),
-            other.join().expect("the neighbour thread"),
-            seen,
-        )
+        let other = other.join().expect("the neighbour thread");
+        let results = results
+            .into_iter()
+            .map(|r| r.expect("a caller thread"))
+            .collect();
+        (figures(results), other, seen)
     })
 }
 
@@ -271,13 +271,14 @@ pub(super) fn section(calls: usize) {
             }
         };
         let bomb_tag = format!("{TAG}-bomb-{}", std::process::id());
-        // Every process forks for ever, a failed fork included: the bomb holds its bound for
-        // as long as its call runs (a shell's bomb dies down when its first process fails
-        // to fork).
+        // Every process forks again and again, a failed fork included: the bomb holds its
+        // bound for as long as its call runs (a shell's bomb dies down when its first
+        // process fails to fork). Each process also stops by itself after two minutes, so
+        // a bench killed meanwhile leaves no bomb behind for long.
         let bomb = vec![
             "perl".to_owned(),
             "-e".to_owned(),
-            "fork while 1".to_owned(),
+            "my $end = time + 120; fork while time < $end".to_owned(),
             bomb_tag.clone(),
         ];
         let refused_before = cgroup.refused();
