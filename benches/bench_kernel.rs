@@ -13,14 +13,17 @@
 //! 6. spawning `/bin/true` with the per-call limits (the defaults: memory, file size, open
 //!    files, core dumps, niceness, OOM score) vs the same kernel with `Limits::none()`,
 //!    confined and unconfined;
-//! 7. neighbours: 8 threads making short confined calls, alone and beside one call that
+//! 7. spawning `/bin/true` with a cgroup per call (`CgroupMode::Auto`, where the host
+//!    delegates a cgroup v2) vs without (`CgroupMode::Off`), confined and unconfined, beside
+//!    what the pool of empty cgroups saves (a cgroup's `mkdir`, open and `rmdir`);
+//! 8. neighbours: 8 threads making short confined calls, alone and beside one call that
 //!    floods its output, a 64-process CPU spinner, and a fork bomb (bounded by a pids cgroup
 //!    this bench makes: of its own, then shared with the 8 callers): their median and p99
 //!    per call and how many failed.
 //!
 //! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
-//! `syscalls`, `timeout`, `memory`, `limits`, `neighbours`) runs one section only, `-- --help`
-//! says so.
+//! `syscalls`, `timeout`, `memory`, `limits`, `cgroup`, `neighbours`) runs one section only,
+//! `-- --help` says so.
 
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, Limits, SandboxMode};
 use std::os::unix::process::CommandExt;
@@ -424,19 +427,85 @@ fn limits_section(n: usize) {
     );
 }
 
+/// What a cgroup per call costs: `/bin/true` through kernels with and without one, confined
+/// and unconfined, interleaved; and what one cgroup's `mkdir`, open and `rmdir` cost (what
+/// the pool of empty cgroups saves a call).
+fn cgroup_section(n: usize) {
+    use nanotool_runtime::kernel::CgroupMode;
+    let kernel = |sandbox: SandboxMode, cgroup: CgroupMode| {
+        CommandExecKernel::new(KernelSettings {
+            sandbox,
+            cgroup,
+            ..KernelSettings::default()
+        })
+        .unwrap()
+    };
+    // `On`: where the host hands down no controller, `Auto` makes no cgroup for confined
+    // calls (they cannot leave their group); the row measures what one costs all the same.
+    let confined = kernel(SandboxMode::BestEffort, CgroupMode::On);
+    let confined_off = kernel(SandboxMode::BestEffort, CgroupMode::Off);
+    let plain = kernel(SandboxMode::Off, CgroupMode::On);
+    let plain_off = kernel(SandboxMode::Off, CgroupMode::Off);
+    println!("spawn /bin/true with a cgroup per call vs without (N={n})");
+    println!("  {}", confined.limits_status().cgroup);
+    let Some(folder) = confined.limits_status().cgroup.parent else {
+        println!("  (no cgroup per call on this host: nothing to compare)");
+        return;
+    };
+    let bin_true = argv(&["/bin/true"]);
+    let run = |k: &CommandExecKernel| assert_eq!(k.run(&bin_true).exit_code, 0);
+    for k in [&confined, &confined_off, &plain, &plain_off] {
+        for _ in 0..50 {
+            run(k);
+        }
+    }
+    let scratch = folder.join("bench-scratch");
+    let mut mkdir_rmdir = || {
+        std::fs::create_dir(&scratch).unwrap();
+        let dir = std::fs::File::open(&scratch).unwrap();
+        let events = std::fs::File::open(scratch.join("cgroup.events")).unwrap();
+        drop((dir, events));
+        std::fs::remove_dir(&scratch).unwrap();
+    };
+    let s = side_by_side(
+        n,
+        &mut [
+            &mut || run(&confined),
+            &mut || run(&confined_off),
+            &mut || run(&plain),
+            &mut || run(&plain_off),
+            &mut mkdir_rmdir,
+        ],
+    );
+    row("confined, no cgroup", &s[1], None);
+    row(
+        "confined, a cgroup per call",
+        &s[0],
+        Some(("confined, none", &s[1])),
+    );
+    row("unconfined, no cgroup", &s[3], None);
+    row(
+        "unconfined, a cgroup per call",
+        &s[2],
+        Some(("unconfined, none", &s[3])),
+    );
+    row("a cgroup's mkdir + open + rmdir", &s[4], None);
+}
+
 /// The sections an argument may name.
-const SECTIONS: [&str; 7] = [
+const SECTIONS: [&str; 8] = [
     "spawn",
     "flood",
     "syscalls",
     "timeout",
     "memory",
     "limits",
+    "cgroup",
     "neighbours",
 ];
 
 const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
-  SECTION: one of spawn, flood, syscalls, timeout, memory, limits, neighbours (every section when none is given)";
+  SECTION: one of spawn, flood, syscalls, timeout, memory, limits, cgroup, neighbours (every section when none is given)";
 
 fn main() {
     // `cargo bench` adds `--bench` to the arguments.
@@ -506,6 +575,10 @@ fn main() {
     }
     if wants("limits") {
         limits_section(1000);
+        println!();
+    }
+    if wants("cgroup") {
+        cgroup_section(1000);
         println!();
     }
     if wants("neighbours") {

@@ -18,13 +18,18 @@
 //!    pgid cannot be reused under us), then the leader is reaped, then what is left in the pipe
 //!    is drained within a short grace, so a grandchild that keeps the pipe open (even one that
 //!    escaped the group with `setsid`) never hangs the call. An agent that is pid 1 or a child
-//!    subreaper also reaps the group's orphans, its own children by then;
+//!    subreaper also reaps the group's orphans, its own children by then. Where the host
+//!    delegates a cgroup v2, the command was born in a cgroup of its call (`cgroup`), and
+//!    `cgroup.kill` takes whatever of the call is left, an escaped process included, before
+//!    the drain;
 //! 4. the output is kept as head and tail within the cap (`output`, [`ExecResult::output`]);
 //!    [`CancelHandle`] (`cancel`) may end a run from any thread.
 //!
 //! What does not live here: which argv may run (the `policy` module, the tools).
 
 mod cancel;
+#[allow(unsafe_code)] // poll of `cgroup.events`, and kill where `cgroup.kill` is missing.
+mod cgroup;
 mod env;
 mod explain;
 #[allow(unsafe_code)] // pidfds, waitid and the group kill: system calls.
@@ -50,6 +55,7 @@ mod tree;
 mod wait;
 
 pub use cancel::CancelHandle;
+pub use cgroup::{CgroupMode, CgroupStatus, remove_cgroup_tree};
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
 pub use limits::{LimitHit, Limits, LimitsStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
@@ -67,7 +73,7 @@ pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
@@ -157,6 +163,11 @@ pub struct KernelSettings {
     /// What one call may consume: memory, file size, open files, CPU time, its priority
     /// and OOM score (see [`Limits`]; default [`Limits::default`]).
     pub limits: Limits,
+    /// Whether each call gets a cgroup v2 child of its own where the host delegates one
+    /// (default [`CgroupMode::Auto`]: where it bounds something or reaches what the group
+    /// kill cannot): processes and memory bounded per call, and every process of the call
+    /// killed at its end (`cgroup.kill`), even one that left its group.
+    pub cgroup: CgroupMode,
 }
 
 impl Default for KernelSettings {
@@ -173,6 +184,7 @@ impl Default for KernelSettings {
             without_filter_rules: false,
             pid_namespace: false,
             limits: Limits::default(),
+            cgroup: CgroupMode::default(),
         }
     }
 }
@@ -270,6 +282,8 @@ pub struct CommandExecKernel {
     child_limits: ChildLimits,
     /// The limits as they hold (clamped to the host's), for the status and the results.
     limits_status: LimitsStatus,
+    /// The calls' cgroups, where the host delegates a cgroup v2 (`None`: no cgroup per call).
+    cgroups: Option<cgroup::Cgroups>,
 }
 
 thread_local! {
@@ -346,15 +360,26 @@ impl CommandExecKernel {
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         let (child_limits, applied) = ChildLimits::new(&settings.limits);
+        // Confined commands cannot leave their group where the filter holds (it refuses
+        // `setsid` and `setpgid`).
+        let group_holds = sandbox.status.mode != SandboxMode::Off && sandbox.status.seccomp;
+        let (cgroups, cgroup_status) = cgroup::Cgroups::new(
+            settings.cgroup,
+            &applied,
+            group_holds,
+            spawner::clone_into_works,
+        );
         let limits_status = LimitsStatus {
             limits: applied,
             autogroup: limits::autogroup_applies(),
+            cgroup: cgroup_status,
         };
         let cwd_id = {
             use std::os::unix::fs::MetadataExt;
             (meta.dev(), meta.ino())
         };
         Ok(CommandExecKernel {
+            cgroups,
             cwd_id,
             child_limits,
             limits_status,
@@ -638,11 +663,12 @@ impl CommandExecKernel {
         access: Access,
         extra: &[PathBuf],
         limits: &ChildLimits,
+        cgroup: Option<BorrowedFd<'_>>,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         match self.sandbox.route(access, extra) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv, limits, env),
+            Route::Direct => self.start_direct(name, program, argv, limits, cgroup, env),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
@@ -658,6 +684,7 @@ impl CommandExecKernel {
                     &write_end,
                     self.ns_plan.as_ref(),
                     Some(limits),
+                    cgroup,
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -673,6 +700,7 @@ impl CommandExecKernel {
         program: &Path,
         argv: &[String],
         limits: &ChildLimits,
+        cgroup: Option<BorrowedFd<'_>>,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
@@ -686,6 +714,7 @@ impl CommandExecKernel {
             &write_end,
             &self.null,
             Some(limits),
+            cgroup,
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -821,6 +850,15 @@ impl CommandExecKernel {
             Some((child, applied)) => (child, applied),
             None => (&self.child_limits, &self.limits_status.limits),
         };
+        // The call's own cgroup, where the host delegates one; its limits written.
+        let call_cgroup = match self.cgroups.as_ref().map(|c| c.acquire(applied_limits)) {
+            None => None,
+            Some(Ok(cg)) => Some(cg),
+            Some(Err(e)) => {
+                let message = format!("`{name}` was not started: {e}");
+                return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
+            }
+        };
         let (child, read_end, confined) = match self.start(
             name,
             &program,
@@ -828,10 +866,14 @@ impl CommandExecKernel {
             access,
             &extra,
             call_limits,
+            call_cgroup.as_ref().and_then(|cg| cg.fd()),
             env_ref,
         ) {
             Ok(started) => started,
             Err((code, message)) => {
+                if let (Some(cgroups), Some(cg)) = (&self.cgroups, call_cgroup) {
+                    cgroups.finish(cg);
+                }
                 // A spawn that fails because the workspace went away says so, not "not found".
                 let message = if self.cwd.is_dir() {
                     message
@@ -895,6 +937,12 @@ impl CommandExecKernel {
         if sys::reaps_orphans() {
             sys::reap_group(pid);
         }
+        // Every process of the call, even one that left its group and session, killed with
+        // its cgroup (before the drain, so none keeps the pipe open); the cgroup emptied.
+        let recorded = match (&self.cgroups, call_cgroup) {
+            (Some(cgroups), Some(cg)) => cgroups.finish(cg),
+            _ => Default::default(),
+        };
         if let Some(fd) = &pipe {
             drain(fd, &mut capture, &mut buf, Instant::now() + DRAIN_GRACE);
         }
@@ -918,6 +966,9 @@ impl CommandExecKernel {
                     result.signal = Some(sig);
                     result.exit_code = 128 + sig;
                     result.limit = LimitHit::from_signal(sig, applied_limits);
+                }
+                if result.limit.is_none() {
+                    result.limit = LimitHit::from_cgroup(recorded, applied_limits);
                 }
             }
             Err(e) => {

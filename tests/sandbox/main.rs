@@ -15,10 +15,12 @@
 //! | `workspace_config` | a workspace's own configuration (git's, a planted `json.py`) through the bundled tools |
 //! | `lifecycle` | a command beside its host: `SIGCHLD`, subreapers, killed agents, the PID namespace, capabilities |
 //! | `limits` | per-call resource limits |
+//! | `cgroup` | a cgroup v2 child per call: commands start in it, `cgroup.kill` ends the call, nothing is left behind, the fallbacks |
 //! | `tmpdir` | the private TMPDIR never outlives its kernel |
 //! | `toolchains` | npm, pip, cargo, git over loopback, test suites, linters, run confined |
 //! | `common` | the `nanotool` binary, the filters that play an older Linux, `in_own_process` |
 
+mod cgroup;
 mod common;
 mod confinement;
 mod escapes;

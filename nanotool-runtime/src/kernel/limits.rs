@@ -7,8 +7,10 @@
 //! `RLIMIT_NOFILE`, `RLIMIT_CORE` 0, `RLIMIT_CPU`), soft and hard alike so the command
 //! cannot raise them back; `oom_score_adj` 1000, so the OOM killer picks a command before
 //! the agent; a lower CPU priority; and a session of its own, which gives every call its
-//! own CPU share where the scheduler groups by session (Linux's autogroup). What does not
-//! live here: the child's steps (`sandbox::spawn`).
+//! own CPU share where the scheduler groups by session (Linux's autogroup). Where the host
+//! delegates a cgroup v2, each call also gets a cgroup of its own (`cgroup`): processes,
+//! memory for the whole call, a CPU weight, and `cgroup.kill` at its end. What does not
+//! live here: the child's steps (`sandbox::spawn`), the cgroups (`cgroup`).
 
 use std::fmt;
 use std::time::Duration;
@@ -19,8 +21,16 @@ pub struct Limits {
     /// Memory a command's process may allocate (`RLIMIT_DATA`: heap and private writable
     /// mappings; default 4 GiB). An allocation beyond it fails inside the command (Python's
     /// `MemoryError`, a Rust abort, `malloc` returning NULL). `RLIMIT_AS` is not used: it
-    /// counts reserved address space, and Java reserves far more than it touches.
+    /// counts reserved address space, and Java reserves far more than it touches. Where the
+    /// call has a cgroup with the memory controller, the same figure also bounds the whole
+    /// call (`memory.max`, no swap): reaching it kills every process of the call, and the
+    /// result says so.
     pub memory: Option<u64>,
+    /// Processes (and threads) one call may have at once (`pids.max` of the call's cgroup,
+    /// default 4096). It holds only where the call has a cgroup with the pids controller
+    /// (a delegated cgroup v2): `RLIMIT_NPROC` counts every process of the user, the agent's
+    /// threads included, so it cannot bound one call. A `fork` beyond it fails (`EAGAIN`).
+    pub processes: Option<u64>,
     /// Largest file a command may write (`RLIMIT_FSIZE`, default 1 GiB): a write past it
     /// fails and the writer gets `SIGXFSZ`, which ends it unless it handles the signal.
     pub file_size: Option<u64>,
@@ -43,6 +53,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             memory: Some(4 << 30),
+            processes: Some(4096),
             file_size: Some(1 << 30),
             open_files: Some(1024),
             cpu_time: None,
@@ -57,6 +68,7 @@ impl Limits {
     pub fn none() -> Self {
         Limits {
             memory: None,
+            processes: None,
             file_size: None,
             open_files: None,
             cpu_time: None,
@@ -73,6 +85,12 @@ pub enum LimitHit {
     FileSize(u64),
     /// It used [`Limits::cpu_time`] and got `SIGXCPU` (or the `SIGKILL` that follows).
     CpuTime(Duration),
+    /// The call reached its cgroup's `memory.max` ([`Limits::memory`], bytes) and the OOM
+    /// killer ended it.
+    Memory(u64),
+    /// The call reached its cgroup's `pids.max` ([`Limits::processes`]): a new process was
+    /// refused.
+    Processes(u64),
 }
 
 impl fmt::Display for LimitHit {
@@ -81,6 +99,10 @@ impl fmt::Display for LimitHit {
         match self {
             LimitHit::FileSize(n) => write!(f, "killed: file size limit {} reached", Size(*n)),
             LimitHit::CpuTime(d) => write!(f, "killed: CPU time limit {} s reached", seconds(*d)),
+            LimitHit::Memory(n) => write!(f, "killed: memory limit {} reached", Size(*n)),
+            LimitHit::Processes(n) => {
+                write!(f, "process limit {n} reached: a new process was refused")
+            }
         }
     }
 }
@@ -93,6 +115,23 @@ impl LimitHit {
             libc::SIGXCPU => limits.cpu_time.map(LimitHit::CpuTime),
             _ => None,
         }
+    }
+
+    /// The limit that the call's cgroup recorded, under `limits`: an OOM kill first (it ended
+    /// the call), then a refused process.
+    pub(super) fn from_cgroup(
+        recorded: super::cgroup::Recorded,
+        limits: &Limits,
+    ) -> Option<LimitHit> {
+        if recorded.oom_killed
+            && let Some(n) = limits.memory
+        {
+            return Some(LimitHit::Memory(n));
+        }
+        if recorded.pids_refused {
+            return limits.processes.map(LimitHit::Processes);
+        }
+        None
     }
 }
 
@@ -122,6 +161,8 @@ pub struct LimitsStatus {
     /// The scheduler gives each session its own CPU share (Linux's autogroup is on, and the
     /// agent sits in the root CPU cgroup where it applies).
     pub autogroup: bool,
+    /// The calls' cgroups: where, with which controllers, or why there are none.
+    pub cgroup: super::cgroup::CgroupStatus,
 }
 
 impl fmt::Display for LimitsStatus {
@@ -156,7 +197,10 @@ impl fmt::Display for LimitsStatus {
         }
         write!(
             f,
-            "; processes: not bounded per call (no cgroup v2 subtree is used)"
+            "; {}; {}; {}",
+            self.cgroup.processes(l.processes),
+            self.cgroup.memory(l.memory),
+            self.cgroup
         )
     }
 }
@@ -276,5 +320,37 @@ mod tests {
             LimitHit::CpuTime(Duration::from_secs(3)).to_string(),
             "killed: CPU time limit 3 s reached"
         );
+        assert_eq!(
+            LimitHit::Memory(2 << 30).to_string(),
+            "killed: memory limit 2 GiB reached"
+        );
+        assert_eq!(
+            LimitHit::Processes(4096).to_string(),
+            "process limit 4096 reached: a new process was refused"
+        );
+    }
+
+    #[test]
+    fn the_cgroup_tells_which_limit_was_hit() {
+        use super::super::cgroup::Recorded;
+        let limits = Limits::default();
+        let oom = Recorded {
+            oom_killed: true,
+            pids_refused: true,
+        };
+        assert_eq!(
+            LimitHit::from_cgroup(oom, &limits),
+            Some(LimitHit::Memory(4 << 30))
+        );
+        let pids = Recorded {
+            pids_refused: true,
+            ..Recorded::default()
+        };
+        assert_eq!(
+            LimitHit::from_cgroup(pids, &limits),
+            Some(LimitHit::Processes(4096))
+        );
+        assert_eq!(LimitHit::from_cgroup(Recorded::default(), &limits), None);
+        assert_eq!(LimitHit::from_cgroup(oom, &Limits::none()), None);
     }
 }

@@ -184,6 +184,7 @@ pub(crate) mod spawn {
             _output: &OwnedFd,
             _namespace: Option<&NsPlan>,
             _limits: Option<&ChildLimits>,
+            _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
         ) -> io::Result<Spawned> {
             match self.never {}
         }
@@ -194,6 +195,14 @@ pub(crate) mod spawn {
     pub(crate) struct Spawned {
         pub pid: libc::pid_t,
         pub pidfd: Option<OwnedFd>,
+    }
+
+    /// No `clone3` into a cgroup here.
+    pub(crate) fn clone_into_works(_cgroup: std::os::fd::BorrowedFd<'_>) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this build starts commands with std's spawn",
+        ))
     }
 
     /// `/dev/null`, the commands' stdin.
@@ -210,6 +219,7 @@ pub(crate) mod spawn {
     /// process group (`process_group(0)`, which keeps std on `posix_spawn`). The call's
     /// resource limits and niceness are set in the child before it runs the program (which
     /// takes std off `posix_spawn`); `oom_score_adj` is Linux's and has no equivalent here.
+    #[allow(clippy::too_many_arguments)] // The Linux backend's signature.
     pub(crate) fn spawn_plain(
         program: &Path,
         argv: &CStrings,
@@ -218,6 +228,7 @@ pub(crate) mod spawn {
         output: &OwnedFd,
         null: &OwnedFd,
         limits: Option<&ChildLimits>,
+        _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
     ) -> io::Result<Spawned> {
         let mut args = argv.items();
         let mut command = Command::new(program);

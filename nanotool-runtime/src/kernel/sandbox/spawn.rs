@@ -17,6 +17,12 @@
 //!    without `O_CLOEXEC` never reaches the command);
 //! 6. no signal blocked, then `execve`.
 //!
+//! Where the call has a cgroup of its own (`kernel::cgroup`), the child is made with `clone3`
+//! and `CLONE_INTO_CGROUP` (Linux 5.7): it is born in that cgroup, so no process of the call
+//! ever runs outside it and nothing is moved after the start. A kernel or a filter that
+//! refuses `clone3` (`ENOSYS`, `E2BIG`, `EINVAL`, `EPERM`) gets the plain `clone` below from
+//! then on, and the call runs in the agent's cgroup.
+//!
 //! The pidfd comes from the `clone` itself (`CLONE_PIDFD`, Linux 5.2; older kernels fall back
 //! to `pidfd_open`): taken before the child can exit, it names this child even where the host
 //! ignores `SIGCHLD` and the kernel reaps the child by itself. The unconfined route
@@ -34,7 +40,7 @@ use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -221,6 +227,7 @@ impl Confinement {
         output: &OwnedFd,
         namespace: Option<&NsPlan>,
         limits: Option<&ChildLimits>,
+        cgroup: Option<BorrowedFd<'_>>,
     ) -> io::Result<Spawned> {
         let fprog = match &self.filter {
             Some(filter) => Some(libc::sock_fprog {
@@ -242,6 +249,7 @@ impl Confinement {
                 namespace,
                 local_network: self.local_network.as_deref(),
                 limits,
+                cgroup,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
                     filter: fprog
@@ -277,6 +285,7 @@ pub(crate) fn dev_null() -> io::Result<OwnedFd> {
 /// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
 /// without close-on-exec stay open, as with std's spawn), so the host's `SIGCHLD` setup and
 /// the agent's death treat both routes alike.
+#[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
 pub(crate) fn spawn_plain(
     program: &Path,
     argv: &CStrings,
@@ -285,6 +294,7 @@ pub(crate) fn spawn_plain(
     output: &OwnedFd,
     null: &OwnedFd,
     limits: Option<&ChildLimits>,
+    cgroup: Option<BorrowedFd<'_>>,
 ) -> io::Result<Spawned> {
     launch(
         program,
@@ -297,6 +307,7 @@ pub(crate) fn spawn_plain(
             namespace: None,
             local_network: None,
             limits,
+            cgroup,
             confine: None,
         },
     )
@@ -312,6 +323,8 @@ struct Launch<'a> {
     namespace: Option<&'a NsPlan>,
     local_network: Option<&'a LocalNet>,
     limits: Option<&'a ChildLimits>,
+    /// The call's cgroup, to start the child in (`clone3` with `CLONE_INTO_CGROUP`).
+    cgroup: Option<BorrowedFd<'a>>,
     confine: Option<Confine>,
 }
 
@@ -555,6 +568,190 @@ static SPEC_ALLOW_FLAG: std::sync::atomic::AtomicU32 =
 /// Whether `clone` takes `CLONE_PIDFD` here (cleared on the first kernel that refuses it).
 static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
+/// Whether `clone3` with `CLONE_INTO_CGROUP` works here (cleared on the first kernel or filter
+/// that refuses it: [`clone3_unsupported`]).
+static CLONE3_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// `CLONE_INTO_CGROUP` (Linux 5.7): the child starts in the cgroup of `clone_args.cgroup`.
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// The kernel's `struct clone_args` up to `cgroup` (`CLONE_ARGS_SIZE_VER2`, 88 bytes).
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+/// A refusal that says `clone3` or `CLONE_INTO_CGROUP` is not to be had here: no `clone3`
+/// (before 5.3, or a filter's `ENOSYS`), a `struct clone_args` too large or a flag unknown
+/// (before 5.7), a filter's `EPERM`. The plain clone serves every later start.
+fn clone3_unsupported(errno: c_int) -> bool {
+    matches!(
+        errno,
+        libc::ENOSYS | libc::E2BIG | libc::EINVAL | libc::EPERM
+    )
+}
+
+/// Whether a start that `clone3` refused with `errno` is tried again with the plain clone
+/// (outside the cgroup): any refusal but a lack of memory or processes, which the plain
+/// clone would meet too.
+fn falls_back(errno: c_int) -> bool {
+    !matches!(errno, libc::EAGAIN | libc::ENOMEM)
+}
+
+/// `clone3` with `flags` (no signal bits: `SIGCHLD` goes in `exit_signal`) into `cgroup`: the
+/// child runs `f(arg)` on `stack` and exits with what it returns; with `CLONE_PIDFD` the
+/// pidfd lands in `pidfd`. Returns the child's pid, or -1 and the error.
+fn clone3_into(
+    cgroup: BorrowedFd<'_>,
+    flags: u64,
+    stack: &mut Vec<u8>,
+    f: extern "C" fn(*mut c_void) -> c_int,
+    arg: *mut c_void,
+    pidfd: &mut c_int,
+) -> (libc::pid_t, io::Error) {
+    let base = stack.as_mut_ptr() as usize;
+    // The top, 16-byte aligned as both ABIs want it at a call.
+    let top = (base + stack.capacity()) & !15;
+    let mut args = CloneArgs {
+        flags: flags | CLONE_INTO_CGROUP,
+        pidfd: pidfd as *mut c_int as u64,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: base as u64,
+        stack_size: (top - base) as u64,
+        cgroup: cgroup.as_raw_fd() as u64,
+        ..CloneArgs::default()
+    };
+    // SAFETY: `args` describes a stack this frame owns (the parent is suspended until the
+    // child execs or exits: CLONE_VFORK) and a pidfd slot that outlives the call.
+    let ret = unsafe { raw_clone3(&mut args, f, arg) };
+    if ret < 0 {
+        (-1, io::Error::from_raw_os_error((-ret) as c_int))
+    } else {
+        (ret as libc::pid_t, io::Error::from_raw_os_error(0))
+    }
+}
+
+/// The `clone3` system call, the child's side included: libc has no wrapper, and a child
+/// that shares the parent's memory must not return into the parent's frames, so the child
+/// calls `f(arg)` on its new stack and exits with its value. Returns the pid or `-errno`.
+///
+/// # Safety
+/// `args` is valid; its stack is free for the child to use; `f` makes raw system calls only.
+#[cfg(target_arch = "x86_64")]
+unsafe fn raw_clone3(
+    args: &mut CloneArgs,
+    f: extern "C" fn(*mut c_void) -> c_int,
+    arg: *mut c_void,
+) -> libc::c_long {
+    let ret: libc::c_long;
+    // SAFETY: see the function's contract. `syscall` keeps every register but rax, rcx and
+    // r11; the child starts on its own stack with the parent's registers (rax 0).
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "mov rdi, r13",
+            "call r12",
+            "mov edi, eax",
+            "mov eax, {exit}",
+            "syscall",
+            "ud2",
+            "2:",
+            exit = const libc::SYS_exit,
+            inlateout("rax") libc::SYS_clone3 => ret,
+            in("rdi") args as *mut CloneArgs,
+            in("rsi") std::mem::size_of::<CloneArgs>(),
+            in("r12") f,
+            in("r13") arg,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// [`raw_clone3`] for aarch64: `svc` keeps every register but x0.
+#[cfg(target_arch = "aarch64")]
+unsafe fn raw_clone3(
+    args: &mut CloneArgs,
+    f: extern "C" fn(*mut c_void) -> c_int,
+    arg: *mut c_void,
+) -> libc::c_long {
+    let ret: libc::c_long;
+    // SAFETY: see the x86_64 version.
+    unsafe {
+        std::arch::asm!(
+            "svc 0",
+            "cbnz x0, 2f",
+            "mov x0, x10",
+            "blr x9",
+            "mov x8, {exit}",
+            "svc 0",
+            "brk 0",
+            "2:",
+            exit = const libc::SYS_exit,
+            inlateout("x0") args as *mut CloneArgs => ret,
+            in("x1") std::mem::size_of::<CloneArgs>(),
+            in("x8") libc::SYS_clone3,
+            in("x9") f,
+            in("x10") arg,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// Elsewhere: no `clone3` path (the plain clone, in the agent's cgroup).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+unsafe fn raw_clone3(
+    _args: &mut CloneArgs,
+    _f: extern "C" fn(*mut c_void) -> c_int,
+    _arg: *mut c_void,
+) -> libc::c_long {
+    -(libc::ENOSYS as libc::c_long)
+}
+
+/// Tries a start into `cgroup` the way commands start (`clone3`, `CLONE_INTO_CGROUP`) with a
+/// child that exits at once: whether this kernel, and any filter on this thread, allow it.
+pub(crate) fn clone_into_works(cgroup: BorrowedFd<'_>) -> io::Result<()> {
+    if !CLONE3_WORKS.load(Ordering::Relaxed) {
+        return Err(io::Error::other(
+            "clone3 was refused before in this process",
+        ));
+    }
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    let mut pidfd: c_int = -1;
+    let old = block_all_signals();
+    let (pid, e) = clone3_into(
+        cgroup,
+        (libc::CLONE_VM | libc::CLONE_VFORK) as u64,
+        &mut stack,
+        trial_child,
+        std::ptr::null_mut(),
+        &mut pidfd,
+    );
+    restore_signals(old);
+    drop(stack);
+    if pid < 0 {
+        return Err(e);
+    }
+    let _ = reap(pid);
+    Ok(())
+}
+
 fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let program = CString::new(program.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
@@ -609,6 +806,32 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let old = block_all_signals();
     let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
     let mut pidfd: c_int = -1;
+    // Into the call's cgroup where `clone3` takes it; else (and from then on, where the
+    // kernel or a filter refuses `clone3`) the plain clone, in the agent's cgroup.
+    let mut in_cgroup = false;
+    let mut into = (-1, None);
+    if let Some(cgroup) = l.cgroup
+        && CLONE3_WORKS.load(Ordering::Relaxed)
+    {
+        let (pid, e) = clone3_into(
+            cgroup,
+            (libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | ns_flags) as u32 as u64,
+            &mut stack,
+            child,
+            (&args as *const ChildArgs).cast_mut().cast::<c_void>(),
+            &mut pidfd,
+        );
+        let errno = e.raw_os_error().unwrap_or(0);
+        if pid >= 0 {
+            in_cgroup = true;
+            into = (pid, Some(e));
+        } else if clone3_unsupported(errno) {
+            CLONE3_WORKS.store(false, Ordering::Relaxed);
+        } else if !falls_back(errno) {
+            // No memory, too many processes: the start's error, as it would be for `clone`.
+            into = (-1, Some(e));
+        }
+    }
     let mut clone = |flags: c_int, pidfd: &mut c_int| {
         // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
         // which outlive it: with CLONE_VFORK this thread resumes only after the child's
@@ -626,12 +849,14 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         (pid, io::Error::last_os_error())
     };
     let with_pidfd = CLONE_PIDFD_WORKS.load(Ordering::Relaxed);
-    let (mut pid, mut clone_error) = if with_pidfd {
+    let (mut pid, mut clone_error) = if let (pid, Some(e)) = into {
+        (pid, e)
+    } else if with_pidfd {
         clone(base | libc::CLONE_PIDFD, &mut pidfd)
     } else {
         (-1, io::Error::from_raw_os_error(libc::EINVAL))
     };
-    if pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
+    if !in_cgroup && pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
         // A kernel without CLONE_PIDFD (before 5.2), or one refusing it with these flags.
         if with_pidfd {
             CLONE_PIDFD_WORKS.store(false, Ordering::Relaxed);

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use nanotool::CgroupMode;
 use nanotool::SandboxMode;
 
 const EXAMPLES: &str = "\
@@ -83,6 +84,11 @@ pub(crate) struct Common {
     /// Run each confined command in a private PID namespace (its children die with it)
     #[arg(long, global = true)]
     pub(crate) pid_namespace: bool,
+    /// A cgroup v2 child per call where the host delegates one (processes and memory per
+    /// call, every process killed at its end): auto (where it bounds something), on (wherever
+    /// delegated) or off [default: auto]
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_cgroup)]
+    pub(crate) cgroup: Option<CgroupMode>,
     /// Ignore WORK/config.json
     #[arg(long, global = true)]
     pub(crate) no_config: bool,
@@ -149,6 +155,10 @@ pub(crate) fn parse_count(s: &str) -> Result<Limit, String> {
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
+    s.parse()
+}
+
+pub(crate) fn parse_cgroup(s: &str) -> Result<CgroupMode, String> {
     s.parse()
 }
 

@@ -252,6 +252,7 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         landlock_abi_limit: common.landlock_abi,
         pid_namespace,
         limits,
+        cgroup: common.cgroup.unwrap_or_default(),
         ..KernelSettings::default()
     };
     Ok(HostSettings {

@@ -141,6 +141,14 @@ pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<
                 .map(|p| json!({"what": p.what, "needs": p.needs, "agent_safety": p.agent_safety}))
                 .collect::<Vec<_>>(),
         });
+        // Which limits hold per call (the cgroup's among them), the same for every tool.
+        let limits = toolbox.kernel().limits_status();
+        let limits_json = json!({
+            "status": limits.to_string(),
+            "cgroup": limits.cgroup.parent.as_ref().map(|p| p.display().to_string()),
+            "processes_per_call": limits.cgroup.has("pids") && limits.limits.processes.is_some(),
+            "memory_per_call": limits.cgroup.has("memory") && limits.limits.memory.is_some(),
+        });
         // The host's settings, each with its source: the same for every tool.
         let host_json = json!({
             "config": host.config.as_ref().map(|p| p.display().to_string()),
@@ -166,6 +174,7 @@ pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<
                     "settings": settings,
                     "host": host_json,
                     "sandbox": sandbox,
+                    "limits": limits_json,
                 })
             })
             .collect();

@@ -44,6 +44,9 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     .map(Path::to_path_buf)
     .collect();
     let tmpdir_at_eof = tmpdir.clone();
+    // Likewise the calls' cgroups.
+    let cgroups = toolbox.kernel().limits_status().cgroup.parent;
+    let cgroups_at_eof = cgroups.clone();
     let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
     if let Some(signals) = signals {
         let server = server.clone();
@@ -62,6 +65,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
                 std::thread::sleep(Duration::from_millis(10));
             }
             remove_tmpdir(&tmpdir);
+            remove_cgroups(cgroups.as_deref());
             if let Some(pipe) = LOG_PIPE.get() {
                 pipe.flush(LOG_FLUSH_WAIT);
             }
@@ -88,6 +92,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     // the temp dir on this path either.
     server.cancel_all();
     remove_tmpdir(&tmpdir_at_eof);
+    remove_cgroups(cgroups_at_eof.as_deref());
     if let Some(pipe) = LOG_PIPE.get() {
         pipe.flush(LOG_FLUSH_WAIT);
     }
@@ -107,5 +112,16 @@ fn remove_tmpdir(dirs: &[PathBuf]) {
         {
             tracing::error!("the commands' private folder is left behind: {e}");
         }
+    }
+}
+
+/// Removes the calls' cgroups (every process left in them killed), and logs the cgroup when
+/// it cannot.
+fn remove_cgroups(dir: Option<&Path>) {
+    if let Some(dir) = dir
+        && dir.exists()
+        && let Err(e) = nanotool_runtime::kernel::remove_cgroup_tree(dir)
+    {
+        tracing::error!("the calls' cgroups are left behind: {e}");
     }
 }

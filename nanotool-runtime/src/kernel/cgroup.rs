@@ -1,0 +1,932 @@
+//! A cgroup v2 child per call, where the host delegates one ([`CgroupMode`] turns it off,
+//! [`CgroupStatus`] says what holds).
+//!
+//! Found once per kernel ([`Cgroups::new`]): the cgroup v2 mount (`/proc/self/mountinfo`), the
+//! agent's own cgroup (`0::/path` in `/proc/self/cgroup`), whether this process may create
+//! cgroups in it (a delegated cgroup: a `mkdir` that succeeds), and which of the `pids`,
+//! `memory` and `cpu` controllers it can hand to them. The calls' cgroups live in a folder of
+//! their own made inside the agent's cgroup, `nanotool-<pid>-<n>`: cgroup v2 lets a cgroup hand
+//! controllers to its children only while it holds no process (the root cgroup excepted), and
+//! that folder never holds one. The agent itself is never moved: a controller its own cgroup
+//! cannot hand down (it holds the agent) is named in the status, not forced.
+//!
+//! Per call: an empty cgroup from a small pool (a new one when the pool is empty), its limit
+//! files written where they differ from what it holds ([`call_files`]), the command started
+//! straight into it (`sandbox::spawn`: `clone3` with `CLONE_INTO_CGROUP`, no move after the
+//! start); at the end `cgroup.kill` when anything is still in it (a process that left the
+//! call's group and session included), a bounded wait for `populated 0`, the limit events
+//! read (`memory.events` `oom_kill`, `pids.events` `max`), and the cgroup back in the pool.
+//! Everything is removed when the kernel drops, and by [`remove_cgroup_tree`] on the exit
+//! paths that run no destructor. What does not live here: the `clone3` itself (`sandbox::spawn`).
+
+use super::limits::{Limits, Size};
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Whether the kernel gives each call a cgroup v2 child of its own where the host delegates
+/// one (CLI `--cgroup auto|on|off`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CgroupMode {
+    /// A cgroup per call where the agent's cgroup v2 is delegated (this process may create
+    /// cgroups in it) and the cgroup does something there: it has a controller to bound the
+    /// call with (pids, memory, cpu), or the commands can leave their process group (the
+    /// sandbox is off, or this build has no filter for the machine), which only `cgroup.kill`
+    /// then reaches. Elsewhere none, and the status says why: a confined command cannot leave
+    /// its group, so on a host that hands down no controller a cgroup would cost each call a
+    /// little and bound nothing.
+    #[default]
+    Auto,
+    /// A cgroup per call wherever the agent's cgroup v2 is delegated, even with no controller
+    /// to set (`cgroup.kill` at the end of each call all the same).
+    On,
+    /// No cgroup per call: commands run in the agent's cgroup.
+    Off,
+}
+
+impl std::str::FromStr for CgroupMode {
+    type Err = String;
+    /// `auto`, `on` or `off`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(CgroupMode::Auto),
+            "on" => Ok(CgroupMode::On),
+            "off" => Ok(CgroupMode::Off),
+            _ => Err(format!(
+                "unknown cgroup mode `{s}`; write `auto`, `on` or `off`"
+            )),
+        }
+    }
+}
+
+/// How long the end of a call waits for its cgroup to empty after `cgroup.kill` (a process
+/// stuck in the kernel may take longer; its cgroup is then removed later, not reused).
+const EMPTY_WAIT: Duration = Duration::from_secs(2);
+
+/// How long the end of a call lets the processes the group kill took leave the cgroup
+/// before it kills what is left with `cgroup.kill`.
+const LEAVE_WAIT: Duration = Duration::from_millis(5);
+
+/// Empty cgroups kept for the next calls, at most (beyond, a finished call's is removed).
+const POOL_MAX: usize = 8;
+
+/// The controllers this module sets, in the order the status names them.
+const WANTED: [&str; 3] = ["pids", "memory", "cpu"];
+
+/// Which per-call limits the calls' cgroups carry: [`Display`](fmt::Display) is the part of
+/// the `limits:` status line about them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CgroupStatus {
+    /// The folder the calls' cgroups are made in (`None`: no cgroup per call).
+    pub parent: Option<PathBuf>,
+    /// The controllers each call's cgroup has, among `pids`, `memory` and `cpu`.
+    pub controllers: Vec<String>,
+    /// Each controller the calls' cgroups lack, with why.
+    pub missing: Vec<(String, String)>,
+    /// Why there is no cgroup per call.
+    pub note: Option<String>,
+}
+
+impl CgroupStatus {
+    /// Whether the calls' cgroups have `controller`.
+    pub fn has(&self, controller: &str) -> bool {
+        self.parent.is_some() && self.controllers.iter().any(|c| c == controller)
+    }
+
+    /// `processes: bounded per call by cgroup (pids.max 4096)`, or why not.
+    pub(super) fn processes(&self, max: Option<u64>) -> String {
+        match (self.has("pids"), max) {
+            (true, Some(n)) => format!("processes: bounded per call by cgroup (pids.max {n})"),
+            (true, None) => "processes: not bounded per call (no process limit is set)".to_owned(),
+            (false, _) => format!(
+                "processes: not bounded per call (no delegated cgroup v2 with the pids controller{})",
+                self.why("pids")
+            ),
+        }
+    }
+
+    /// `memory per call: 4 GiB (memory.max, no swap)`, or why only per process.
+    pub(super) fn memory(&self, max: Option<u64>) -> String {
+        match (self.has("memory"), max) {
+            (true, Some(n)) => format!(
+                "memory per call: {} (cgroup memory.max, no swap, the whole call killed when reached)",
+                Size(n)
+            ),
+            (true, None) => "memory per call: not bounded (no memory limit is set)".to_owned(),
+            (false, _) => format!(
+                "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller{})",
+                self.why("memory")
+            ),
+        }
+    }
+
+    /// `: <why>` when the status knows why `controller` is missing.
+    fn why(&self, controller: &str) -> String {
+        self.note
+            .as_deref()
+            .or_else(|| {
+                self.missing
+                    .iter()
+                    .find(|(c, _)| c == controller)
+                    .map(|(_, why)| why.as_str())
+            })
+            .map_or_else(String::new, |n| format!(": {n}"))
+    }
+}
+
+impl fmt::Display for CgroupStatus {
+    /// `a cgroup per call in /sys/fs/cgroup/x/nanotool-12-0 (cgroup.kill ends every process of
+    /// the call; controllers: pids, memory)`, or `no cgroup per call (why)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.parent {
+            Some(parent) => {
+                write!(
+                    f,
+                    "a cgroup per call in {} (cgroup.kill ends every process of the call; controllers: {})",
+                    parent.display(),
+                    if self.controllers.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        self.controllers.join(", ")
+                    }
+                )
+            }
+            None => write!(
+                f,
+                "no cgroup per call ({})",
+                self.note.as_deref().unwrap_or("none is used")
+            ),
+        }
+    }
+}
+
+/// The controllers a call's cgroup has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Controllers {
+    pub pids: bool,
+    pub memory: bool,
+    pub cpu: bool,
+}
+
+impl Controllers {
+    fn set(&mut self, name: &str) {
+        match name {
+            "pids" => self.pids = true,
+            "memory" => self.memory = true,
+            "cpu" => self.cpu = true,
+            _ => {}
+        }
+    }
+}
+
+/// The files of a call's cgroup and what each gets, for a call with `limits`, where the
+/// cgroup has `controllers`: `pids.max` (the process limit), `memory.max` (the memory limit,
+/// for the whole call), `memory.swap.max` 0 (the call cannot move its memory to swap and
+/// thrash the host; `max` without a memory limit), `memory.oom.group` 1 (an OOM kill takes
+/// the whole call), `cpu.weight` (the call's niceness in cgroup terms).
+pub(crate) fn call_files(controllers: Controllers, limits: &Limits) -> Vec<(&'static str, String)> {
+    let or_max = |v: Option<u64>| v.map_or_else(|| "max".to_owned(), |n| n.to_string());
+    let mut files = Vec::new();
+    if controllers.pids {
+        files.push(("pids.max", or_max(limits.processes)));
+    }
+    if controllers.memory {
+        files.push(("memory.max", or_max(limits.memory)));
+        let swap = if limits.memory.is_some() { "0" } else { "max" };
+        files.push(("memory.swap.max", swap.to_owned()));
+        files.push(("memory.oom.group", "1".to_owned()));
+    }
+    if controllers.cpu {
+        files.push(("cpu.weight", cpu_weight(limits.nice).to_string()));
+    }
+    files
+}
+
+/// A niceness as a cgroup `cpu.weight` (1–10000, 100 for nice 0): the scheduler's weight of
+/// that niceness (each step is 1.25 times the next), scaled so that nice 0 is 100.
+pub(crate) fn cpu_weight(nice: i32) -> u32 {
+    let w = (100.0 / 1.25f64.powi(nice.clamp(-20, 19))).round();
+    w.clamp(1.0, 10_000.0) as u32
+}
+
+/// The cgroup v2 mount: its mount point and the cgroup path mounted there (`/` unless the
+/// host mounted a subtree), from `/proc/self/mountinfo`.
+pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
+    mountinfo.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        if right.split(' ').next()? != "cgroup2" {
+            return None;
+        }
+        let mut fields = left.split(' ');
+        let root = fields.nth(3)?;
+        let point = fields.next()?;
+        Some((PathBuf::from(unescape(point)), unescape(root)))
+    })
+}
+
+/// A mountinfo field with its octal escapes (`\040` for a space) undone.
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        if let Some(d) = octal {
+            out.push(
+                d.iter()
+                    .fold(0u8, |v, b| v.wrapping_mul(8).wrapping_add(b - b'0')),
+            );
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The agent's cgroup v2 path (`0::/path` in `/proc/self/cgroup`).
+pub(crate) fn own_cgroup(proc_cgroup: &str) -> Option<&str> {
+    proc_cgroup
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .filter(|p| p.starts_with('/') && !p.ends_with(" (deleted)"))
+}
+
+/// The folder of cgroup `path` under a cgroup v2 `mount` of `root` (`None`: outside it).
+pub(crate) fn cgroup_folder(mount: &Path, root: &str, path: &str) -> Option<PathBuf> {
+    let rest = if root == "/" {
+        path
+    } else {
+        let rest = path.strip_prefix(root)?;
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return None;
+        }
+        rest
+    };
+    let rest = rest.trim_start_matches('/');
+    Some(if rest.is_empty() {
+        mount.to_path_buf()
+    } else {
+        mount.join(rest)
+    })
+}
+
+/// The number after `key` in a flat-keyed cgroup file (`oom_kill 2`); 0 when absent.
+pub(crate) fn counter(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// One call's cgroup; its files are open while a call uses it, and in the pool for one idle
+/// cgroup only (the next call, in the usual one-at-a-time case, opens nothing; the pool
+/// holds two fds however many calls ran at once).
+#[derive(Debug)]
+pub(crate) struct CallCgroup {
+    path: PathBuf,
+    files: Option<Files>,
+    /// The limit files as last written.
+    written: Vec<(&'static str, String)>,
+    /// `oom_kill` and `max` when the cgroup last came back to the pool.
+    oom_kills: u64,
+    pids_refused: u64,
+}
+
+/// The open files of a call's cgroup.
+#[derive(Debug)]
+struct Files {
+    /// The folder (`O_PATH`), for `CLONE_INTO_CGROUP`.
+    dir: File,
+    /// `cgroup.events`, read with `pread` and polled for the change to `populated 0`.
+    events: File,
+    /// `memory.events` and `pids.events`, where the controllers are on.
+    memory_events: Option<File>,
+    pids_events: Option<File>,
+}
+
+impl CallCgroup {
+    /// The folder's fd, which the command is started into (`None`: not open).
+    pub(crate) fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.files.as_ref().map(|f| f.dir.as_fd())
+    }
+
+    /// Opens its files, for a call (`controllers`: which event files exist).
+    fn open(&mut self, controllers: Controllers) -> io::Result<()> {
+        if self.files.is_some() {
+            return Ok(());
+        }
+        let path = &self.path;
+        let open = |name: &str| File::open(path.join(name));
+        self.files = Some(Files {
+            dir: std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+                .open(path)?,
+            events: open("cgroup.events")?,
+            memory_events: controllers
+                .memory
+                .then(|| open("memory.events"))
+                .transpose()?,
+            pids_events: controllers.pids.then(|| open("pids.events")).transpose()?,
+        });
+        Ok(())
+    }
+}
+
+/// What a call's cgroup recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Recorded {
+    /// The OOM killer killed in it (its `memory.max` was reached).
+    pub oom_killed: bool,
+    /// A new process was refused (its `pids.max` was reached).
+    pub pids_refused: bool,
+}
+
+/// The calls' cgroups of one kernel.
+#[derive(Debug)]
+pub(crate) struct Cgroups {
+    parent: PathBuf,
+    controllers: Controllers,
+    pool: Mutex<Vec<CallCgroup>>,
+    /// The next call cgroup's number.
+    next: AtomicU64,
+}
+
+/// The kernels made by this process so far: each one's folder has its own number.
+static KERNELS: AtomicU64 = AtomicU64::new(0);
+
+impl Cgroups {
+    /// Finds the agent's cgroup and makes the calls' folder in it (see the module's doc);
+    /// `probe` tries to start a process into a cgroup (`None` and the status say why not).
+    ///
+    /// `group_holds`: the commands cannot leave their process group (the sandbox's filter
+    /// refuses `setsid` and `setpgid`), so in [`CgroupMode::Auto`] a cgroup without a
+    /// controller is not made.
+    pub(crate) fn new(
+        mode: CgroupMode,
+        limits: &Limits,
+        group_holds: bool,
+        probe: impl Fn(BorrowedFd<'_>) -> io::Result<()>,
+    ) -> (Option<Cgroups>, CgroupStatus) {
+        let none = |note: String| {
+            (
+                None,
+                CgroupStatus {
+                    note: Some(note),
+                    ..CgroupStatus::default()
+                },
+            )
+        };
+        if mode == CgroupMode::Off {
+            return none("turned off (--cgroup off)".to_owned());
+        }
+        let Some((mount, root)) = std::fs::read_to_string("/proc/self/mountinfo")
+            .ok()
+            .as_deref()
+            .and_then(cgroup2_mount)
+        else {
+            return none("no cgroup v2 hierarchy is mounted".to_owned());
+        };
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let Some(agent) = own_cgroup(&own).and_then(|p| cgroup_folder(&mount, &root, p)) else {
+            return none(format!(
+                "the agent's cgroup v2 is not under {}",
+                mount.display()
+            ));
+        };
+        if !writable(&agent) {
+            return none(format!(
+                "the agent's cgroup {} is not delegated to this user: it may not create cgroups there",
+                agent.display()
+            ));
+        }
+        if mode == CgroupMode::Auto && group_holds {
+            let available =
+                std::fs::read_to_string(agent.join("cgroup.controllers")).unwrap_or_default();
+            if !WANTED
+                .iter()
+                .any(|c| available.split_whitespace().any(|a| a == *c))
+            {
+                return none(format!(
+                    "none of pids, memory, cpu is available in {}, and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
+                    agent.display()
+                ));
+            }
+        }
+        sweep_stale(&agent);
+        let n = KERNELS.fetch_add(1, Ordering::Relaxed);
+        let parent = agent.join(format!("nanotool-{}-{n}", std::process::id()));
+        if let Err(e) = std::fs::create_dir(&parent) {
+            return none(format!(
+                "the agent's cgroup {} is not delegated to this user: {e}",
+                agent.display()
+            ));
+        }
+        let mut missing = Vec::new();
+        let controllers = enable(&agent, &parent, &mut missing);
+        // All the calls together weigh as one process of the commands' niceness beside the
+        // agent's own threads; each call then gets its share of that.
+        if controllers.cpu
+            && let Err(e) = std::fs::write(
+                parent.join("cpu.weight"),
+                cpu_weight(limits.nice).to_string(),
+            )
+        {
+            missing.push((
+                "cpu.weight".to_owned(),
+                format!("cpu.weight cannot be set in {}: {e}", parent.display()),
+            ));
+        }
+        let status = CgroupStatus {
+            parent: Some(parent.clone()),
+            controllers: WANTED
+                .iter()
+                .filter(|c| match **c {
+                    "pids" => controllers.pids,
+                    "memory" => controllers.memory,
+                    _ => controllers.cpu,
+                })
+                .map(|c| (*c).to_owned())
+                .collect(),
+            missing,
+            note: None,
+        };
+        let cgroups = Cgroups {
+            parent,
+            controllers,
+            pool: Mutex::new(Vec::new()),
+            next: AtomicU64::new(0),
+        };
+        // One trial start into a first cgroup, which then serves the first call.
+        let tried = cgroups.make().and_then(|mut cg| {
+            cg.open(cgroups.controllers)?;
+            cg.fd().map_or(Ok(()), &probe).map(|()| cg)
+        });
+        match tried {
+            Ok(cg) => {
+                cgroups.lock().push(cg);
+                (Some(cgroups), status)
+            }
+            Err(e) => {
+                drop(cgroups);
+                none(format!(
+                    "clone3 with CLONE_INTO_CGROUP cannot start a command in a cgroup here: {e}"
+                ))
+            }
+        }
+    }
+
+    /// A cgroup for a call with `limits`, its files written.
+    pub(crate) fn acquire(&self, limits: &Limits) -> io::Result<CallCgroup> {
+        // The idle cgroup whose files are open, if it is there.
+        let pooled = {
+            let mut pool = self.lock();
+            match pool.iter().position(|c| c.files.is_some()) {
+                Some(i) => Some(pool.swap_remove(i)),
+                None => pool.pop(),
+            }
+        };
+        let mut cg = match pooled {
+            Some(cg) => cg,
+            None => self.make()?,
+        };
+        if let Err(e) = cg.open(self.controllers) {
+            let e = io::Error::new(
+                e.kind(),
+                format!(
+                    "the call's cgroup {} cannot be opened: {e}",
+                    cg.path.display()
+                ),
+            );
+            self.finish(cg);
+            return Err(e);
+        }
+        for (file, value) in call_files(self.controllers, limits) {
+            if cg.written.iter().any(|(f, v)| *f == file && *v == value) {
+                continue;
+            }
+            match std::fs::write(cg.path.join(file), &value) {
+                Ok(()) => {}
+                // Without swap accounting there is no swap to bound.
+                Err(e) if file == "memory.swap.max" && e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    let e = io::Error::new(
+                        e.kind(),
+                        format!(
+                            "the call's cgroup cannot be set up ({} {value}): {e}",
+                            cg.path.join(file).display()
+                        ),
+                    );
+                    self.finish(cg);
+                    return Err(e);
+                }
+            }
+            cg.written.retain(|(f, _)| *f != file);
+            cg.written.push((file, value));
+        }
+        Ok(cg)
+    }
+
+    /// Ends the call of `cg`: `cgroup.kill` if anything is left in it, a bounded wait for it
+    /// to empty, then its limit events; the cgroup back in the pool (or removed).
+    pub(crate) fn finish(&self, mut cg: CallCgroup) -> Recorded {
+        // What the group kill took leaves within moments; only what escaped the group needs
+        // `cgroup.kill`, after which the cgroup is not reused: Linux (6.18, measured) then
+        // kills every process later started into it.
+        let mut recorded = Recorded::default();
+        let (emptied, killed) = match &cg.files {
+            // Never opened: nothing was started in it.
+            None => (true, false),
+            Some(files) => {
+                let ended = if wait_empty(&files.events, LEAVE_WAIT) {
+                    (true, false)
+                } else {
+                    (empty(&cg.path, &files.events), true)
+                };
+                if let Some(f) = &files.memory_events {
+                    let n = counter(&pread(f), "oom_kill");
+                    recorded.oom_killed = n > cg.oom_kills;
+                    cg.oom_kills = n;
+                }
+                if let Some(f) = &files.pids_events {
+                    let n = counter(&pread(f), "max");
+                    recorded.pids_refused = n > cg.pids_refused;
+                    cg.pids_refused = n;
+                }
+                ended
+            }
+        };
+        let mut pool = self.lock();
+        if emptied && !killed && pool.len() < POOL_MAX {
+            if pool.iter().any(|c| c.files.is_some()) {
+                cg.files = None;
+            }
+            pool.push(cg);
+        } else {
+            drop(pool);
+            // A cgroup that did not empty in time is removed with the folder, later.
+            if emptied {
+                let _ = std::fs::remove_dir(&cg.path);
+            }
+        }
+        recorded
+    }
+
+    /// A new, empty cgroup for calls.
+    fn make(&self) -> io::Result<CallCgroup> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let path = self.parent.join(format!("call-{n}"));
+        std::fs::create_dir(&path).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create the call's cgroup {}: {e}", path.display()),
+            )
+        })?;
+        Ok(CallCgroup {
+            path,
+            files: None,
+            written: Vec::new(),
+            oom_kills: 0,
+            pids_refused: 0,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CallCgroup>> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Cgroups {
+    /// Every call's cgroup emptied and removed, then the folder.
+    fn drop(&mut self) {
+        self.lock().clear();
+        let _ = remove_cgroup_tree(&self.parent);
+    }
+}
+
+/// Removes the calls' folders that agents no longer running left in `agent` (an agent killed
+/// with `SIGKILL` runs no cleanup; its commands died with it, by their parent-death signal).
+fn sweep_stale(agent: &Path) {
+    let Ok(entries) = std::fs::read_dir(agent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("nanotool-"))
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = remove_cgroup_tree(&entry.path());
+        }
+    }
+}
+
+/// Turns on in `agent`'s children what it can of [`WANTED`], then in `parent`'s: what the
+/// calls' cgroups get. Each controller that cannot be had is named in `missing`, with why.
+fn enable(agent: &Path, parent: &Path, missing: &mut Vec<(String, String)>) -> Controllers {
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let available = read(&agent.join("cgroup.controllers"));
+    let mut handed = read(&agent.join("cgroup.subtree_control"));
+    let mut got = Controllers::default();
+    for c in WANTED {
+        if !available.split_whitespace().any(|a| a == c) {
+            missing.push((
+                c.to_owned(),
+                format!("{c} is not available in {}", agent.display()),
+            ));
+            continue;
+        }
+        if !handed.split_whitespace().any(|a| a == c) {
+            // Allowed in the root cgroup, in one without processes, and for the threaded
+            // controllers (pids, cpu); refused (EBUSY) for memory in a cgroup that holds the
+            // agent, which is then not moved.
+            if let Err(e) = std::fs::write(agent.join("cgroup.subtree_control"), format!("+{c}")) {
+                missing.push((
+                    c.to_owned(),
+                    format!(
+                        "{c} cannot be handed down by {} ({e}; cgroup v2 refuses it to a cgroup that holds processes, and the agent is not moved: start it in a leaf cgroup whose parent enables {c})",
+                        agent.display()
+                    ),
+                ));
+                continue;
+            }
+            handed.push_str(&format!(" {c}"));
+        }
+        match std::fs::write(parent.join("cgroup.subtree_control"), format!("+{c}")) {
+            Ok(()) => got.set(c),
+            Err(e) => missing.push((
+                c.to_owned(),
+                format!("{c} cannot be enabled in {}: {e}", parent.display()),
+            )),
+        }
+    }
+    got
+}
+
+/// Whether this process may create entries in `dir` (its effective ids, as `mkdir` asks).
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: faccessat reads the NUL-terminated path and touches no other memory.
+    unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::W_OK | libc::X_OK,
+            libc::AT_EACCESS,
+        ) == 0
+    }
+}
+
+/// The text of a small cgroup file read from its start.
+fn pread(f: &File) -> String {
+    let mut buf = [0u8; 512];
+    let n = f.read_at(&mut buf, 0).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+/// Whether `events` (a `cgroup.events`) says the cgroup holds a process.
+fn populated(events: &File) -> bool {
+    counter(&pread(events), "populated") != 0
+}
+
+/// Kills what is left in the cgroup at `path` (`cgroup.kill`, Linux 5.14; before it, each
+/// pid of `cgroup.procs`) and waits, at most [`EMPTY_WAIT`], for it to empty: whether it did.
+fn empty(path: &Path, events: &File) -> bool {
+    if !populated(events) {
+        return true;
+    }
+    if std::fs::write(path.join("cgroup.kill"), "1").is_err() {
+        for pid in std::fs::read_to_string(path.join("cgroup.procs"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|p| p.parse::<libc::pid_t>().ok())
+        {
+            // SAFETY: a signal to a process of the call's cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+    wait_empty(events, EMPTY_WAIT)
+}
+
+/// Waits, at most `wait`, for `events` (a `cgroup.events`) to say `populated 0`: whether it
+/// did.
+fn wait_empty(events: &File, wait: Duration) -> bool {
+    let until = Instant::now() + wait;
+    while populated(events) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        // `cgroup.events` wakes a poller (POLLPRI) when it changes; the timeout bounds it.
+        let mut pfd = libc::pollfd {
+            fd: events.as_raw_fd(),
+            events: libc::POLLPRI,
+            revents: 0,
+        };
+        let ms = left.as_millis().clamp(1, 50) as libc::c_int;
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&mut pfd, 1, ms) };
+    }
+    true
+}
+
+/// Empties and removes the cgroup folder `dir` and every cgroup in it (each: `cgroup.kill`,
+/// a bounded wait, `rmdir`): the calls' folder of a kernel ([`CgroupStatus::parent`]), for a
+/// host that exits without dropping the kernel (the `serve` command on a signal). An error
+/// names the cgroup left behind; a folder that is not a cgroup is refused.
+pub fn remove_cgroup_tree(dir: &Path) -> io::Result<()> {
+    let events = File::open(dir.join("cgroup.events")).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("{} is not a cgroup (no cgroup.events): {e}", dir.display()),
+        )
+    })?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            remove_cgroup_tree(&entry.path())?;
+        }
+    }
+    let emptied = empty(dir, &events);
+    drop(events);
+    std::fs::remove_dir(dir).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "the cgroup {} is left behind{}: {e}",
+                dir.display(),
+                if emptied {
+                    ""
+                } else {
+                    " (a process in it did not die in time)"
+                }
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cgroup2_mount_is_found_among_v1_ones() {
+        let info = "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n\
+                    41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+        assert_eq!(
+            cgroup2_mount(info),
+            Some((PathBuf::from("/sys/fs/cgroup/unified"), "/".to_owned()))
+        );
+        let spaced = "41 31 0:38 /a /sys/fs/my\\040cg rw shared:9 - cgroup2 cgroup2 rw\n";
+        assert_eq!(
+            cgroup2_mount(spaced),
+            Some((PathBuf::from("/sys/fs/my cg"), "/a".to_owned()))
+        );
+        assert_eq!(cgroup2_mount("1 0 0:1 / / rw - ext4 /dev/vda rw\n"), None);
+    }
+
+    #[test]
+    fn the_agents_cgroup_and_its_folder() {
+        assert_eq!(
+            own_cgroup("9:pids:/\n0::/user.slice/a.scope\n"),
+            Some("/user.slice/a.scope")
+        );
+        assert_eq!(own_cgroup("4:memory:/x\n"), None);
+        assert_eq!(own_cgroup("0::/gone (deleted)\n"), None);
+        let m = Path::new("/sys/fs/cgroup");
+        assert_eq!(
+            cgroup_folder(m, "/", "/"),
+            Some(PathBuf::from("/sys/fs/cgroup"))
+        );
+        assert_eq!(
+            cgroup_folder(m, "/", "/a/b"),
+            Some(PathBuf::from("/sys/fs/cgroup/a/b"))
+        );
+        assert_eq!(
+            cgroup_folder(m, "/a", "/a/b"),
+            Some(PathBuf::from("/sys/fs/cgroup/b"))
+        );
+        assert_eq!(cgroup_folder(m, "/a", "/ab"), None);
+        assert_eq!(cgroup_folder(m, "/a", "/c"), None);
+    }
+
+    #[test]
+    fn each_controller_gets_its_files() {
+        let limits = Limits {
+            processes: Some(4096),
+            memory: Some(2 << 30),
+            nice: 10,
+            ..Limits::default()
+        };
+        let all = Controllers {
+            pids: true,
+            memory: true,
+            cpu: true,
+        };
+        assert_eq!(
+            call_files(all, &limits),
+            [
+                ("pids.max", "4096".to_owned()),
+                ("memory.max", (2u64 << 30).to_string()),
+                ("memory.swap.max", "0".to_owned()),
+                ("memory.oom.group", "1".to_owned()),
+                ("cpu.weight", "11".to_owned()),
+            ]
+        );
+        assert_eq!(call_files(Controllers::default(), &limits), []);
+        let only_pids = Controllers {
+            pids: true,
+            ..Controllers::default()
+        };
+        assert_eq!(
+            call_files(only_pids, &Limits::none()),
+            [("pids.max", "max".to_owned())]
+        );
+        let memory = Controllers {
+            memory: true,
+            ..Controllers::default()
+        };
+        assert_eq!(
+            call_files(memory, &Limits::none()),
+            [
+                ("memory.max", "max".to_owned()),
+                ("memory.swap.max", "max".to_owned()),
+                ("memory.oom.group", "1".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn nice_levels_as_cpu_weights() {
+        assert_eq!(cpu_weight(0), 100);
+        assert_eq!(cpu_weight(10), 11);
+        assert_eq!(cpu_weight(19), 1);
+        assert_eq!(cpu_weight(-20), 8674);
+        assert_eq!(cpu_weight(99), 1);
+    }
+
+    #[test]
+    fn counters_of_the_event_files() {
+        let memory = "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 1\n";
+        assert_eq!(counter(memory, "oom_kill"), 1);
+        assert_eq!(counter(memory, "max"), 12);
+        assert_eq!(counter("populated 1\nfrozen 0\n", "populated"), 1);
+        assert_eq!(counter("", "max"), 0);
+    }
+
+    #[test]
+    fn the_status_says_which_limits_hold() {
+        let none = CgroupStatus {
+            note: Some("no cgroup v2 hierarchy is mounted".to_owned()),
+            ..CgroupStatus::default()
+        };
+        assert_eq!(
+            none.processes(Some(4096)),
+            "processes: not bounded per call (no delegated cgroup v2 with the pids controller: no cgroup v2 hierarchy is mounted)"
+        );
+        assert_eq!(
+            none.to_string(),
+            "no cgroup per call (no cgroup v2 hierarchy is mounted)"
+        );
+        let full = CgroupStatus {
+            parent: Some(PathBuf::from("/sys/fs/cgroup/a/nanotool-1-0")),
+            controllers: vec!["pids".into(), "memory".into()],
+            ..CgroupStatus::default()
+        };
+        assert_eq!(
+            full.processes(Some(4096)),
+            "processes: bounded per call by cgroup (pids.max 4096)"
+        );
+        assert_eq!(
+            full.memory(Some(2 << 30)),
+            "memory per call: 2 GiB (cgroup memory.max, no swap, the whole call killed when reached)"
+        );
+        assert!(full.to_string().contains("controllers: pids, memory"));
+        let no_memory = CgroupStatus {
+            parent: Some(PathBuf::from("/sys/fs/cgroup/a/nanotool-1-0")),
+            controllers: vec!["pids".into()],
+            missing: vec![("memory".into(), "memory is not available in /a".into())],
+            note: None,
+        };
+        assert_eq!(
+            no_memory.memory(Some(1 << 30)),
+            "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller: memory is not available in /a)"
+        );
+    }
+}
