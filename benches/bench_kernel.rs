@@ -537,7 +537,7 @@ fn parts_section(n: usize) {
     row("confined", &s[0], Some(("unconfined", &s[3])));
     row("  without the filter", &s[1], Some(("unconfined", &s[3])));
     row(
-        "  without Landlock (ABI 0)",
+        "  the filter alone (ABI 0)",
         &s[2],
         Some(("unconfined", &s[3])),
     );
