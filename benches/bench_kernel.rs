@@ -12,13 +12,18 @@
 //! 5. timeout overshoot and cancel latency;
 //! 6. spawning `/bin/true` with the per-call limits (the defaults: memory, file size, open
 //!    files, core dumps, niceness, OOM score) vs the same kernel with `Limits::none()`,
-//!    confined and unconfined.
+//!    confined and unconfined;
 //! 7. spawning `/bin/true` with a cgroup per call (`CgroupMode::Auto`, where the host
 //!    delegates a cgroup v2) vs without (`CgroupMode::Off`), confined and unconfined, beside
-//!    what the pool of empty cgroups saves (a cgroup's `mkdir`, open and `rmdir`).
+//!    what the pool of empty cgroups saves (a cgroup's `mkdir`, open and `rmdir`);
+//! 8. neighbours: 8 threads making short confined calls, alone and beside one call that
+//!    floods its output, a 64-process CPU spinner, and a fork bomb (bounded by a pids cgroup
+//!    this bench makes: of its own, then shared with the 8 callers): their median and p99
+//!    per call and how many failed.
 //!
 //! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
-//! `syscalls`, `timeout`, `memory`, `limits`, `cgroup`) runs one section only, `-- --help` says so.
+//! `syscalls`, `timeout`, `memory`, `limits`, `cgroup`, `neighbours`) runs one section only,
+//! `-- --help` says so.
 
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, Limits, SandboxMode};
 use std::os::unix::process::CommandExt;
@@ -26,6 +31,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+// In a folder of its own: a file directly in benches/ would be taken for a benchmark.
+#[path = "bench_kernel/neighbours.rs"]
+mod neighbours;
 
 const GIB: u64 = 1 << 30;
 
@@ -343,7 +352,7 @@ fn limits_section(n: usize) {
         CommandExecKernel::new(KernelSettings {
             sandbox,
             limits,
-            ..KernelSettings::default()
+            ..base()
         })
         .unwrap()
     };
@@ -483,13 +492,82 @@ fn cgroup_section(n: usize) {
     row("a cgroup's mkdir + open + rmdir", &s[4], None);
 }
 
+/// What the confinement's parts cost a spawn: `/bin/true` confined, confined by a build
+/// without filter rules for the machine (Landlock, capabilities, fds and the group only),
+/// confined as on a Linux without Landlock (the filter then also carries the rules Landlock
+/// would hold), and unconfined, interleaved.
+fn parts_section(n: usize) {
+    let kernel = |sandbox: SandboxMode, abi: Option<u32>, filter: bool| {
+        CommandExecKernel::new(KernelSettings {
+            sandbox,
+            landlock_abi_limit: abi,
+            without_filter_rules: !filter,
+            ..base()
+        })
+        .unwrap()
+    };
+    let full = kernel(SandboxMode::BestEffort, None, true);
+    let no_filter = kernel(SandboxMode::BestEffort, None, false);
+    let no_landlock = kernel(SandboxMode::BestEffort, Some(0), true);
+    let plain = kernel(SandboxMode::Off, None, true);
+    println!("what each part of the confinement costs a spawn of /bin/true (N={n})");
+    for k in [&full, &no_filter, &no_landlock] {
+        println!("  {}", k.sandbox_status());
+    }
+    let bin_true = argv(&["/bin/true"]);
+    let run = |k: &CommandExecKernel| {
+        let r = k.run(&bin_true);
+        assert_eq!(r.exit_code, 0, "{}", r.text());
+    };
+    for _ in 0..50 {
+        for k in [&full, &no_filter, &no_landlock, &plain] {
+            run(k);
+        }
+    }
+    let s = side_by_side(
+        n,
+        &mut [
+            &mut || run(&full),
+            &mut || run(&no_filter),
+            &mut || run(&no_landlock),
+            &mut || run(&plain),
+        ],
+    );
+    row("unconfined", &s[3], None);
+    row("confined", &s[0], Some(("unconfined", &s[3])));
+    row("  without the filter", &s[1], Some(("unconfined", &s[3])));
+    row(
+        "  the filter alone (ABI 0)",
+        &s[2],
+        Some(("unconfined", &s[3])),
+    );
+}
+
+/// The settings every comparison here starts from: no cgroup per call (it has a section of
+/// its own, and `auto` makes one for an unconfined kernel but not for a confined one on a host
+/// that hands down no controller, which would tilt a confined/unconfined ratio).
+fn base() -> KernelSettings {
+    KernelSettings {
+        cgroup: nanotool_runtime::kernel::CgroupMode::Off,
+        ..KernelSettings::default()
+    }
+}
+
 /// The sections an argument may name.
-const SECTIONS: [&str; 7] = [
-    "spawn", "flood", "syscalls", "timeout", "memory", "limits", "cgroup",
+const SECTIONS: [&str; 9] = [
+    "spawn",
+    "parts",
+    "flood",
+    "syscalls",
+    "timeout",
+    "memory",
+    "limits",
+    "cgroup",
+    "neighbours",
 ];
 
 const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
-  SECTION: one of spawn, flood, syscalls, timeout, memory, limits, cgroup (every section when none is given)";
+  SECTION: one of spawn, parts, flood, syscalls, timeout, memory, limits, cgroup, neighbours (every section when none is given)";
 
 fn main() {
     // `cargo bench` adds `--bench` to the arguments.
@@ -511,15 +589,15 @@ fn main() {
     };
     let wants = |section: &str| only.as_deref().is_none_or(|o| o == section);
     let started = Instant::now();
-    let kernel = CommandExecKernel::new(KernelSettings::default()).unwrap();
+    let kernel = CommandExecKernel::new(base()).unwrap();
     let plain = CommandExecKernel::new(KernelSettings {
         sandbox: SandboxMode::Off,
-        ..KernelSettings::default()
+        ..base()
     })
     .unwrap();
     let namespaced = CommandExecKernel::new(KernelSettings {
         pid_namespace: true,
-        ..KernelSettings::default()
+        ..base()
     })
     .unwrap();
     println!("{}", kernel.sandbox_status());
@@ -545,6 +623,10 @@ fn main() {
     } else {
         None
     };
+    if wants("parts") {
+        parts_section(1000);
+        println!();
+    }
     if wants("flood") {
         flood_section(&kernel, &plain, 7);
         println!();
@@ -563,6 +645,10 @@ fn main() {
     }
     if wants("cgroup") {
         cgroup_section(1000);
+        println!();
+    }
+    if wants("neighbours") {
+        neighbours::section(1000);
         println!();
     }
     if let Some(small) = small.filter(|_| wants("memory")) {

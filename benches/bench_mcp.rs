@@ -205,7 +205,7 @@ fn main() {
         us(p)
     );
     println!(
-        "  ratio MCP/kernel {:.3} (target <= 1.15); MCP/Toolbox {:.3}",
+        "  ratio MCP/kernel {:.3} (target <= 1.10); MCP/Toolbox {:.3}",
         s.as_secs_f64() / d.as_secs_f64(),
         s.as_secs_f64() / t.as_secs_f64()
     );

@@ -14,13 +14,17 @@
 //!    stops the reading.
 //! 3. A thread returns only once the input has ended and the queue is empty: every accepted
 //!    job is run before [`run`] returns.
-//! 4. Threads sleep on one condition variable; a finished leader turn (a job handed over,
-//!    the end of the input) wakes them.
+//! 4. An idle thread sleeps on a flag of its own, on a stack: a job handed over wakes the
+//!    thread that went idle last (its stack and caches are still warm, where a condition
+//!    variable would wake the one idle longest and cycle through every thread), and it is
+//!    woken after the pool's lock is released, so it does not wake only to wait for the
+//!    lock. The end of the input wakes them all.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
-use std::sync::{Condvar, Mutex};
-use std::thread;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, Thread};
 
 /// What one turn at reading produced.
 pub(super) enum Turn<J> {
@@ -44,7 +48,20 @@ pub(super) trait Jobs: Sync {
 
 struct Pool<J> {
     state: Mutex<PoolState<J>>,
-    wake: Condvar,
+}
+
+/// An idle thread: how to wake it.
+struct Sleeper {
+    thread: Thread,
+    /// Set by the waker before it unparks the thread (a park may also end spuriously).
+    woken: Arc<AtomicBool>,
+}
+
+impl Sleeper {
+    fn wake(self) {
+        self.woken.store(true, Ordering::Release);
+        self.thread.unpark();
+    }
 }
 
 struct PoolState<J> {
@@ -53,8 +70,8 @@ struct PoolState<J> {
     reader: Option<(Box<dyn BufRead + Send>, Vec<u8>)>,
     /// Jobs waiting for a thread.
     queue: VecDeque<J>,
-    /// Threads waiting on `wake`.
-    idle: usize,
+    /// Threads waiting for work, the one that went idle last on top.
+    idle: Vec<Sleeper>,
     /// The input ended (or failed).
     eof: bool,
     /// Why reading failed, if it did.
@@ -72,11 +89,10 @@ pub(super) fn run<S: Jobs>(
         state: Mutex::new(PoolState {
             reader: Some((input, Vec::new())),
             queue: VecDeque::new(),
-            idle: 0,
+            idle: Vec::new(),
             eof: false,
             error: None,
         }),
-        wake: Condvar::new(),
     };
     thread::scope(|scope| {
         let threads: Vec<_> = (0..workers.max(1))
@@ -100,34 +116,48 @@ pub(super) fn run<S: Jobs>(
     error.map_or(Ok(()), Err)
 }
 
+fn lock<J>(pool: &Pool<J>) -> MutexGuard<'_, PoolState<J>> {
+    pool.state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Wakes every idle thread (the input ended), with the lock released.
+fn wake_all<J>(mut st: MutexGuard<'_, PoolState<J>>) {
+    let sleepers = std::mem::take(&mut st.idle);
+    drop(st);
+    sleepers.into_iter().for_each(Sleeper::wake);
+}
+
 fn worker<S: Jobs>(jobs: &S, pool: &Pool<S::Job>) {
-    let mut st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+    let woken = Arc::new(AtomicBool::new(false));
+    let mut st = lock(pool);
     loop {
         if let Some((mut reader, mut line)) = st.reader.take() {
             drop(st);
             let turn = jobs.next_job(reader.as_mut(), &mut line);
-            st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            st = lock(pool);
             match turn {
                 Turn::Job(job) => {
                     st.reader = Some((reader, line));
-                    if st.idle > 0 {
+                    if let Some(next) = st.idle.pop() {
                         // Hand the reading over and run the job here.
-                        pool.wake.notify_one();
                         drop(st);
+                        next.wake();
                         jobs.run_job(job);
-                        st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+                        st = lock(pool);
                     } else {
                         st.queue.push_back(job);
                     }
                 }
                 Turn::Eof => {
                     st.eof = true;
-                    pool.wake.notify_all();
+                    wake_all(st);
+                    st = lock(pool);
                 }
                 Turn::Failed(e) => {
                     st.error = Some(e);
                     st.eof = true;
-                    pool.wake.notify_all();
+                    wake_all(st);
+                    st = lock(pool);
                 }
             }
             continue;
@@ -135,23 +165,31 @@ fn worker<S: Jobs>(jobs: &S, pool: &Pool<S::Job>) {
         if let Some(job) = st.queue.pop_front() {
             drop(st);
             jobs.run_job(job);
-            st = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            st = lock(pool);
             continue;
         }
         if st.eof {
             return;
         }
-        st.idle += 1;
-        st = pool.wake.wait(st).unwrap_or_else(|e| e.into_inner());
-        st.idle -= 1;
+        woken.store(false, Ordering::Relaxed);
+        st.idle.push(Sleeper {
+            thread: thread::current(),
+            woken: woken.clone(),
+        });
+        drop(st);
+        while !woken.load(Ordering::Acquire) {
+            thread::park();
+        }
+        st = lock(pool);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{Jobs, Turn, run};
-    use std::io::BufRead;
-    use std::sync::Mutex;
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::{Condvar, Mutex, mpsc};
+    use std::time::Duration;
 
     /// Each line is a job; running it records it.
     struct Lines(Mutex<Vec<String>>);
@@ -179,5 +217,72 @@ mod tests {
         let mut ran = lines.0.into_inner().unwrap();
         ran.sort();
         assert_eq!(ran, ["a", "b", "c", "d"]);
+    }
+
+    /// `wait-N` is a job that runs until the line `go-N` has been read (as a call runs until
+    /// its cancellation is read); `go-N` is answered by the reader, as a cancellation is.
+    struct Waits {
+        released: Mutex<Vec<bool>>,
+        changed: Condvar,
+        started: Mutex<mpsc::Sender<usize>>,
+        starved: Mutex<Vec<usize>>,
+    }
+
+    impl Jobs for Waits {
+        type Job = usize;
+        fn next_job(&self, reader: &mut dyn BufRead, line: &mut Vec<u8>) -> Turn<usize> {
+            loop {
+                line.clear();
+                match reader.read_until(b'\n', line) {
+                    Ok(0) => return Turn::Eof,
+                    Ok(_) => {}
+                    Err(e) => return Turn::Failed(e),
+                }
+                let text = String::from_utf8_lossy(line).trim().to_owned();
+                if let Some(n) = text.strip_prefix("wait-") {
+                    return Turn::Job(n.parse().unwrap());
+                }
+                let n: usize = text.strip_prefix("go-").unwrap().parse().unwrap();
+                self.released.lock().unwrap()[n] = true;
+                self.changed.notify_all();
+            }
+        }
+        fn run_job(&self, n: usize) {
+            self.started.lock().unwrap().send(n).unwrap();
+            let released = self.released.lock().unwrap();
+            // Bounded, so a pool that stops reading fails the test instead of hanging it.
+            let (released, _) = self
+                .changed
+                .wait_timeout_while(released, Duration::from_secs(20), |r| !r[n])
+                .unwrap();
+            if !released[n] {
+                self.starved.lock().unwrap().push(n);
+            }
+        }
+    }
+
+    #[test]
+    fn a_running_job_never_stops_the_reading() {
+        const ROUNDS: usize = 30;
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let waits = Waits {
+            released: Mutex::new(vec![false; ROUNDS]),
+            changed: Condvar::new(),
+            started: Mutex::new(started_tx),
+            starved: Mutex::new(Vec::new()),
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for n in 0..ROUNDS {
+                    writer.write_all(format!("wait-{n}\n").as_bytes()).unwrap();
+                    assert_eq!(started.recv().unwrap(), n);
+                    writer.write_all(format!("go-{n}\n").as_bytes()).unwrap();
+                }
+            });
+            run(&waits, Box::new(BufReader::new(reader)), 3).unwrap();
+        });
+        assert_eq!(waits.starved.into_inner().unwrap(), Vec::<usize>::new());
+        assert!(waits.released.into_inner().unwrap().iter().all(|&r| r));
     }
 }
