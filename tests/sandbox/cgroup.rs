@@ -356,7 +356,7 @@ fn the_cgroup_can_be_turned_off() {
     assert!(
         status
             .to_string()
-            .contains("no cgroup per call (turned off (--cgroup off))"),
+            .contains("no cgroup per call (turned off (`--cgroup off`"),
         "{status}"
     );
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap();

@@ -387,7 +387,10 @@ impl Cgroups {
             )
         };
         if mode == CgroupMode::Off {
-            return none("turned off (--cgroup off)".to_owned());
+            return none(
+                "turned off (`--cgroup off`, or `\"cgroup\": \"off\"` in the config file)"
+                    .to_owned(),
+            );
         }
         let Some((mount, root)) = std::fs::read_to_string("/proc/self/mountinfo")
             .ok()
