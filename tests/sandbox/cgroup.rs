@@ -9,7 +9,7 @@
 
 use crate::common::bin::nanotool_bin;
 use crate::common::refuse::refuse_syscalls;
-use crate::common::{in_own_process, settings, sh};
+use crate::common::{Stop, in_own_process, settings, sh, stop_serve};
 use nanotool_runtime::kernel::CgroupMode;
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::{Path, PathBuf};
@@ -380,13 +380,6 @@ fn leftovers() -> Vec<PathBuf> {
     found
 }
 
-/// How `serve` is stopped.
-#[derive(Debug, Clone, Copy)]
-enum Stop {
-    StdinClosed,
-    Signal(i32),
-}
-
 /// Starts `nanotool serve`, waits for its calls' cgroup folder, stops it as `stop` says,
 /// and checks the folder is gone.
 fn serve_leaves_no_cgroup(agent: &Path, stop: Stop) {
@@ -413,24 +406,7 @@ fn serve_leaves_no_cgroup(agent: &Path, stop: Stop) {
         assert!(Instant::now() < until, "serve made no cgroup");
         std::thread::sleep(Duration::from_millis(20));
     };
-    // Let the server reach its read loop (and, for a signal, its watcher) before stopping it.
-    std::thread::sleep(Duration::from_millis(300));
-    match stop {
-        Stop::StdinClosed => drop(child.stdin.take()),
-        Stop::Signal(sig) => {
-            // SAFETY: a signal to our own child.
-            assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
-        }
-    }
-    let status = child.wait().unwrap();
-    let mut log = String::new();
-    use std::io::Read;
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let (status, log) = stop_serve(&mut child, stop);
     assert!(
         !folder.exists(),
         "{stop:?} ({status}): {} outlived serve:\n{log}",

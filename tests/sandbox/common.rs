@@ -137,3 +137,39 @@ pub(crate) fn command_tmpdir(
     assert_eq!(r.exit_code, 0, "{}", r.text());
     std::path::PathBuf::from(r.output)
 }
+
+/// How a `nanotool serve` under test is stopped.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stop {
+    /// Its stdin closed, as MCP clients stop a server.
+    StdinClosed,
+    /// A signal.
+    Signal(i32),
+}
+
+/// Lets a `nanotool serve` started with piped stdin and stderr reach its read loop (and, for
+/// a signal, its watcher), stops it as `stop` says and waits for it: its exit status and what
+/// it logged.
+pub(crate) fn stop_serve(
+    child: &mut std::process::Child,
+    stop: Stop,
+) -> (std::process::ExitStatus, String) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    match stop {
+        Stop::StdinClosed => drop(child.stdin.take()),
+        Stop::Signal(sig) => {
+            // SAFETY: a signal to our own child.
+            assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        }
+    }
+    let status = child.wait().unwrap();
+    let mut log = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    (status, log)
+}

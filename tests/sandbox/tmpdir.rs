@@ -3,7 +3,7 @@
 //! directories whose modes refuse their owner.
 
 use crate::common::bin::nanotool_bin;
-use crate::common::{WRITES, command_tmpdir, in_own_process, kernel, python, sh};
+use crate::common::{Stop, WRITES, command_tmpdir, in_own_process, kernel, python, sh, stop_serve};
 use nanotool_runtime::{CommandExecKernel, SandboxMode};
 use std::path::PathBuf;
 use std::process::Command;
@@ -107,13 +107,6 @@ fn the_removal_never_follows_a_symlink_out() {
     );
 }
 
-/// How `serve` is stopped.
-#[derive(Debug, Clone, Copy)]
-enum Stop {
-    StdinClosed,
-    Signal(i32),
-}
-
 /// Starts `nanotool serve` with its own temp base, lets a command fill its TMPDIR with a
 /// locked, deep tree, stops it as `stop` says, and checks the TMPDIR is gone.
 fn serve_leaves_nothing(stop: Stop) {
@@ -153,24 +146,7 @@ fn serve_leaves_nothing(stop: Stop) {
     std::fs::write(deep.join("f"), "x").unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tmp.join("d"), std::fs::Permissions::from_mode(0o300)).unwrap();
-    // Let the server reach its read loop (and, for a signal, its watcher) before stopping it.
-    std::thread::sleep(Duration::from_millis(300));
-    match stop {
-        Stop::StdinClosed => drop(child.stdin.take()),
-        Stop::Signal(sig) => {
-            // SAFETY: a signal to our own child.
-            assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
-        }
-    }
-    let status = child.wait().unwrap();
-    let mut log = String::new();
-    use std::io::Read;
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let (status, log) = stop_serve(&mut child, stop);
     assert!(
         !tmp.exists(),
         "{stop:?} ({status}): {} outlived serve:\n{log}",
