@@ -9,7 +9,7 @@
 
 use crate::common::bin::nanotool_bin;
 use crate::common::refuse::refuse_syscalls;
-use crate::common::{Stop, in_own_process, settings, sh, stop_serve};
+use crate::common::{Stop, become_user, in_own_process, settings, sh, stop_serve};
 use nanotool_runtime::kernel::CgroupMode;
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::{Path, PathBuf};
@@ -314,14 +314,7 @@ fn an_ordinary_user_without_a_delegated_cgroup_is_told_not_refused() {
     ) {
         return;
     }
-    // SAFETY: plain calls on this process's credentials (it runs this test alone).
-    unsafe {
-        if libc::geteuid() == 0 {
-            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
-            assert_eq!(libc::setgid(12345), 0);
-            assert_eq!(libc::setuid(12345), 0);
-        }
-    }
+    become_user(12345);
     let ws = tempfile::tempdir().unwrap();
     for mode in [SandboxMode::Off, SandboxMode::BestEffort] {
         let k = CommandExecKernel::new(settings(ws.path(), mode)).unwrap();

@@ -173,3 +173,17 @@ pub(crate) fn stop_serve(
         .unwrap();
     (status, log)
 }
+
+/// Makes this process (a test run alone in its own process, see [`in_own_process`]) the
+/// ordinary user `id` (group `id`, no supplementary groups) when it runs as root; an ordinary
+/// user already is one.
+pub(crate) fn become_user(id: u32) {
+    // SAFETY: plain calls on this process's credentials.
+    unsafe {
+        if libc::geteuid() == 0 {
+            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+            assert_eq!(libc::setgid(id), 0);
+            assert_eq!(libc::setuid(id), 0);
+        }
+    }
+}

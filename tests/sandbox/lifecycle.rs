@@ -8,7 +8,9 @@
 
 use crate::common::bin::nanotool_bin;
 use crate::common::refuse::{refuse_syscall_with_flags, refuse_syscalls};
-use crate::common::{OPEN_SESSION, ROLE, WRITES, in_own_process, kernel, settings, sh, test_name};
+use crate::common::{
+    OPEN_SESSION, ROLE, WRITES, become_user, in_own_process, kernel, settings, sh, test_name,
+};
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::io::Write;
 use std::path::Path;
@@ -460,13 +462,9 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
     const ID: u32 = 12345;
     let ws = tempfile::tempdir().unwrap();
     std::os::unix::fs::chown(ws.path(), Some(ID), Some(ID)).unwrap();
-    // SAFETY: plain calls on this process's credentials (it runs this test alone).
+    become_user(ID);
+    // SAFETY: a plain call on this process's own state.
     unsafe {
-        if libc::geteuid() == 0 {
-            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
-            assert_eq!(libc::setgid(ID), 0);
-            assert_eq!(libc::setuid(ID), 0);
-        }
         // A change of user leaves a process non-dumpable: start from what a user's agent is.
         assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
     }

@@ -8,7 +8,7 @@
 //! confines makes the agent non-dumpable, which closes those files to everyone but itself.
 
 use crate::common::refuse::refuse_syscalls;
-use crate::common::{PYTHON, in_own_process, kernel};
+use crate::common::{PYTHON, become_user, in_own_process, kernel};
 use nanotool_runtime::SandboxMode;
 
 /// Makes every later Landlock call of this thread (and of what it starts) fail with ENOSYS,
@@ -32,13 +32,9 @@ fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
     ) {
         return;
     }
-    // SAFETY: plain calls on this process's credentials.
+    become_user(65534);
+    // SAFETY: a plain call on this process's own state.
     unsafe {
-        if libc::geteuid() == 0 {
-            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
-            assert_eq!(libc::setgid(65534), 0);
-            assert_eq!(libc::setuid(65534), 0);
-        }
         // A change of user leaves a process non-dumpable: start from what a user's agent is.
         assert_eq!(libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
     }

@@ -3,7 +3,9 @@
 //! directories whose modes refuse their owner.
 
 use crate::common::bin::nanotool_bin;
-use crate::common::{Stop, WRITES, command_tmpdir, in_own_process, kernel, python, sh, stop_serve};
+use crate::common::{
+    Stop, WRITES, become_user, command_tmpdir, in_own_process, kernel, python, sh, stop_serve,
+};
 use nanotool_runtime::{CommandExecKernel, SandboxMode};
 use std::path::PathBuf;
 use std::process::Command;
@@ -67,14 +69,7 @@ fn directories_that_refuse_their_owner_are_removed() {
         return;
     }
     // An ordinary user: root's capabilities would ignore the modes.
-    // SAFETY: plain calls on this process's credentials (it runs this test alone).
-    unsafe {
-        if libc::geteuid() == 0 {
-            assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
-            assert_eq!(libc::setgid(12345), 0);
-            assert_eq!(libc::setuid(12345), 0);
-        }
-    }
+    become_user(12345);
     let ws = tempfile::tempdir().unwrap();
     let k = kernel(ws.path(), SandboxMode::BestEffort);
     let tmp = tmpdir_of(&k);
