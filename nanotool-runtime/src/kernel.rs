@@ -365,7 +365,7 @@ impl CommandExecKernel {
         let group_holds = sandbox.status.mode != SandboxMode::Off && sandbox.status.seccomp;
         let (cgroups, cgroup_status) = cgroup::Cgroups::new(
             settings.cgroup,
-            &applied,
+            applied.nice,
             group_holds,
             spawner::clone_into_works,
         );
@@ -851,7 +851,11 @@ impl CommandExecKernel {
             None => (&self.child_limits, &self.limits_status.limits),
         };
         // The call's own cgroup, where the host delegates one; its limits written.
-        let call_cgroup = match self.cgroups.as_ref().map(|c| c.acquire(applied_limits)) {
+        let call_cgroup = match self
+            .cgroups
+            .as_ref()
+            .map(|c| c.acquire(applied_limits.for_cgroup()))
+        {
             None => None,
             Some(Ok(cg)) => Some(cg),
             Some(Err(e)) => {

@@ -19,7 +19,6 @@
 //! Everything is removed when the kernel drops, and by [`remove_cgroup_tree`] on the exit
 //! paths that run no destructor. What does not live here: the `clone3` itself (`sandbox::spawn`).
 
-use super::limits::{Limits, Size};
 use std::fmt;
 use std::fs::File;
 use std::io;
@@ -99,35 +98,8 @@ impl CgroupStatus {
         self.parent.is_some() && self.controllers.iter().any(|c| c == controller)
     }
 
-    /// `processes: bounded per call by cgroup (pids.max 4096)`, or why not.
-    pub(super) fn processes(&self, max: Option<u64>) -> String {
-        match (self.has("pids"), max) {
-            (true, Some(n)) => format!("processes: bounded per call by cgroup (pids.max {n})"),
-            (true, None) => "processes: not bounded per call (no process limit is set)".to_owned(),
-            (false, _) => format!(
-                "processes: not bounded per call (no delegated cgroup v2 with the pids controller{})",
-                self.why("pids")
-            ),
-        }
-    }
-
-    /// `memory per call: 4 GiB (memory.max, no swap)`, or why only per process.
-    pub(super) fn memory(&self, max: Option<u64>) -> String {
-        match (self.has("memory"), max) {
-            (true, Some(n)) => format!(
-                "memory per call: {} (cgroup memory.max, no swap, the whole call killed when reached)",
-                Size(n)
-            ),
-            (true, None) => "memory per call: not bounded (no memory limit is set)".to_owned(),
-            (false, _) => format!(
-                "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller{})",
-                self.why("memory")
-            ),
-        }
-    }
-
     /// `: <why>` when the status knows why `controller` is missing.
-    fn why(&self, controller: &str) -> String {
+    pub(super) fn why(&self, controller: &str) -> String {
         self.note
             .as_deref()
             .or_else(|| {
@@ -185,12 +157,27 @@ impl Controllers {
     }
 }
 
+/// What a call's cgroup is set from: the call's process and memory limits and its niceness
+/// (from the kernel's limits: `Limits::for_cgroup`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CallLimits {
+    /// `pids.max` (`None`: `max`).
+    pub processes: Option<u64>,
+    /// `memory.max`, bytes (`None`: `max`, and swap allowed).
+    pub memory: Option<u64>,
+    /// The commands' niceness, as `cpu.weight`.
+    pub nice: i32,
+}
+
 /// The files of a call's cgroup and what each gets, for a call with `limits`, where the
 /// cgroup has `controllers`: `pids.max` (the process limit), `memory.max` (the memory limit,
 /// for the whole call), `memory.swap.max` 0 (the call cannot move its memory to swap and
 /// thrash the host; `max` without a memory limit), `memory.oom.group` 1 (an OOM kill takes
 /// the whole call), `cpu.weight` (the call's niceness in cgroup terms).
-pub(crate) fn call_files(controllers: Controllers, limits: &Limits) -> Vec<(&'static str, String)> {
+pub(crate) fn call_files(
+    controllers: Controllers,
+    limits: CallLimits,
+) -> Vec<(&'static str, String)> {
     let or_max = |v: Option<u64>| v.map_or_else(|| "max".to_owned(), |n| n.to_string());
     let mut files = Vec::new();
     if controllers.pids {
@@ -373,7 +360,7 @@ impl Cgroups {
     /// controller is not made.
     pub(crate) fn new(
         mode: CgroupMode,
-        limits: &Limits,
+        nice: i32,
         group_holds: bool,
         probe: impl Fn(BorrowedFd<'_>) -> io::Result<()>,
     ) -> (Option<Cgroups>, CgroupStatus) {
@@ -439,10 +426,7 @@ impl Cgroups {
         // All the calls together weigh as one process of the commands' niceness beside the
         // agent's own threads; each call then gets its share of that.
         if controllers.cpu
-            && let Err(e) = std::fs::write(
-                parent.join("cpu.weight"),
-                cpu_weight(limits.nice).to_string(),
-            )
+            && let Err(e) = std::fs::write(parent.join("cpu.weight"), cpu_weight(nice).to_string())
         {
             missing.push((
                 "cpu.weight".to_owned(),
@@ -489,7 +473,7 @@ impl Cgroups {
     }
 
     /// A cgroup for a call with `limits`, its files written.
-    pub(crate) fn acquire(&self, limits: &Limits) -> io::Result<CallCgroup> {
+    pub(crate) fn acquire(&self, limits: CallLimits) -> io::Result<CallCgroup> {
         // The idle cgroup whose files are open, if it is there.
         let pooled = {
             let mut pool = self.lock();
@@ -831,11 +815,10 @@ mod tests {
 
     #[test]
     fn each_controller_gets_its_files() {
-        let limits = Limits {
+        let limits = CallLimits {
             processes: Some(4096),
             memory: Some(2 << 30),
             nice: 10,
-            ..Limits::default()
         };
         let all = Controllers {
             pids: true,
@@ -843,7 +826,7 @@ mod tests {
             cpu: true,
         };
         assert_eq!(
-            call_files(all, &limits),
+            call_files(all, limits),
             [
                 ("pids.max", "4096".to_owned()),
                 ("memory.max", (2u64 << 30).to_string()),
@@ -852,13 +835,13 @@ mod tests {
                 ("cpu.weight", "11".to_owned()),
             ]
         );
-        assert_eq!(call_files(Controllers::default(), &limits), []);
+        assert_eq!(call_files(Controllers::default(), limits), []);
         let only_pids = Controllers {
             pids: true,
             ..Controllers::default()
         };
         assert_eq!(
-            call_files(only_pids, &Limits::none()),
+            call_files(only_pids, CallLimits::default()),
             [("pids.max", "max".to_owned())]
         );
         let memory = Controllers {
@@ -866,7 +849,7 @@ mod tests {
             ..Controllers::default()
         };
         assert_eq!(
-            call_files(memory, &Limits::none()),
+            call_files(memory, CallLimits::default()),
             [
                 ("memory.max", "max".to_owned()),
                 ("memory.swap.max", "max".to_owned()),

@@ -12,6 +12,7 @@
 //! memory for the whole call, a CPU weight, and `cgroup.kill` at its end. What does not
 //! live here: the child's steps (`sandbox::spawn`), the cgroups (`cgroup`).
 
+use super::cgroup::{CallLimits, CgroupStatus};
 use std::fmt;
 use std::time::Duration;
 
@@ -162,7 +163,7 @@ pub struct LimitsStatus {
     /// agent sits in the root CPU cgroup where it applies).
     pub autogroup: bool,
     /// The calls' cgroups: where, with which controllers, or why there are none.
-    pub cgroup: super::cgroup::CgroupStatus,
+    pub cgroup: CgroupStatus,
 }
 
 impl fmt::Display for LimitsStatus {
@@ -202,6 +203,48 @@ impl fmt::Display for LimitsStatus {
             self.cgroup.memory(l.memory),
             self.cgroup
         )
+    }
+}
+
+/// The parts of the `limits:` line about the calls' cgroups (here, beside the limits and the
+/// sizes they are told in).
+impl CgroupStatus {
+    /// `processes: bounded per call by cgroup (pids.max 4096)`, or why not.
+    pub(super) fn processes(&self, max: Option<u64>) -> String {
+        match (self.has("pids"), max) {
+            (true, Some(n)) => format!("processes: bounded per call by cgroup (pids.max {n})"),
+            (true, None) => "processes: not bounded per call (no process limit is set)".to_owned(),
+            (false, _) => format!(
+                "processes: not bounded per call (no delegated cgroup v2 with the pids controller{})",
+                self.why("pids")
+            ),
+        }
+    }
+
+    /// `memory per call: 4 GiB (memory.max, no swap)`, or why only per process.
+    pub(super) fn memory(&self, max: Option<u64>) -> String {
+        match (self.has("memory"), max) {
+            (true, Some(n)) => format!(
+                "memory per call: {} (cgroup memory.max, no swap, the whole call killed when reached)",
+                Size(n)
+            ),
+            (true, None) => "memory per call: not bounded (no memory limit is set)".to_owned(),
+            (false, _) => format!(
+                "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller{})",
+                self.why("memory")
+            ),
+        }
+    }
+}
+
+impl Limits {
+    /// What a call's cgroup is set from, under these limits.
+    pub(crate) fn for_cgroup(&self) -> CallLimits {
+        CallLimits {
+            processes: self.processes,
+            memory: self.memory,
+            nice: self.nice,
+        }
     }
 }
 

@@ -555,7 +555,7 @@ mod tests {
             pids: true,
             ..Controllers::default()
         };
-        call_files(pids, &settings.limits_over(limits))
+        call_files(pids, settings.limits_over(limits).for_cgroup())
     }
 
     #[test]
