@@ -332,6 +332,23 @@ fn leaf_calls_after_a_config_was_written_do_not_keep_the_old_reading_for_git() {
 }
 
 #[test]
+fn git_started_by_split_filter_gets_the_overrides() {
+    // `split --filter=CMD` runs CMD with a shell: `split` can start git, so it is no leaf.
+    let (ws, marker, evil) = workspace_with_diff();
+    append(&ws.path().join(".git/config"), &driver(&evil));
+    let k = kernel(ws.path(), &[]);
+    let r = k.run_as(
+        &argv(&["split", "-n", "1", "--filter=git diff >&2", "a.txt"]),
+        WRITES,
+        None,
+    );
+    assert_no_trace(&r, &marker);
+    assert_eq!(r.exit_code, 0, "{r:?}");
+
+    assert_plain_git_runs_it(ws.path(), &["diff"], &marker);
+}
+
+#[test]
 fn a_git_config_extracted_by_an_exec_tar_does_not_run_on_the_next_git_diff() {
     let (ws, marker, evil) = workspace_with_diff();
     // An archive whose member is `.git/config`: the repository's config plus a driver.

@@ -42,7 +42,7 @@
 //! `jq`, ...), which get the short part only (the allowlisted host variables and [`FIXED`]). The
 //! list is of programs that cannot run git, never of programs that are believed not to: a
 //! shell, `make`, `find -exec`, `sed`'s `e` command, `sort --compress-program`, `tar -I` or
-//! `rg --pre` can run git, so they keep the overrides, as does any program the list does not
+//! `rg --pre` or `split --filter` can run git, so they keep the overrides, as does any program the list does not
 //! name.
 //!
 //! **A private home**: a confined command's `HOME` and XDG directories (`XDG_CACHE_HOME`,
@@ -180,7 +180,6 @@ pub const LEAF_PROGRAMS: &[&str] = &[
     "strings",
     "numfmt",
     "shuf",
-    "split",
     "csplit",
     "truncate",
     "mktemp",
