@@ -552,8 +552,12 @@ impl Cgroups {
                 ended
             }
         };
+        // A cgroup whose memory is still charged (pages the call left in a tmpfs: a TMPDIR
+        // on one) would start the next call near its `memory.max`: removed instead (the
+        // charges go with it), not reused.
+        let charged = self.controllers.memory && still_charged(&cg.path);
         let mut pool = self.lock();
-        if emptied && !killed && pool.len() < POOL_MAX {
+        if emptied && !killed && !charged && pool.len() < POOL_MAX {
             if pool.iter().any(|c| c.files.is_some()) {
                 cg.files = None;
             }
@@ -664,6 +668,24 @@ fn enable(agent: &Path, parent: &Path, missing: &mut Vec<(String, String)>) -> C
     got
 }
 
+/// More memory than a call's cgroup may keep charged and still be reused (`memory.current`,
+/// bytes): what an empty cgroup's kernel bookkeeping holds is far below it.
+const REUSE_CHARGE: u64 = 1 << 20;
+
+/// Whether the empty cgroup at `path` still has more than [`REUSE_CHARGE`] of memory charged
+/// to it (or its `memory.current` cannot be read).
+fn still_charged(path: &Path) -> bool {
+    std::fs::read_to_string(path.join("memory.current"))
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .is_none_or(over_reuse_charge)
+}
+
+/// Whether `bytes` charged to an empty cgroup keep it from being reused.
+fn over_reuse_charge(bytes: u64) -> bool {
+    bytes > REUSE_CHARGE
+}
+
 /// Whether this process may create entries in `dir` (its effective ids, as `mkdir` asks).
 fn writable(dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -745,10 +767,18 @@ pub fn remove_cgroup_tree(dir: &Path) -> io::Result<()> {
             format!("{} is not a cgroup (no cgroup.events): {e}", dir.display()),
         )
     })?;
+    // Every child is emptied and removed even when one cannot be (a process stuck in the
+    // kernel): the first error is told at the end.
+    let mut first_error = None;
     for entry in std::fs::read_dir(dir)?.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            remove_cgroup_tree(&entry.path())?;
+        if entry.file_type().is_ok_and(|t| t.is_dir())
+            && let Err(e) = remove_cgroup_tree(&entry.path())
+        {
+            first_error.get_or_insert(e);
         }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
     }
     let emptied = empty(dir, &events);
     drop(events);
@@ -811,6 +841,15 @@ mod tests {
         );
         assert_eq!(cgroup_folder(m, "/a", "/ab"), None);
         assert_eq!(cgroup_folder(m, "/a", "/c"), None);
+    }
+
+    #[test]
+    fn a_cgroup_still_charged_is_not_reused() {
+        assert!(!over_reuse_charge(0));
+        assert!(!over_reuse_charge(200 << 10));
+        assert!(over_reuse_charge(64 << 20));
+        // No `memory.current` to read (here: a folder that is no cgroup): not reused.
+        assert!(still_charged(Path::new("/nonexistent-cgroup")));
     }
 
     #[test]

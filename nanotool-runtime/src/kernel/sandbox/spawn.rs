@@ -592,14 +592,13 @@ struct CloneArgs {
     cgroup: u64,
 }
 
-/// A refusal that says `clone3` or `CLONE_INTO_CGROUP` is not to be had here: no `clone3`
-/// (before 5.3, or a filter's `ENOSYS`), a `struct clone_args` too large or a flag unknown
-/// (before 5.7), a filter's `EPERM`. The plain clone serves every later start.
+/// A refusal that says `clone3` is not to be had in this process at all: no `clone3` (before
+/// 5.3, or a filter's `ENOSYS`), a `struct clone_args` too large for the kernel. The plain
+/// clone serves every later start. An `EINVAL` or `EPERM` (a flag this start adds, a
+/// namespace the host's policy refuses now, one thread's filter) falls back for this start
+/// only: the kernel's trial at build time already showed `CLONE_INTO_CGROUP` itself works.
 fn clone3_unsupported(errno: c_int) -> bool {
-    matches!(
-        errno,
-        libc::ENOSYS | libc::E2BIG | libc::EINVAL | libc::EPERM
-    )
+    matches!(errno, libc::ENOSYS | libc::E2BIG)
 }
 
 /// Whether a start that `clone3` refused with `errno` is tried again with the plain clone
