@@ -535,7 +535,7 @@ fn the_config_schema_and_the_loader_agree() {
         "$schema": "../schemas/config.schema.json", "cwd": "..", "sandbox": "best-effort",
         "sandbox_read": ["/usr"], "sandbox_write": ["/tmp"], "pid_namespace": false,
         "timeout": 60, "max_output": 65536, "memory": "2G", "file_size": 1048576,
-        "open_files": 256, "cpu_time": "none", "processes": 512, "cgroup": "auto",
+        "open_files": 256, "cpu_time": "none", "processes": 512, "temp_size": "512M", "cgroup": "auto",
         "allow_exec": ["ls"], "exec_writes": false,
         "deny": ["curl"], "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["TERM_PROGRAM"],
         "tools": {"grep": {"timeout": 10, "max_output": 4096, "env": {"A": "b"}, "sandbox_read": ["/usr"], "processes": 64}}
@@ -559,6 +559,8 @@ fn the_config_schema_and_the_loader_agree() {
         json!({"processes": 0}),
         json!({"processes": 4194305}),
         json!({"cgroup": "sometimes"}),
+        json!({"temp_size": true}),
+        json!({"temp_size": 0}),
         json!({"tools": {"grep": {"processes": 0}}}),
         json!({"allow_exec": "ls"}),
         json!({"env": {"A": 1}}),

@@ -57,7 +57,7 @@ mod wait;
 pub use cancel::CancelHandle;
 pub use cgroup::{CgroupMode, CgroupStatus, remove_cgroup_tree};
 pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
-pub use limits::{LimitHit, Limits, LimitsStatus};
+pub use limits::{LimitHit, Limits, LimitsStatus, TempDirStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
@@ -168,6 +168,14 @@ pub struct KernelSettings {
     /// kill cannot): processes and memory bounded per call, and every process of the call
     /// killed at its end (`cgroup.kill`), even one that left its group.
     pub cgroup: CgroupMode,
+    /// Size of the commands' private temp dir (`TMPDIR`), in bytes (default
+    /// [`DEFAULT_TEMP_SIZE`], 1 GiB; `None`: on disk, unbounded). Where the agent may mount
+    /// (root with `CAP_SYS_ADMIN`) it is a tmpfs of this size, seen only by the commands (in
+    /// a mount namespace of its own), holding one file or folder per 8 KiB of it; a write
+    /// past it fails with "No space left on device" and the result names the limit
+    /// ([`LimitHit::TempDir`]). Elsewhere the temp dir is a folder on disk and
+    /// [`CommandExecKernel::limits_status`] says why. At least 1 MiB.
+    pub temp_size: Option<u64>,
 }
 
 impl Default for KernelSettings {
@@ -185,9 +193,13 @@ impl Default for KernelSettings {
             pid_namespace: false,
             limits: Limits::default(),
             cgroup: CgroupMode::default(),
+            temp_size: Some(DEFAULT_TEMP_SIZE),
         }
     }
 }
+
+/// The default size of the commands' private temp dir, where it is a tmpfs (1 GiB).
+pub const DEFAULT_TEMP_SIZE: u64 = 1 << 30;
 
 /// Why a kernel could not be built.
 #[derive(Debug, Error)]
@@ -230,6 +242,9 @@ pub enum KernelError {
         "the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off"
     )]
     Sandbox(std::io::Error),
+    /// A setting is out of its range ([`KernelSettings::temp_size`]).
+    #[error("{0}")]
+    Setting(RunSettingsError),
 }
 
 /// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
@@ -317,6 +332,9 @@ impl CommandExecKernel {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
+        if let Some(size) = settings.temp_size {
+            check_limit("temp_size", size).map_err(KernelError::Setting)?;
+        }
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
         let mut sandbox = Sandbox::new(
@@ -326,6 +344,7 @@ impl CommandExecKernel {
             write,
             settings.landlock_abi_limit,
             !settings.without_filter_rules,
+            settings.temp_size,
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.
@@ -336,6 +355,7 @@ impl CommandExecKernel {
                 (PidNamespace::Off, None)
             };
         sandbox.pid_namespace = ns_plan.is_some();
+        sandbox.pid_namespace_user = ns_plan.as_ref().is_some_and(|p| p.through_user());
         sandbox.status.pid_namespace = ns_plan.is_some();
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
         let added = sandbox.added();
@@ -373,6 +393,14 @@ impl CommandExecKernel {
             limits: applied,
             autogroup: limits::autogroup_applies(),
             cgroup: cgroup_status,
+            temp_dir: match (settings.sandbox, sandbox.tempfs()) {
+                (SandboxMode::Off, _) => TempDirStatus::Host,
+                (_, Ok(fs)) => TempDirStatus::Tmpfs {
+                    size: fs.size,
+                    files: fs.files,
+                },
+                (_, Err(why)) => TempDirStatus::Disk(why.to_owned()),
+            },
         };
         let cwd_id = {
             use std::os::unix::fs::MetadataExt;
@@ -454,6 +482,8 @@ impl CommandExecKernel {
     }
 
     /// The private temp dir confined commands get as `TMPDIR` (`None` with the sandbox off).
+    /// Where it is a tmpfs ([`KernelSettings::temp_size`]), its content is seen by commands
+    /// only: the agent sees the empty folder it covers.
     pub fn sandbox_tmpdir(&self) -> Option<&Path> {
         self.sandbox.tmpdir()
     }
@@ -685,6 +715,7 @@ impl CommandExecKernel {
                     self.ns_plan.as_ref(),
                     Some(limits),
                     cgroup,
+                    self.sandbox.mount_ns(Some(access)),
                 ) {
                     Ok(spawned) => Ok((spawned, read_end, confined)),
                     Err(e) => Err(spawn_error(name, program, &e)),
@@ -715,6 +746,7 @@ impl CommandExecKernel {
             &self.null,
             Some(limits),
             cgroup,
+            self.sandbox.mount_ns(None),
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -973,6 +1005,15 @@ impl CommandExecKernel {
                 }
                 if result.limit.is_none() {
                     result.limit = LimitHit::from_cgroup(recorded, applied_limits);
+                }
+                // A failure with the temp dir's tmpfs full: what most likely failed is a write
+                // there (one `fstatfs`, on failed calls only).
+                if result.limit.is_none()
+                    && result.exit_code != 0
+                    && let Ok(tempfs) = self.sandbox.tempfs()
+                    && tempfs.is_full()
+                {
+                    result.limit = Some(LimitHit::TempDir(tempfs.size));
                 }
             }
             Err(e) => {

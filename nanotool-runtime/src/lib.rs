@@ -74,7 +74,7 @@ pub use kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, Promise,
     SandboxMode, SandboxStatus, UnreadableBinary,
 };
-pub use kernel::{LimitHit, Limits, LimitsStatus, PROGRESS_LINE_BYTES, Progress};
+pub use kernel::{LimitHit, Limits, LimitsStatus, PROGRESS_LINE_BYTES, Progress, TempDirStatus};
 pub use policy::PolicyError;
 pub use slot::{SlotClass, SlotError, SlotKind, SlotSpec};
 pub use spec::{Argv, CommandSpec, SpecError};

@@ -320,7 +320,13 @@ fn a_read_only_command_of_a_root_agent_cannot_write_what_it_does_not_own() {
         return;
     }
     let ws = tempfile::tempdir().unwrap();
-    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    // The temp dir on disk, where this test can plant a file (a tmpfs shows only commands
+    // its content).
+    let k = CommandExecKernel::new(KernelSettings {
+        temp_size: None,
+        ..crate::common::settings(ws.path(), SandboxMode::BestEffort)
+    })
+    .unwrap();
     // A file of another user, mode 0600, where read-only commands may write (their TMPDIR):
     // writing it takes CAP_DAC_OVERRIDE, reading it CAP_DAC_READ_SEARCH.
     // The read-only profile's TMPDIR (the write below goes through the variable).

@@ -1,12 +1,14 @@
 //! The commands' private TMPDIR never outlives its kernel, whatever a command left in it: a
 //! tree deeper than the open-file limit and than a thread's stack allows to recurse, and
-//! directories whose modes refuse their owner.
+//! directories whose modes refuse their owner. Where the agent may mount, it is a tmpfs of
+//! bounded size that only the commands see.
 
 use crate::common::bin::nanotool_bin;
 use crate::common::{
-    Stop, WRITES, become_user, command_tmpdir, in_own_process, kernel, python, sh, stop_serve,
+    Stop, WRITES, become_user, command_tmpdir, in_own_process, kernel, python, settings, sh,
+    stop_serve,
 };
-use nanotool_runtime::{CommandExecKernel, SandboxMode};
+use nanotool_runtime::{CommandExecKernel, KernelSettings, LimitHit, SandboxMode, TempDirStatus};
 use std::path::PathBuf;
 use std::process::Command;
 use std::process::Stdio;
@@ -42,7 +44,12 @@ fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
     // SAFETY: setrlimit of this process (alone in its copy).
     assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
     let ws = tempfile::tempdir().unwrap();
-    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    // On disk (no tmpfs, which would take the tree with it): the removal is what is tried.
+    let k = CommandExecKernel::new(KernelSettings {
+        temp_size: None,
+        ..settings(ws.path(), SandboxMode::BestEffort)
+    })
+    .unwrap();
     let tmp = tmpdir_of(&k);
     let script = "import os\nos.chdir(os.environ['TMPDIR'])\nfor i in range(10000):\n    \
                   os.mkdir('d')\n    os.chdir('d')\nopen('leaf', 'w').write('x')\nprint('built')\n";
@@ -229,4 +236,152 @@ fn state_left_in_the_private_home_or_temp_dir_never_reaches_other_rights() {
         w.output.trim()
     )));
     assert!(!read.output.contains("from-writes"), "{}", read.text());
+}
+
+/// A kernel whose temp dir is a tmpfs of `size` bytes, where this agent may mount one (root):
+/// `None` elsewhere, after saying why.
+fn tmpfs_kernel(ws: &std::path::Path, size: u64, pid_namespace: bool) -> Option<CommandExecKernel> {
+    let k = CommandExecKernel::new(KernelSettings {
+        temp_size: Some(size),
+        pid_namespace,
+        ..settings(ws, SandboxMode::BestEffort)
+    })
+    .unwrap();
+    match k.limits_status().temp_dir {
+        TempDirStatus::Tmpfs { .. } => Some(k),
+        other => {
+            // SAFETY: geteuid cannot fail.
+            assert_ne!(
+                unsafe { libc::geteuid() },
+                0,
+                "a root agent got no tmpfs: {other}"
+            );
+            eprintln!("no tmpfs here: {other}");
+            None
+        }
+    }
+}
+
+/// Every file and folder under `dir`, as the agent sees it.
+fn everything_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(entry.path());
+            }
+            found.push(entry.path());
+        }
+    }
+    found
+}
+
+/// A read-only tool writes past the temp dir's size, and makes more files than it may hold:
+/// the write fails with "No space left on device", the result names the limit, and nothing
+/// reached the disk or the agent's mount table. The next call finds the space it left.
+#[test]
+fn the_temp_dir_is_a_tmpfs_of_bounded_size_that_only_commands_see() {
+    let ws = tempfile::tempdir().unwrap();
+    for pid_namespace in [false, true] {
+        let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, pid_namespace) else {
+            return;
+        };
+        let status = k.limits_status().to_string();
+        assert!(
+            status.contains("temp dir: a tmpfs of 4 MiB, 512 files"),
+            "{status}"
+        );
+        let tmp = tmpdir_of(&k);
+        let r = k.run(&sh("head -c 8388608 /dev/zero > \"$TMPDIR/big\""));
+        confined_or_say(&k, &r);
+        assert_ne!(r.exit_code, 0, "{}", r.text());
+        assert!(r.output.contains("No space left on device"), "{}", r.text());
+        assert_eq!(r.limit, Some(LimitHit::TempDir(4 << 20)), "{}", r.text());
+        assert!(
+            r.text().contains("temp dir limit 4 MiB reached"),
+            "{}",
+            r.text()
+        );
+        // What the call wrote is in the tmpfs, where the next call of its rights sees it.
+        let r = k.run(&sh("wc -c < \"$TMPDIR/big\" && stat -f -c %T \"$TMPDIR\""));
+        let mut lines = r.output.lines();
+        let written: u64 = lines.next().unwrap_or("").trim().parse().unwrap_or(0);
+        assert!(written > 3 << 20 && written <= 4 << 20, "{}", r.text());
+        assert_eq!(lines.next(), Some("tmpfs"), "{}", r.text());
+        // Files: 512 at most, whatever their size.
+        let r = k.run(&python(
+            "import os\nos.chdir(os.environ['TMPDIR'])\nos.remove('big')\nn = 0\ntry:\n    \
+             for i in range(2000):\n        open('f%d' % i, 'w').close()\n        n += 1\n\
+             except OSError as e:\n    print(n, e.strerror)\n",
+        ));
+        let (made, why) = r.output.trim().split_once(' ').unwrap_or(("", ""));
+        let made: u32 = made.parse().unwrap_or(u32::MAX);
+        assert!(made < 512, "{}", r.text());
+        assert_eq!(why, "No space left on device", "{}", r.text());
+        // Nothing of it on the disk under the mount point, nor in the agent's mount table.
+        assert_eq!(everything_under(&tmp), Vec::<PathBuf>::new());
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        assert!(
+            !mounts.contains(tmp.to_str().unwrap()),
+            "the agent's mount table shows the tmpfs:\n{mounts}"
+        );
+        drop(k);
+        assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+    }
+}
+
+/// Where the agent may not mount (an ordinary user), the temp dir stays on disk, the limits
+/// line says why, and calls still use it.
+#[test]
+fn an_agent_that_may_not_mount_keeps_the_temp_dir_on_disk_and_says_so() {
+    if !in_own_process(
+        module_path!(),
+        "an_agent_that_may_not_mount_keeps_the_temp_dir_on_disk_and_says_so",
+    ) {
+        return;
+    }
+    become_user(12345);
+    let ws = tempfile::tempdir().unwrap();
+    let k = kernel(ws.path(), SandboxMode::BestEffort);
+    let status = k.limits_status().to_string();
+    assert!(
+        status.contains(
+            "temp dir: on disk, not bounded in size (mounting a tmpfs needs a root agent)"
+        ),
+        "{status}"
+    );
+    let r = k.run(&sh("echo x > \"$TMPDIR/f\" && cat \"$TMPDIR/f\""));
+    assert_eq!(r.output, "x\n", "{}", r.text());
+    assert!(
+        command_tmpdir(&k, nanotool_runtime::Access::READ_ONLY)
+            .join("f")
+            .is_file()
+    );
+}
+
+/// A size out of range is refused when the kernel is built, naming the setting.
+#[test]
+fn a_temp_size_out_of_range_is_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    for size in [0, 4096, 2 << 40] {
+        let e = CommandExecKernel::new(KernelSettings {
+            temp_size: Some(size),
+            ..settings(ws.path(), SandboxMode::BestEffort)
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("temp_size") && e.contains("1 MiB to 1 TiB"),
+            "{e}"
+        );
+    }
+}
+
+/// Says when the sandbox could not confine `r` (the tmpfs holds either way: it is the
+/// commands' mount namespace, not Landlock).
+fn confined_or_say(k: &CommandExecKernel, r: &nanotool_runtime::ExecResult) {
+    if !r.confined {
+        eprintln!("not confined here: {}", k.sandbox_status());
+    }
 }

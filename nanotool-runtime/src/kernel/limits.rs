@@ -92,6 +92,10 @@ pub enum LimitHit {
     /// The call reached its cgroup's `pids.max` ([`Limits::processes`]): a new process was
     /// refused.
     Processes(u64),
+    /// The call failed with the private temp dir full: its tmpfs's size or file count
+    /// ([`KernelSettings::temp_size`](super::KernelSettings::temp_size), bytes) is reached, so
+    /// a write or a new file there failed (`ENOSPC`).
+    TempDir(u64),
 }
 
 impl fmt::Display for LimitHit {
@@ -104,6 +108,11 @@ impl fmt::Display for LimitHit {
             LimitHit::Processes(n) => {
                 write!(f, "process limit {n} reached: a new process was refused")
             }
+            LimitHit::TempDir(n) => write!(
+                f,
+                "temp dir limit {} reached: the private temp dir is full (no space left there)",
+                Size(*n)
+            ),
         }
     }
 }
@@ -164,6 +173,43 @@ pub struct LimitsStatus {
     pub autogroup: bool,
     /// The calls' cgroups: where, with which controllers, or why there are none.
     pub cgroup: CgroupStatus,
+    /// Where the commands' private temp dir lives, and what bounds it.
+    pub temp_dir: TempDirStatus,
+}
+
+/// Where the commands' private temp dir (`TMPDIR`) lives, and what bounds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TempDirStatus {
+    /// A tmpfs of its own, seen only by the commands: at most `size` bytes and `files` files
+    /// and folders, in memory (or swap), gone with the kernel whatever ends it.
+    Tmpfs {
+        /// Its size in bytes.
+        size: u64,
+        /// How many files and folders it may hold.
+        files: u64,
+    },
+    /// A folder on the host's disk, bounded per file only (the file size limit), removed
+    /// when the kernel drops; why there is no tmpfs.
+    Disk(String),
+    /// None: the sandbox is off, and commands use the host's temp dir.
+    Host,
+}
+
+impl fmt::Display for TempDirStatus {
+    /// `temp dir: a tmpfs of 1 GiB, 131072 files`, or where it is and why.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TempDirStatus::Tmpfs { size, files } => write!(
+                f,
+                "temp dir: a tmpfs of {}, {files} files (in memory, seen only by commands, gone with the kernel)",
+                Size(*size)
+            ),
+            TempDirStatus::Disk(why) => {
+                write!(f, "temp dir: on disk, not bounded in size ({why})")
+            }
+            TempDirStatus::Host => write!(f, "temp dir: the host's (the sandbox is off)"),
+        }
+    }
 }
 
 impl fmt::Display for LimitsStatus {
@@ -198,9 +244,10 @@ impl fmt::Display for LimitsStatus {
         }
         write!(
             f,
-            "; {}; {}; {}",
+            "; {}; {}; {}; {}",
             self.cgroup.processes(l.processes),
             self.cgroup.memory(l.memory),
+            self.temp_dir,
             self.cgroup
         )
     }

@@ -307,8 +307,9 @@ impl RunSettings {
 
 /// Checks one resource limit a tool sets: `memory` (bytes, 1 MiB to 1 TiB), `file_size`
 /// (bytes, 1 to 16 TiB), `open_files` (16 to 1,048,576), `cpu_time` (seconds, 1 to one
-/// day) or `processes` ([`MIN_PROCESSES`] to [`MAX_PROCESSES`]). Below these no ordinary
-/// program starts; above, the value is a mistake.
+/// day), `processes` ([`MIN_PROCESSES`] to [`MAX_PROCESSES`]) or the kernel's `temp_size`
+/// (bytes, 1 MiB to 1 TiB). Below these no ordinary program starts; above, the value is a
+/// mistake.
 pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
     let (field, low, high, range): (&'static str, u64, u64, &'static str) = match field {
         "memory" => (
@@ -324,6 +325,12 @@ pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
             "bytes from 1 to 16 TiB, e.g. \"100M\"",
         ),
         "open_files" => ("open_files", 16, 1 << 20, "a count from 16 to 1048576"),
+        "temp_size" => (
+            "temp_size",
+            1 << 20,
+            1 << 40,
+            "bytes from 1 MiB to 1 TiB, e.g. \"2G\"",
+        ),
         "processes" => (
             "processes",
             MIN_PROCESSES,

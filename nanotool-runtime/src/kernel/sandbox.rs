@@ -40,6 +40,7 @@ pub(crate) mod rules;
 mod seccomp;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod spawn;
+pub(crate) mod tmpfs;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 pub(crate) use portable::{rules, seccomp, spawn};
 
@@ -49,6 +50,7 @@ use spawn::Confinement;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -401,6 +403,9 @@ impl fmt::Display for SandboxStatus {
 pub(crate) struct Sandbox {
     pub status: SandboxStatus,
     workspace: PathBuf,
+    /// The tmpfs over the temp dir, where the host lets the agent mount one, or why not
+    /// (dropped before `tmpdir`, whose folder it covers).
+    tempfs: Result<tmpfs::TempFs, String>,
     tmpdir: Option<TempDir>,
     /// The commands' private home.
     home: Option<TempDir>,
@@ -427,6 +432,8 @@ pub(crate) struct Sandbox {
     failures: [Mutex<Option<(Instant, String)>>; 8],
     /// Commands run in a private PID namespace (set by the kernel before the first spawn).
     pub pid_namespace: bool,
+    /// ... through a user namespace of their own (an ordinary user's).
+    pub pid_namespace_user: bool,
     /// How `"network": "local"` commands get their private loopback, where they can.
     /// The private loopback (`"network": "local"`): tried on the first call of a tool that
     /// declares it, so a kernel that never runs one makes no namespace.
@@ -481,6 +488,7 @@ impl Sandbox {
         write: Vec<PathBuf>,
         abi_limit: Option<u32>,
         filter_rules: bool,
+        temp_size: Option<u64>,
     ) -> std::io::Result<Sandbox> {
         let status = SandboxStatus::probe(mode, abi_limit, filter_rules);
         if mode != SandboxMode::Off && status.landlock_abi.is_err() {
@@ -500,10 +508,20 @@ impl Sandbox {
         } else {
             (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
         };
+        let tempfs = match (&tmpdir, temp_size) {
+            (None, _) => Err("the sandbox is off: commands get no private temp dir".to_owned()),
+            (Some(_), None) => Err("no size is set".to_owned()),
+            // SAFETY: geteuid cannot fail.
+            (Some(_), Some(_)) if unsafe { libc::geteuid() } != 0 => {
+                Err("mounting a tmpfs needs a root agent".to_owned())
+            }
+            (Some(dir), Some(size)) => tmpfs::TempFs::mount(&dir.0, size),
+        };
         let mut sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
+            tempfs,
             tmpdir,
             home,
             read,
@@ -516,6 +534,7 @@ impl Sandbox {
             cached_dirs: Vec::new(),
             failures: Default::default(),
             pid_namespace: false,
+            pid_namespace_user: false,
         };
         if let (Some(tmp), Some(home)) = (sandbox.tmpdir(), sandbox.home()) {
             sandbox.cached_dirs = (0..PLAIN_PROFILES)
@@ -551,6 +570,36 @@ impl Sandbox {
                     Cow::Owned(home.join(format!("x{id}"))),
                 ))
             }
+        }
+    }
+
+    /// The tmpfs of the private temp dir, or why there is none.
+    pub(crate) fn tempfs(&self) -> Result<&tmpfs::TempFs, &str> {
+        self.tempfs.as_ref().map_err(String::as_str)
+    }
+
+    /// The mount namespace of the temp dir's tmpfs, for a command of profile `access` to
+    /// enter (`None` for the unconfined route). None without a tmpfs, nor for commands that
+    /// start in a user namespace of their own, which has no right to enter it: their private
+    /// temp dir stays on disk, under the tmpfs's mount point (which only the agent's mount
+    /// namespace shows).
+    pub(crate) fn mount_ns(&self, access: Option<Access>) -> Option<BorrowedFd<'_>> {
+        let tempfs = self.tempfs.as_ref().ok()?;
+        let own_user = access.is_some_and(|access| {
+            self.pid_namespace_user
+                || (access.is_local() && self.local_net().as_ref().is_ok_and(|n| n.through_user()))
+        });
+        (!own_user).then(|| tempfs.ns())
+    }
+
+    /// The path by which the agent reaches a profile's private temp dir `dir` (as commands
+    /// of `access` see it): inside the tmpfs where they enter it.
+    fn agent_side(&self, dir: &Path, access: Access) -> PathBuf {
+        match (&self.tempfs, self.tmpdir()) {
+            (Ok(tempfs), Some(at)) if self.mount_ns(Some(access)).is_some() => tempfs
+                .agent_path(at, dir)
+                .unwrap_or_else(|| dir.to_path_buf()),
+            _ => dir.to_path_buf(),
         }
     }
 
@@ -716,12 +765,15 @@ impl Sandbox {
         let dirs = self.private_dirs(self.profile_slot(access, extra));
         let (tmpdir, home) = match &dirs {
             Some((tmp, home)) => {
-                for dir in [tmp, home] {
+                // The temp dir as the agent reaches it (inside the tmpfs, where commands of
+                // this profile enter it), for its folder and its Landlock rule.
+                let agent_tmp = self.agent_side(tmp, access);
+                for (dir, shown) in [(agent_tmp.as_path(), tmp), (home.as_ref(), home)] {
                     make_private_dir(dir).map_err(|e| {
-                        format!("the private folder {} cannot be made: {e}", dir.display())
+                        format!("the private folder {} cannot be made: {e}", shown.display())
                     })?;
                 }
-                (Some(tmp.to_path_buf()), Some(home.to_path_buf()))
+                (Some(agent_tmp), Some(home.to_path_buf()))
             }
             None => (None, None),
         };

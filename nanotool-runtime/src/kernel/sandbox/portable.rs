@@ -185,6 +185,7 @@ pub(crate) mod spawn {
             _namespace: Option<&NsPlan>,
             _limits: Option<&ChildLimits>,
             _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
+            _mount_ns: Option<std::os::fd::BorrowedFd<'_>>,
         ) -> io::Result<Spawned> {
             match self.never {}
         }
@@ -229,6 +230,7 @@ pub(crate) mod spawn {
         null: &OwnedFd,
         limits: Option<&ChildLimits>,
         _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
+        _mount_ns: Option<std::os::fd::BorrowedFd<'_>>,
     ) -> io::Result<Spawned> {
         let mut args = argv.items();
         let mut command = Command::new(program);

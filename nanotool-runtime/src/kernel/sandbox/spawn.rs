@@ -10,8 +10,9 @@
 //! 2. `setsid()`: the call's own session and process group, made before the filter refuses
 //!    it (a session of its own also gives the call its own CPU share under autogroup); then
 //!    the call's limits (`limits`): `oom_score_adj`, niceness, resource limits;
-//! 3. `chdir` to the workspace, `no_new_privs`, capabilities down to those that read and own
-//!    files;
+//! 3. where the private temp dir is a tmpfs (`tmpfs`), the mount namespace that shows it
+//!    (`setns`); `chdir` to the workspace, `no_new_privs`, capabilities down to those that
+//!    read and own files;
 //! 4. the profile's Landlock ruleset (`landlock_restrict_self`), then the seccomp filter;
 //! 5. stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd opened
 //!    without `O_CLOEXEC` never reaches the command);
@@ -228,6 +229,7 @@ impl Confinement {
         namespace: Option<&NsPlan>,
         limits: Option<&ChildLimits>,
         cgroup: Option<BorrowedFd<'_>>,
+        mount_ns: Option<BorrowedFd<'_>>,
     ) -> io::Result<Spawned> {
         let fprog = match &self.filter {
             Some(filter) => Some(libc::sock_fprog {
@@ -250,6 +252,7 @@ impl Confinement {
                 local_network: self.local_network.as_deref(),
                 limits,
                 cgroup,
+                mount_ns,
                 confine: Some(Confine {
                     ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
                     filter: fprog
@@ -295,6 +298,7 @@ pub(crate) fn spawn_plain(
     null: &OwnedFd,
     limits: Option<&ChildLimits>,
     cgroup: Option<BorrowedFd<'_>>,
+    mount_ns: Option<BorrowedFd<'_>>,
 ) -> io::Result<Spawned> {
     launch(
         program,
@@ -308,6 +312,7 @@ pub(crate) fn spawn_plain(
             local_network: None,
             limits,
             cgroup,
+            mount_ns,
             confine: None,
         },
     )
@@ -325,6 +330,8 @@ struct Launch<'a> {
     limits: Option<&'a ChildLimits>,
     /// The call's cgroup, to start the child in (`clone3` with `CLONE_INTO_CGROUP`).
     cgroup: Option<BorrowedFd<'a>>,
+    /// The mount namespace of the private temp dir's tmpfs, to enter (`setns`).
+    mount_ns: Option<BorrowedFd<'a>>,
     confine: Option<Confine>,
 }
 
@@ -340,6 +347,13 @@ pub(crate) struct NsPlan {
     /// A pidfd of the agent, with its pid: inside its namespace the child's `getppid()` is
     /// 0, so it asks this pidfd whether the agent is still alive instead.
     agent: Option<(libc::pid_t, OwnedFd)>,
+}
+
+impl NsPlan {
+    /// Whether its commands start in a user namespace of their own.
+    pub(crate) fn through_user(&self) -> bool {
+        self.flags & libc::CLONE_NEWUSER != 0
+    }
 }
 
 /// Tries the private PID namespace the way commands would get it (directly, then through
@@ -433,6 +447,11 @@ pub(crate) struct LocalNet {
 type IdMaps = ((*const u8, usize), (*const u8, usize));
 
 impl LocalNet {
+    /// Whether its commands start in a user namespace of their own.
+    pub(crate) fn through_user(&self) -> bool {
+        self.flags & libc::CLONE_NEWUSER != 0
+    }
+
     /// The clone flags and id maps of a command that also has `flags` and `maps` (its PID
     /// namespace's): one user namespace serves both.
     fn join(&self, flags: c_int, maps: IdMaps) -> (c_int, IdMaps) {
@@ -795,6 +814,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         uid_map,
         gid_map,
         loopback: l.local_network.is_some(),
+        mount_ns: l.mount_ns.map_or(-1, |fd| fd.as_raw_fd()),
         limits: ChildLimitArgs::new(l.limits),
         failure: &failure,
     };
@@ -963,6 +983,7 @@ enum Step {
     Stdio,
     CloseFds,
     Loopback,
+    MountNamespace,
     Exec,
 }
 
@@ -983,6 +1004,7 @@ impl From<i32> for Step {
             Step::Stdio,
             Step::CloseFds,
             Step::Loopback,
+            Step::MountNamespace,
         ]
         .into_iter()
         .find(|s| *s as i32 == n)
@@ -1007,6 +1029,7 @@ impl Step {
             Step::Stdio => "setting up stdio",
             Step::CloseFds => "closing inherited fds",
             Step::Loopback => "bringing up the private loopback",
+            Step::MountNamespace => "entering the mount namespace of the private temp dir",
             Step::Exec => "execve",
         }
     }
@@ -1036,6 +1059,8 @@ struct ChildArgs {
     gid_map: (*const u8, usize),
     /// In a network namespace of its own: bring its `lo` up.
     loopback: bool,
+    /// The private temp dir's mount namespace, to enter before `chdir` (-1: none).
+    mount_ns: RawFd,
     /// The call's limits (`rlimits` null: none).
     limits: ChildLimitArgs,
     failure: *const Failure,
@@ -1262,7 +1287,11 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if let Err(step) = apply_limits(&a.limits) {
             fail(step);
         }
-        // 3. Workspace, no new privileges, capabilities.
+        // 3. The temp dir's mount namespace (which puts the root and the working directory
+        //    at its own), the workspace, no new privileges, capabilities.
+        if a.mount_ns >= 0 && libc::syscall(libc::SYS_setns, a.mount_ns, libc::CLONE_NEWNS) != 0 {
+            fail(Step::MountNamespace);
+        }
         if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
             fail(Step::Chdir);
         }

@@ -108,6 +108,10 @@ pub(crate) struct Common {
     /// 4194304; holds where a delegated cgroup v2 has the pids controller), or none [default: 4096]
     #[arg(long, global = true, value_name = "N", value_parser = parse_processes)]
     pub(crate) processes: Option<Limit>,
+    /// Size of the commands' private temp dir (TMPDIR): a tmpfs that only commands see, where
+    /// the agent may mount one (root), 1M to 1T, or none for a folder on disk [default: 1G]
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_temp_size)]
+    pub(crate) temp_size: Option<Limit>,
 }
 
 /// A limit's value on the command line: a number, or `none` for the host's own.
@@ -170,6 +174,16 @@ pub(crate) fn parse_processes(s: &str) -> Result<Limit, String> {
     nanotool_runtime::kernel::check_limit("processes", n)
         .map(|()| Limit::At(n))
         .map_err(|e| format!("{e}, or none"))
+}
+
+/// A temp dir size in its range (1 MiB to 1 TiB, the kernel's rule), or `none`.
+pub(crate) fn parse_temp_size(s: &str) -> Result<Limit, String> {
+    match parse_size(s)? {
+        Limit::At(n) => nanotool_runtime::kernel::check_limit("temp_size", n)
+            .map(|()| Limit::At(n))
+            .map_err(|e| format!("{e}, or none")),
+        Limit::Host => Ok(Limit::Host),
+    }
 }
 
 pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {

@@ -20,7 +20,7 @@ use nanotool_runtime::kernel::{
 };
 use serde_json::{Map, Value};
 
-use crate::cli::{Limit, parse_count, parse_processes, parse_size};
+use crate::cli::{Limit, parse_count, parse_processes, parse_size, parse_temp_size};
 
 /// The config file's name inside the work folder.
 pub(crate) const CONFIG_FILE: &str = "config.json";
@@ -43,6 +43,7 @@ pub(crate) const CONFIG_KEYS: &[&str] = &[
     "open_files",
     "cpu_time",
     "processes",
+    "temp_size",
     "cgroup",
     "allow_exec",
     "exec_writes",
@@ -69,6 +70,7 @@ pub(crate) struct HostConfig {
     pub(crate) open_files: Option<Limit>,
     pub(crate) cpu_time: Option<Limit>,
     pub(crate) processes: Option<Limit>,
+    pub(crate) temp_size: Option<Limit>,
     pub(crate) cgroup: Option<CgroupMode>,
     pub(crate) allow_exec: Vec<String>,
     pub(crate) exec_writes: Option<bool>,
@@ -218,6 +220,7 @@ pub(crate) fn from_value(
     config.open_files = reader.limit(object, "open_files", parse_count, "1024");
     config.cpu_time = reader.limit(object, "cpu_time", parse_count, "600");
     config.processes = reader.limit(object, "processes", parse_processes, "256");
+    config.temp_size = reader.limit(object, "temp_size", parse_temp_size, "\"2G\"");
     config.cgroup = match object.get("cgroup") {
         None => None,
         Some(Value::String(s)) => match s.parse::<CgroupMode>() {
@@ -553,7 +556,7 @@ mod tests {
             "$schema": "x", "cwd": "/", "sandbox": "required", "sandbox_read": ["/usr"],
             "sandbox_write": ["/tmp"], "pid_namespace": true, "timeout": 60, "max_output": 1000,
             "memory": "2G", "file_size": 1048576, "open_files": 64, "cpu_time": "none",
-            "processes": 256, "cgroup": "off",
+            "processes": 256, "temp_size": "256M", "cgroup": "off",
             "allow_exec": ["ls"], "exec_writes": true, "deny": ["curl"],
             "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["DATABASE_URL"],
             "tools": {"t": {"timeout": 900, "env": {"A": "b"}, "processes": 32}},
@@ -568,6 +571,7 @@ mod tests {
         assert_eq!(config.open_files, Some(Limit::At(64)));
         assert_eq!(config.cpu_time, Some(Limit::Host));
         assert_eq!(config.processes, Some(Limit::At(256)));
+        assert_eq!(config.temp_size, Some(Limit::At(256 << 20)));
         assert_eq!(config.cgroup, Some(CgroupMode::Off));
         assert_eq!(config.allow_exec, ["ls"]);
         assert_eq!(config.exec_writes, Some(true));
@@ -578,7 +582,7 @@ mod tests {
         assert_eq!(config.tools[0].1.timeout, Some(Duration::from_secs(900)));
         assert_eq!(config.tools[0].1.processes, Some(32));
         // Every key of the list is read above (the list and the reader agree).
-        assert_eq!(CONFIG_KEYS.len(), 20);
+        assert_eq!(CONFIG_KEYS.len(), 21);
     }
 
     #[test]
@@ -589,6 +593,8 @@ mod tests {
         assert_eq!(keys(json!({"max_output": -1})), ["max_output"]);
         assert_eq!(keys(json!({"sandbox": "strict"})), ["sandbox"]);
         assert_eq!(keys(json!({"memory": "4X"})), ["memory"]);
+        assert_eq!(keys(json!({"temp_size": "4K"})), ["temp_size"]);
+        assert_eq!(keys(json!({"temp_size": true})), ["temp_size"]);
         assert_eq!(
             keys(json!({"env": {"LD_PRELOAD": "x"}})),
             ["env.LD_PRELOAD"]

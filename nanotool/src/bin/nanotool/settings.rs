@@ -168,6 +168,13 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         limits.processes,
         "",
     );
+    let temp_size = limit(
+        "temp_size",
+        common.temp_size,
+        config.temp_size,
+        defaults.temp_size,
+        "bytes",
+    );
 
     let (exec_writes, from) = pick(flag_if(common.exec_writes), config.exec_writes, false);
     show("exec_writes", exec_writes.to_string(), from);
@@ -267,6 +274,7 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         pid_namespace,
         limits,
         cgroup,
+        temp_size,
         ..KernelSettings::default()
     };
     Ok(HostSettings {
