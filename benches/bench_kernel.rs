@@ -16,12 +16,14 @@
 //! 7. spawning `/bin/true` with a cgroup per call (`CgroupMode::Auto`, where the host
 //!    delegates a cgroup v2) vs without (`CgroupMode::Off`), confined and unconfined, beside
 //!    what the pool of empty cgroups saves (a cgroup's `mkdir`, open and `rmdir`);
-//! 8. neighbours: 8 threads making short confined calls, alone and beside one call that
+//! 8. the confinement's parts (`parts`): the filter, Landlock, the tmpfs temp dir's mount
+//!    namespace, each against the unconfined spawn;
+//! 9. neighbours: 8 threads making short confined calls, alone and beside one call that
 //!    floods its output, a 64-process CPU spinner, and a fork bomb (bounded by a pids cgroup
 //!    this bench makes: of its own, then shared with the 8 callers): their median and p99
 //!    per call and how many failed.
 //!
-//! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `flood`,
+//! `cargo bench --bench bench_kernel` runs everything; `-- SECTION` (`spawn`, `parts`, `flood`,
 //! `syscalls`, `timeout`, `memory`, `limits`, `cgroup`, `neighbours`) runs one section only,
 //! `-- --help` says so.
 
@@ -495,7 +497,8 @@ fn cgroup_section(n: usize) {
 /// What the confinement's parts cost a spawn: `/bin/true` confined, confined by a build
 /// without filter rules for the machine (Landlock, capabilities, fds and the group only),
 /// confined as on a Linux without Landlock (the filter then also carries the rules Landlock
-/// would hold), and unconfined, interleaved.
+/// would hold), confined with the temp dir on disk (no tmpfs, so no mount namespace to
+/// enter), and unconfined, interleaved.
 fn parts_section(n: usize) {
     let kernel = |sandbox: SandboxMode, abi: Option<u32>, filter: bool| {
         CommandExecKernel::new(KernelSettings {
@@ -510,17 +513,23 @@ fn parts_section(n: usize) {
     let no_filter = kernel(SandboxMode::BestEffort, None, false);
     let no_landlock = kernel(SandboxMode::BestEffort, Some(0), true);
     let plain = kernel(SandboxMode::Off, None, true);
+    let on_disk = CommandExecKernel::new(KernelSettings {
+        temp_size: None,
+        ..base()
+    })
+    .unwrap();
     println!("what each part of the confinement costs a spawn of /bin/true (N={n})");
     for k in [&full, &no_filter, &no_landlock] {
         println!("  {}", k.sandbox_status());
     }
+    println!("  {}", full.limits_status().temp_dir);
     let bin_true = argv(&["/bin/true"]);
     let run = |k: &CommandExecKernel| {
         let r = k.run(&bin_true);
         assert_eq!(r.exit_code, 0, "{}", r.text());
     };
     for _ in 0..50 {
-        for k in [&full, &no_filter, &no_landlock, &plain] {
+        for k in [&full, &no_filter, &no_landlock, &plain, &on_disk] {
             run(k);
         }
     }
@@ -531,6 +540,7 @@ fn parts_section(n: usize) {
             &mut || run(&no_filter),
             &mut || run(&no_landlock),
             &mut || run(&plain),
+            &mut || run(&on_disk),
         ],
     );
     row("unconfined", &s[3], None);
@@ -540,6 +550,16 @@ fn parts_section(n: usize) {
         "  the filter alone (ABI 0)",
         &s[2],
         Some(("unconfined", &s[3])),
+    );
+    row(
+        "  the temp dir on disk (no tmpfs)",
+        &s[4],
+        Some(("unconfined", &s[3])),
+    );
+    row(
+        "  with the tmpfs namespace entered",
+        &s[0],
+        Some(("temp dir on disk", &s[4])),
     );
 }
 

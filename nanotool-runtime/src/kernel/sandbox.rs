@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | the workspace (the kernel's cwd) | read, execute | read, write, create, delete |
 //! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc/alternatives`; not `/opt`) and a few `/etc` files | read, execute | same |
-//! | the kernel's private temp dir (`TMPDIR`, removed when the kernel drops) | read, write | same |
+//! | the kernel's private temp dir (`TMPDIR`, one folder per profile; a tmpfs of bounded size that only commands see where the agent may mount one, see `tmpfs`; removed when the kernel drops) | read, write | same |
 //! | the kernel's private home (`HOME` and the XDG folders, empty at first, removed when the kernel drops) | read, write | same |
 //! | `/dev/null` (rw), `/dev/zero`, `/dev/urandom`, `/dev/random` (r) | yes | same |
 //! | host-added paths ([`KernelSettings::sandbox_read`], [`KernelSettings::sandbox_write`]) | as added | as added |
