@@ -242,7 +242,8 @@ pub enum KernelError {
         "the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off"
     )]
     Sandbox(std::io::Error),
-    /// A setting is out of its range ([`KernelSettings::temp_size`]).
+    /// A setting is out of its range: [`KernelSettings::temp_size`], or one of
+    /// [`KernelSettings::limits`] (the ranges of [`check_limit`]), named.
     #[error("{0}")]
     Setting(RunSettingsError),
 }
@@ -332,8 +333,18 @@ impl CommandExecKernel {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
-        if let Some(size) = settings.temp_size {
-            check_limit("temp_size", size).map_err(KernelError::Setting)?;
+        let l = &settings.limits;
+        for (field, value) in [
+            ("temp_size", settings.temp_size),
+            ("memory", l.memory),
+            ("file_size", l.file_size),
+            ("open_files", l.open_files),
+            ("processes", l.processes),
+            ("cpu_time", l.cpu_time.map(|d| d.as_secs())),
+        ] {
+            if let Some(value) = value {
+                check_limit(field, value).map_err(KernelError::Setting)?;
+            }
         }
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;

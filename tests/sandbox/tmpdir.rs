@@ -8,7 +8,9 @@ use crate::common::{
     Stop, WRITES, become_user, command_tmpdir, in_own_process, kernel, python, settings, sh,
     stop_serve,
 };
-use nanotool_runtime::{CommandExecKernel, KernelSettings, LimitHit, SandboxMode, TempDirStatus};
+use nanotool_runtime::{
+    CommandExecKernel, KernelSettings, LimitHit, Limits, SandboxMode, TempDirStatus,
+};
 use std::path::PathBuf;
 use std::process::Command;
 use std::process::Stdio;
@@ -360,21 +362,62 @@ fn an_agent_that_may_not_mount_keeps_the_temp_dir_on_disk_and_says_so() {
     );
 }
 
-/// A size out of range is refused when the kernel is built, naming the setting.
+/// A size or limit out of range is refused when the kernel is built, naming the setting.
 #[test]
-fn a_temp_size_out_of_range_is_refused() {
+fn a_temp_size_or_limit_out_of_range_is_refused() {
     let ws = tempfile::tempdir().unwrap();
+    let refused = |settings: KernelSettings, field: &str, range: &str| {
+        let e = CommandExecKernel::new(settings).unwrap_err().to_string();
+        assert!(e.contains(field) && e.contains(range), "{e}");
+    };
     for size in [0, 4096, 2 << 40] {
-        let e = CommandExecKernel::new(KernelSettings {
+        let s = KernelSettings {
             temp_size: Some(size),
             ..settings(ws.path(), SandboxMode::BestEffort)
-        })
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("temp_size") && e.contains("1 MiB to 1 TiB"),
-            "{e}"
-        );
+        };
+        refused(s, "temp_size", "1 MiB to 1 TiB");
+    }
+    let with = |limits: Limits| KernelSettings {
+        limits,
+        ..settings(ws.path(), SandboxMode::BestEffort)
+    };
+    let base = Limits::default;
+    let cases = [
+        (
+            Limits {
+                processes: Some(2),
+                ..base()
+            },
+            "processes",
+            "8 to 4194304",
+        ),
+        (
+            Limits {
+                memory: Some(4096),
+                ..base()
+            },
+            "memory",
+            "1 MiB to 1 TiB",
+        ),
+        (
+            Limits {
+                open_files: Some(3),
+                ..base()
+            },
+            "open_files",
+            "16 to 1048576",
+        ),
+        (
+            Limits {
+                cpu_time: Some(Duration::from_millis(200)),
+                ..base()
+            },
+            "cpu_time",
+            "1 to 86400",
+        ),
+    ];
+    for (limits, field, range) in cases {
+        refused(with(limits), field, range);
     }
 }
 
