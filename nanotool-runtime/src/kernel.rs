@@ -367,6 +367,11 @@ impl CommandExecKernel {
             };
         sandbox.pid_namespace = ns_plan.is_some();
         sandbox.pid_namespace_user = ns_plan.as_ref().is_some_and(|p| p.through_user());
+        if sandbox.pid_namespace_user {
+            sandbox.give_up_tempfs(
+                "commands start in a user namespace of their own (for their PID namespace), which cannot enter the tmpfs's mount namespace",
+            );
+        }
         sandbox.status.pid_namespace = ns_plan.is_some();
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;
         let added = sandbox.added();
@@ -694,7 +699,7 @@ impl CommandExecKernel {
 
     /// Starts the command: confined by its profile, or directly when the sandbox is off (or
     /// best-effort could set nothing up). Returns the child, the read end of its output pipe,
-    /// and whether it runs confined.
+    /// whether it runs confined, and whether it entered the temp dir's tmpfs.
     #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
@@ -706,10 +711,12 @@ impl CommandExecKernel {
         limits: &ChildLimits,
         cgroup: Option<BorrowedFd<'_>>,
         env: CallEnvRef<'_>,
-    ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
+    ) -> Result<(Spawned, OwnedFd, bool, bool), (i32, String)> {
         match self.sandbox.route(access, extra) {
             Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self.start_direct(name, program, argv, limits, cgroup, env),
+            Route::Direct => self
+                .start_direct(name, program, argv, limits, cgroup, env)
+                .map(|(spawned, read_end, confined)| (spawned, read_end, confined, false)),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
@@ -717,6 +724,7 @@ impl CommandExecKernel {
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
                     .map_err(|e| spawn_error(name, program, &e))?;
+                let mount_ns = self.sandbox.mount_ns(Some(access));
                 match confinement.spawn(
                     program,
                     &argv,
@@ -726,9 +734,9 @@ impl CommandExecKernel {
                     self.ns_plan.as_ref(),
                     Some(limits),
                     cgroup,
-                    self.sandbox.mount_ns(Some(access)),
+                    mount_ns,
                 ) {
-                    Ok(spawned) => Ok((spawned, read_end, confined)),
+                    Ok(spawned) => Ok((spawned, read_end, confined, mount_ns.is_some())),
                     Err(e) => Err(spawn_error(name, program, &e)),
                 }
             }
@@ -757,7 +765,8 @@ impl CommandExecKernel {
             &self.null,
             Some(limits),
             cgroup,
-            self.sandbox.mount_ns(None),
+            // Its environment names no private temp dir: nothing to enter.
+            None,
         ) {
             Ok(spawned) => Ok((spawned, read_end, false)),
             Err(e) => Err(spawn_error(name, program, &e)),
@@ -906,7 +915,7 @@ impl CommandExecKernel {
                 return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
             }
         };
-        let (child, read_end, confined) = match self.start(
+        let (child, read_end, confined, entered_tmpfs) = match self.start(
             name,
             &program,
             argv,
@@ -1017,10 +1026,13 @@ impl CommandExecKernel {
                 if result.limit.is_none() {
                     result.limit = LimitHit::from_cgroup(recorded, applied_limits);
                 }
-                // A failure with the temp dir's tmpfs full: what most likely failed is a write
-                // there (one `fstatfs`, on failed calls only).
+                // A failure that says "no space" with the temp dir's tmpfs full, in a call
+                // whose commands see it: the write that failed was most likely there (one
+                // `fstatfs`, on such failures only).
                 if result.limit.is_none()
                     && result.exit_code != 0
+                    && entered_tmpfs
+                    && result.output.contains("No space left on device")
                     && let Ok(tempfs) = self.sandbox.tempfs()
                     && tempfs.is_full()
                 {

@@ -311,6 +311,10 @@ fn the_temp_dir_is_a_tmpfs_of_bounded_size_that_only_commands_see() {
         let written: u64 = lines.next().unwrap_or("").trim().parse().unwrap_or(0);
         assert!(written > 3 << 20 && written <= 4 << 20, "{}", r.text());
         assert_eq!(lines.next(), Some("tmpfs"), "{}", r.text());
+        // A full temp dir is named only where the failure says "no space": not for a call
+        // that fails for its own reasons beside it.
+        let r = k.run(&sh("echo no match; exit 1"));
+        assert_eq!((r.exit_code, r.limit), (1, None), "{}", r.text());
         // Files: 512 at most, whatever their size.
         let r = k.run(&python(
             "import os\nos.chdir(os.environ['TMPDIR'])\nos.remove('big')\nn = 0\ntry:\n    \
@@ -426,5 +430,76 @@ fn a_temp_size_or_limit_out_of_range_is_refused() {
 fn confined_or_say(k: &CommandExecKernel, r: &nanotool_runtime::ExecResult) {
     if !r.confined {
         eprintln!("not confined here: {}", k.sandbox_status());
+    }
+}
+
+/// A host whose temp dir is on a `noexec` file system keeps commands from running programs
+/// from their `TMPDIR` too; elsewhere they may (build tools do).
+#[test]
+fn the_tmpfs_is_noexec_where_the_hosts_temp_dir_is() {
+    if !in_own_process(
+        module_path!(),
+        "the_tmpfs_is_noexec_where_the_hosts_temp_dir_is",
+    ) {
+        return;
+    }
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("needs a root agent: only root mounts the tmpfs");
+        return;
+    }
+    // This process's own copy of the mount table, where two temp dirs are mounted: one
+    // `noexec`, one not (nothing here reaches the host's mounts).
+    // SAFETY: unshare and mount of this thread's own namespace, with NUL-terminated strings.
+    unsafe {
+        assert_eq!(libc::unshare(libc::CLONE_NEWNS), 0);
+        let root = c"/";
+        assert_eq!(
+            libc::mount(
+                std::ptr::null(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null()
+            ),
+            0
+        );
+    }
+    let base = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    for noexec in [true, false] {
+        let dir = base.path().join(if noexec { "noexec" } else { "exec" });
+        std::fs::create_dir(&dir).unwrap();
+        let c_dir = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+        let flags = if noexec { libc::MS_NOEXEC } else { 0 };
+        // SAFETY: mount with NUL-terminated strings, in this process's own namespace.
+        let mounted = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c_dir.as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(mounted, 0, "{}", std::io::Error::last_os_error());
+        // SAFETY: this test runs alone in its own process; the kernel reads it once.
+        unsafe { std::env::set_var("TMPDIR", &dir) };
+        let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, false) else {
+            return;
+        };
+        assert!(tmpdir_of(&k).starts_with(&dir));
+        let r = k.run(&sh(
+            "cp /bin/true \"$TMPDIR/t\" && \"$TMPDIR/t\" && echo ran",
+        ));
+        if noexec {
+            assert!(
+                r.output.contains("Permission denied") && !r.output.contains("ran"),
+                "{}",
+                r.text()
+            );
+        } else {
+            assert_eq!(r.output, "ran\n", "{}", r.text());
+        }
     }
 }

@@ -93,8 +93,8 @@ pub enum LimitHit {
     /// refused.
     Processes(u64),
     /// The call failed with the private temp dir full: its tmpfs's size or file count
-    /// ([`KernelSettings::temp_size`](super::KernelSettings::temp_size), bytes) is reached, so
-    /// a write or a new file there failed (`ENOSPC`).
+    /// ([`KernelSettings::temp_size`](super::KernelSettings::temp_size), bytes) is reached at
+    /// the call's end, and the output says "No space left on device" (`ENOSPC`).
     TempDir(u64),
 }
 
@@ -181,7 +181,8 @@ pub struct LimitsStatus {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TempDirStatus {
     /// A tmpfs of its own, seen only by the commands: at most `size` bytes and `files` files
-    /// and folders, in memory (or swap), gone with the kernel whatever ends it.
+    /// and folders, in memory (or swap), gone with the kernel and its last command, whatever
+    /// ends them.
     Tmpfs {
         /// Its size in bytes.
         size: u64,

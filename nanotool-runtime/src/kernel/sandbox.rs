@@ -23,8 +23,9 @@
 //! built once; each command is started by a child cloned the way `posix_spawn` clones (sharing
 //! the agent's memory until its `execve`, so the cost does not grow with that memory), which
 //! confines itself — its own process group, capabilities dropped, Landlock, the filter, every
-//! fd but its stdio closed — before it runs the command (see `spawn`). The agent itself is
-//! never confined, and stays outside every command's Landlock domain.
+//! fd but its stdio closed — before it runs the command (see `spawn`). Where the temp dir is a
+//! tmpfs, the child first enters the mount namespace that shows it (see `tmpfs`). The agent
+//! itself is never confined, and stays outside every command's Landlock domain.
 //!
 //! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
 //! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
@@ -570,6 +571,14 @@ impl Sandbox {
                     Cow::Owned(home.join(format!("x{id}"))),
                 ))
             }
+        }
+    }
+
+    /// Gives up the tmpfs (before any profile is built): commands of this kernel could not
+    /// enter it, for `why`.
+    pub(crate) fn give_up_tempfs(&mut self, why: &str) {
+        if self.tempfs.is_ok() {
+            self.tempfs = Err(why.to_owned());
         }
     }
 

@@ -12,7 +12,8 @@
 //! (`/proc/self/fd/<n>/…`): to make the profiles' folders and to open them for their Landlock
 //! rules. Where the agent cannot mount (an ordinary user, a container without
 //! `CAP_SYS_ADMIN`) or runs in a chroot (`setns` would take a command out of it), the temp dir
-//! stays on disk and the limits line says so.
+//! stays on disk and the limits line says so. The tmpfs is `nosuid`, `nodev`, and `noexec`
+//! where the folder it covers is.
 
 use std::fmt;
 use std::os::fd::OwnedFd;
@@ -119,6 +120,16 @@ fn mount_here(at: &Path, size: u64) -> Result<TempFs, String> {
     let c = |s: &[u8]| CString::new(s).map_err(|_| "a path with a NUL byte".to_owned());
     let at_c = c(at.as_os_str().as_bytes())?;
     let root_before = stat_of(c"/")?;
+    // A host whose temp dir forbids running programs keeps forbidding it.
+    let noexec = {
+        // SAFETY: statvfs fills the zeroed buffer it is given, for a NUL-terminated path.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        (unsafe { libc::statvfs(at_c.as_ptr(), &mut st) } == 0) && st.f_flag & libc::ST_NOEXEC != 0
+    };
+    let mut flags = libc::MS_NOSUID | libc::MS_NODEV;
+    if noexec {
+        flags |= libc::MS_NOEXEC;
+    }
     let files = TempFs::files_for(size);
     let options = c(format!("size={size},nr_inodes={files},mode=0700").as_bytes())?;
     // SAFETY: each call takes NUL-terminated strings alive for its duration, or plain
@@ -144,7 +155,7 @@ fn mount_here(at: &Path, size: u64) -> Result<TempFs, String> {
             c"tmpfs".as_ptr(),
             at_c.as_ptr(),
             c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
+            flags,
             options.as_ptr().cast(),
         ) != 0
         {
