@@ -178,7 +178,9 @@ pub use nanotool_runtime::kernel::{
     Access, CancelHandle, CommandExecKernel, ExecResult, KernelError, KernelSettings, SandboxMode,
     SandboxStatus, UnreadableBinary,
 };
-pub use nanotool_runtime::kernel::{CgroupMode, CgroupStatus, LimitHit, Limits, LimitsStatus};
+pub use nanotool_runtime::kernel::{
+    CgroupMode, CgroupStatus, LimitHit, Limits, LimitsStatus, TempDirStatus,
+};
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.
 ///

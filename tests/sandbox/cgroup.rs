@@ -436,6 +436,17 @@ fn list_json_says_which_limits_hold_per_call() {
     assert!(status.starts_with("limits: "), "{status}");
     let pids = status.contains("processes: bounded per call by cgroup (pids.max 4096)");
     assert_eq!(limits["processes_per_call"], pids, "{limits}");
+    // The temp dir's bound, where it is a tmpfs (a root agent's), in bytes.
+    let tmpfs = status.contains("temp dir: a tmpfs of 1 GiB, 131072 files");
+    assert_eq!(
+        limits["temp_dir_size"].as_u64(),
+        tmpfs.then_some(1 << 30),
+        "{limits}"
+    );
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(!tmpfs, "{status}");
+    }
     // `list` builds a confined kernel: a cgroup per call where one can bound something.
     assert_eq!(
         limits["cgroup"].is_string(),

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use nanotool::{Tool, Toolbox};
+use nanotool::{TempDirStatus, Tool, Toolbox};
 
 use crate::assembly::warn_unreadable;
 use crate::report::{Failure, print_json, write_stdout};
@@ -168,6 +168,11 @@ pub(crate) fn run(toolbox: &Toolbox, host: &HostSettings, json: bool) -> Result<
             "cgroup": limits.cgroup.parent.as_ref().map(|p| p.display().to_string()),
             "processes_per_call": limits.cgroup.has("pids") && limits.limits.processes.is_some(),
             "memory_per_call": limits.cgroup.has("memory") && limits.limits.memory.is_some(),
+            // The temp dir's size bound, where it is a tmpfs (bytes), else null.
+            "temp_dir_size": match limits.temp_dir {
+                TempDirStatus::Tmpfs { size, .. } => Some(size),
+                _ => None,
+            },
         });
         // The host's settings, each with its source: the same for every tool.
         let host_json = json!({
