@@ -715,13 +715,27 @@ fn populated(events: &File) -> bool {
     counter(&pread(events), "populated") != 0
 }
 
-/// Kills what is left in the cgroup at `path` (`cgroup.kill`, Linux 5.14; before it, each
-/// pid of `cgroup.procs`) and waits, at most [`EMPTY_WAIT`], for it to empty: whether it did.
+/// Kills what is left in the cgroup at `path` and waits, at most [`EMPTY_WAIT`], for it to
+/// empty: whether it did. `cgroup.kill` (Linux 5.14) kills every process of it at once.
+/// Before it, each pid of `cgroup.procs` is killed — with the cgroup frozen first
+/// (`cgroup.freeze`, Linux 5.2: a frozen process cannot fork, and a fatal signal still ends
+/// it), and the list read again until it is empty, so that a process forked while the
+/// others were being killed is killed too.
 fn empty(path: &Path, events: &File) -> bool {
+    empty_with(path, events, true)
+}
+
+/// [`empty`], with `cgroup.kill` tried or not (as before Linux 5.14).
+fn empty_with(path: &Path, events: &File, kill_file: bool) -> bool {
     if !populated(events) {
         return true;
     }
-    if std::fs::write(path.join("cgroup.kill"), "1").is_err() {
+    if kill_file && std::fs::write(path.join("cgroup.kill"), "1").is_ok() {
+        return wait_empty(events, EMPTY_WAIT);
+    }
+    let frozen = std::fs::write(path.join("cgroup.freeze"), "1").is_ok();
+    let until = Instant::now() + EMPTY_WAIT;
+    let emptied = loop {
         for pid in std::fs::read_to_string(path.join("cgroup.procs"))
             .unwrap_or_default()
             .split_whitespace()
@@ -730,8 +744,18 @@ fn empty(path: &Path, events: &File) -> bool {
             // SAFETY: a signal to a process of the call's cgroup.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
+        let left = until.saturating_duration_since(Instant::now());
+        if wait_empty(events, left.min(Duration::from_millis(20))) {
+            break true;
+        }
+        if left.is_zero() {
+            break false;
+        }
+    };
+    if frozen {
+        let _ = std::fs::write(path.join("cgroup.freeze"), "0");
     }
-    wait_empty(events, EMPTY_WAIT)
+    emptied
 }
 
 /// Waits, at most `wait`, for `events` (a `cgroup.events`) to say `populated 0`: whether it
@@ -801,6 +825,70 @@ pub fn remove_cgroup_tree(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A new cgroup under this process's own, where it may make one (root on a host with a
+    /// cgroup v2 hierarchy), else `None`.
+    fn scratch_cgroup(name: &str) -> Option<PathBuf> {
+        let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let (mount, root) = cgroup2_mount(&info)?;
+        let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+        let agent = cgroup_folder(&mount, &root, own_cgroup(&own)?)?;
+        let dir = agent.join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        Some(dir)
+    }
+
+    /// Before Linux 5.14 (no `cgroup.kill`), the end of a call kills each process of its
+    /// cgroup by pid: a shell forking as fast as it can, listed after 2,000 sleepers, must
+    /// not leave one that it forked while the others were being killed.
+    #[test]
+    fn without_cgroup_kill_a_forking_call_is_emptied_whole() {
+        let Some(dir) = scratch_cgroup("nanotool-unit-empty") else {
+            eprintln!("no cgroup v2 to make a cgroup in here");
+            return;
+        };
+        let procs = std::ffi::CString::new(dir.join("cgroup.procs").to_str().unwrap()).unwrap();
+        let mut command = std::process::Command::new("sh");
+        // 2,000 sleepers, then a shell that forks without end: the last in `cgroup.procs`,
+        // it is killed last and forks all the while the others are.
+        command.args([
+            "-c",
+            "for i in $(seq 2000); do sleep 30 & done; (while :; do sleep 30 & done) & wait",
+        ]);
+        // SAFETY: the child writes "0" (itself) to the cgroup's `cgroup.procs` with open,
+        // write and close on a path prepared before the fork.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(io::Error::last_os_error());
+                }
+                libc::close(fd);
+                Ok(())
+            });
+        }
+        let mut shell = command.spawn().unwrap();
+        let events = File::open(dir.join("cgroup.events")).unwrap();
+        let count = || {
+            std::fs::read_to_string(dir.join("cgroup.procs"))
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        // In the middle of its forks.
+        let started = Instant::now();
+        while count() < 2100 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let emptied = empty_with(&dir, &events, false);
+        let left = count();
+        let _ = shell.kill();
+        let _ = shell.wait();
+        // What is left (if the test fails) dies with cgroup.kill where there is one.
+        let _ = remove_cgroup_tree(&dir);
+        assert!(emptied && left == 0, "{left} processes left in the cgroup");
+    }
 
     #[test]
     fn the_cgroup2_mount_is_found_among_v1_ones() {
