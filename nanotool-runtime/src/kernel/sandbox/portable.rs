@@ -154,6 +154,13 @@ pub(crate) mod spawn {
     #[derive(Debug)]
     pub(crate) struct LocalNet(Infallible);
 
+    impl LocalNet {
+        /// Never called: no private loopback exists.
+        pub(crate) fn through_user(&self) -> bool {
+            match self.0 {}
+        }
+    }
+
     /// No network namespaces on this backend.
     pub(crate) fn local_network() -> Result<LocalNet, String> {
         Err(super::NOT_AVAILABLE.to_owned())
@@ -284,6 +291,13 @@ pub(crate) mod spawn {
     /// How a confined command would get its PID namespace (never: nothing is confined).
     #[derive(Debug)]
     pub(crate) struct NsPlan(Infallible);
+
+    impl NsPlan {
+        /// Never called: no PID namespace exists.
+        pub(crate) fn through_user(&self) -> bool {
+            match self.0 {}
+        }
+    }
 
     /// No PID namespaces on this backend.
     pub(crate) fn pid_namespace() -> (PidNamespace, Option<NsPlan>) {

@@ -41,12 +41,14 @@ impl fmt::Debug for TempFs {
     }
 }
 
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 /// Bytes of the size per file the tmpfs may hold: a 1 GiB tmpfs holds 131,072 files and
 /// folders (each costs the host memory beyond the size: its inode).
 const BYTES_PER_FILE: u64 = 8 << 10;
 
 impl TempFs {
     /// The number of files a tmpfs of `size` bytes may hold.
+    #[cfg(all(target_os = "linux", not(nanotool_portable)))]
     pub(crate) fn files_for(size: u64) -> u64 {
         (size / BYTES_PER_FILE).max(64)
     }
