@@ -217,6 +217,31 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
     })
 }
 
+/// The cgroup v2 mount point and the agent's folder in it (`own`: its path in
+/// `/proc/self/cgroup`), found without the mount table where systems mount the hierarchy:
+/// `/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` beside v1 hierarchies. The mount must be a
+/// cgroup2 file system and the folder must exist there as the whole hierarchy has it (a host
+/// that mounts only a subtree, a container sharing the host's cgroup namespace, has no such
+/// folder: the mount table then answers).
+fn usual_folder(own: &str) -> Option<(PathBuf, Option<PathBuf>)> {
+    const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
+    ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .into_iter()
+        .find_map(|mount| {
+            let c = std::ffi::CString::new(mount).ok()?;
+            // SAFETY: statfs fills the zeroed buffer it is given, for a NUL-terminated path.
+            let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+            if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0
+                || st.f_type as i64 != CGROUP2_SUPER_MAGIC
+            {
+                return None;
+            }
+            let mount = PathBuf::from(mount);
+            let folder = cgroup_folder(&mount, "/", own).filter(|f| f.is_dir())?;
+            Some((mount, Some(folder)))
+        })
+}
+
 /// A mountinfo field with its octal escapes (`\040` for a space) undone.
 fn unescape(field: &str) -> String {
     let bytes = field.as_bytes();
@@ -379,15 +404,24 @@ impl Cgroups {
                     .to_owned(),
             );
         }
-        let Some((mount, root)) = std::fs::read_to_string("/proc/self/mountinfo")
-            .ok()
-            .as_deref()
-            .and_then(cgroup2_mount)
-        else {
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        // Where systems mount the hierarchy first (no mount table to read), then the table.
+        let usual = own_cgroup(&own).and_then(usual_folder);
+        let found = match usual {
+            Some(found) => Some(found),
+            None => std::fs::read_to_string("/proc/self/mountinfo")
+                .ok()
+                .as_deref()
+                .and_then(cgroup2_mount)
+                .map(|(mount, root)| {
+                    let agent = own_cgroup(&own).and_then(|p| cgroup_folder(&mount, &root, p));
+                    (mount, agent)
+                }),
+        };
+        let Some((mount, agent)) = found else {
             return none("no cgroup v2 hierarchy is mounted".to_owned());
         };
-        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-        let Some(agent) = own_cgroup(&own).and_then(|p| cgroup_folder(&mount, &root, p)) else {
+        let Some(agent) = agent else {
             return none(format!(
                 "the agent's cgroup v2 is not under {}",
                 mount.display()

@@ -594,11 +594,23 @@ impl Sandbox {
     /// namespace shows).
     pub(crate) fn mount_ns(&self, access: Option<Access>) -> Option<BorrowedFd<'_>> {
         let tempfs = self.tempfs.as_ref().ok()?;
-        let own_user = access.is_some_and(|access| {
-            self.pid_namespace_user
-                || (access.is_local() && self.local_net().as_ref().is_ok_and(|n| n.through_user()))
-        });
-        (!own_user).then(|| tempfs.ns())
+        match access {
+            Some(access) if !self.enters_tempfs(access.is_local()) => None,
+            _ => Some(tempfs.ns()),
+        }
+    }
+
+    /// Whether confined commands (with a private loopback: `local`) enter the tmpfs's mount
+    /// namespace: there is one, and they start in no user namespace of their own. The
+    /// loopback is asked as it was tried (a profile with one is built after its trial).
+    fn enters_tempfs(&self, local: bool) -> bool {
+        let own_user = self.pid_namespace_user
+            || (local
+                && self
+                    .local_network
+                    .get()
+                    .is_some_and(|n| n.as_ref().is_ok_and(|n| n.through_user())));
+        self.tempfs.is_ok() && !own_user
     }
 
     /// The path by which the agent reaches a profile's private temp dir `dir` (as commands
@@ -829,6 +841,30 @@ impl Sandbox {
             return Err(e.clone());
         }
         Ok(confinement)
+    }
+}
+
+impl Drop for Sandbox {
+    /// The profiles' private folders that are still empty (most calls leave them so) are
+    /// removed one `rmdir` each, so that the kernel's folders below are empty when they drop
+    /// and need no walk; what is not empty is left to that walk.
+    fn drop(&mut self) {
+        let mut empty_dirs: Vec<PathBuf> = Vec::new();
+        for (i, built) in self.confinements.iter().enumerate() {
+            if built.get().is_none() {
+                continue;
+            }
+            if let Some((tmp, home)) = self.cached_dirs.get(i) {
+                empty_dirs.push(home.clone());
+                // Bit 2 of the index: a private loopback (`Access::index`).
+                if !self.enters_tempfs(i & 4 != 0) {
+                    empty_dirs.push(tmp.clone());
+                }
+            }
+        }
+        for dir in empty_dirs {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
