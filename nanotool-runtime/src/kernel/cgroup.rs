@@ -940,6 +940,18 @@ mod tests {
         assert_eq!(cgroup2_mount("1 0 0:1 / / rw - ext4 /dev/vda rw\n"), None);
     }
 
+    /// The usual mount points answer only with a folder that is there: a path the hierarchy
+    /// mounted there does not have (a container that sees only its subtree, say) leaves the
+    /// question to the mount table.
+    #[test]
+    fn the_usual_mount_answers_only_with_a_folder_that_exists() {
+        assert_eq!(usual_folder("/no/such/cgroup/nanotool-test"), None);
+        if let Some((mount, Some(folder))) = usual_folder("/") {
+            assert_eq!(folder, mount);
+            assert!(mount.join("cgroup.controllers").is_file(), "{mount:?}");
+        }
+    }
+
     #[test]
     fn the_agents_cgroup_and_its_folder() {
         assert_eq!(
