@@ -1,8 +1,8 @@
 //! A cgroup v2 child per call, where the host delegates one ([`CgroupMode`] turns it off,
 //! [`CgroupStatus`] says what holds).
 //!
-//! Found once per kernel ([`Cgroups::new`]): the cgroup v2 mount (`/proc/self/mountinfo`), the
-//! agent's own cgroup (`0::/path` in `/proc/self/cgroup`), whether this process may create
+//! Found once per kernel ([`Cgroups::new`]): the cgroup v2 mount (where systems mount it, else
+//! `/proc/self/mountinfo`), the agent's own cgroup (`0::/path` in `/proc/self/cgroup`), whether this process may create
 //! cgroups in it (a delegated cgroup: a `mkdir` that succeeds), and which of the `pids`,
 //! `memory` and `cpu` controllers it can hand to them. The calls' cgroups live in a folder of
 //! their own made inside the agent's cgroup, `nanotool-<pid>-<n>`: cgroup v2 lets a cgroup hand
@@ -220,9 +220,10 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
 /// The cgroup v2 mount point and the agent's folder in it (`own`: its path in
 /// `/proc/self/cgroup`), found without the mount table where systems mount the hierarchy:
 /// `/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` beside v1 hierarchies. The mount must be a
-/// cgroup2 file system and the folder must exist there as the whole hierarchy has it (a host
-/// that mounts only a subtree, a container sharing the host's cgroup namespace, has no such
-/// folder: the mount table then answers).
+/// cgroup2 file system and the folder must be there and hold this process (its
+/// `cgroup.procs` lists it): a mount of a subtree, or of the host's hierarchy seen from a
+/// cgroup namespace of the agent's own, names another folder by that path, and the mount
+/// table then answers.
 fn usual_folder(own: &str) -> Option<(PathBuf, Option<PathBuf>)> {
     const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
     ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
@@ -237,8 +238,11 @@ fn usual_folder(own: &str) -> Option<(PathBuf, Option<PathBuf>)> {
                 return None;
             }
             let mount = PathBuf::from(mount);
-            let folder = cgroup_folder(&mount, "/", own).filter(|f| f.is_dir())?;
-            Some((mount, Some(folder)))
+            let folder = cgroup_folder(&mount, "/", own)?;
+            let me = std::process::id().to_string();
+            let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
+                .is_ok_and(|procs| procs.lines().any(|pid| pid == me));
+            holds_me.then_some((mount, Some(folder)))
         })
 }
 
@@ -751,10 +755,10 @@ fn populated(events: &File) -> bool {
 
 /// Kills what is left in the cgroup at `path` and waits, at most [`EMPTY_WAIT`], for it to
 /// empty: whether it did. `cgroup.kill` (Linux 5.14) kills every process of it at once.
-/// Before it, each pid of `cgroup.procs` is killed — with the cgroup frozen first
-/// (`cgroup.freeze`, Linux 5.2: a frozen process cannot fork, and a fatal signal still ends
-/// it), and the list read again until it is empty, so that a process forked while the
-/// others were being killed is killed too.
+/// Before it, each pid of `cgroup.procs` (its own and its sub-cgroups') is killed, with the
+/// cgroup frozen first (`cgroup.freeze`, Linux 5.2: once frozen a process cannot fork, and a
+/// fatal signal still ends it) and the lists read again until the cgroup is empty, so that a
+/// process forked while the others were being killed is killed too.
 fn empty(path: &Path, events: &File) -> bool {
     empty_with(path, events, true)
 }
@@ -770,11 +774,7 @@ fn empty_with(path: &Path, events: &File, kill_file: bool) -> bool {
     let frozen = std::fs::write(path.join("cgroup.freeze"), "1").is_ok();
     let until = Instant::now() + EMPTY_WAIT;
     let emptied = loop {
-        for pid in std::fs::read_to_string(path.join("cgroup.procs"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter_map(|p| p.parse::<libc::pid_t>().ok())
-        {
+        for pid in procs_below(path) {
             // SAFETY: a signal to a process of the call's cgroup.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
@@ -790,6 +790,27 @@ fn empty_with(path: &Path, events: &File, kill_file: bool) -> bool {
         let _ = std::fs::write(path.join("cgroup.freeze"), "0");
     }
     emptied
+}
+
+/// The processes of the cgroup at `path` and of every cgroup below it (a command with the
+/// agent's rights may have made some).
+fn procs_below(path: &Path) -> Vec<libc::pid_t> {
+    let mut pids = Vec::new();
+    let mut todo = vec![path.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        pids.extend(
+            std::fs::read_to_string(dir.join("cgroup.procs"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|p| p.parse::<libc::pid_t>().ok()),
+        );
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(entry.path());
+            }
+        }
+    }
+    pids
 }
 
 /// Waits, at most `wait`, for `events` (a `cgroup.events`) to say `populated 0`: whether it
@@ -883,11 +904,12 @@ mod tests {
         };
         let procs = std::ffi::CString::new(dir.join("cgroup.procs").to_str().unwrap()).unwrap();
         let mut command = std::process::Command::new("sh");
-        // 2,000 sleepers, then a shell that forks without end: the last in `cgroup.procs`,
-        // it is killed last and forks all the while the others are.
+        // 2,000 sleepers, then a shell that forks 3,000 more as fast as it can: the last in
+        // `cgroup.procs`, it is killed last and forks all the while the others are. Each
+        // sleeper ends by itself within 5 s, whatever becomes of this test.
         command.args([
             "-c",
-            "for i in $(seq 2000); do sleep 30 & done; (while :; do sleep 30 & done) & wait",
+            "for i in $(seq 2000); do sleep 5 & done; (for i in $(seq 3000); do sleep 5 & done) & wait",
         ]);
         // SAFETY: the child writes "0" (itself) to the cgroup's `cgroup.procs` with open,
         // write and close on a path prepared before the fork.
@@ -902,6 +924,14 @@ mod tests {
                 Ok(())
             });
         }
+        /// Removes the cgroup, with whatever is left in it, however the test ends.
+        struct Guard(PathBuf);
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                let _ = remove_cgroup_tree(&self.0);
+            }
+        }
+        let guard = Guard(dir.clone());
         let mut shell = command.spawn().unwrap();
         let events = File::open(dir.join("cgroup.events")).unwrap();
         let count = || {
@@ -920,7 +950,7 @@ mod tests {
         let _ = shell.kill();
         let _ = shell.wait();
         // What is left (if the test fails) dies with cgroup.kill where there is one.
-        let _ = remove_cgroup_tree(&dir);
+        drop(guard);
         assert!(emptied && left == 0, "{left} processes left in the cgroup");
     }
 
