@@ -366,8 +366,7 @@ impl CommandExecKernel {
                 (PidNamespace::Off, None)
             };
         sandbox.pid_namespace = ns_plan.is_some();
-        sandbox.pid_namespace_user = ns_plan.as_ref().is_some_and(|p| p.through_user());
-        if sandbox.pid_namespace_user {
+        if ns_plan.as_ref().is_some_and(|p| p.through_user()) {
             sandbox.give_up_tempfs(
                 "commands start in a user namespace of their own (for their PID namespace), which cannot enter the tmpfs's mount namespace",
             );
@@ -724,7 +723,7 @@ impl CommandExecKernel {
                 let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
                 let argv = CStrings::new(argv.iter().map(String::as_bytes))
                     .map_err(|e| spawn_error(name, program, &e))?;
-                let mount_ns = self.sandbox.mount_ns(Some(access));
+                let mount_ns = self.sandbox.mount_ns(access);
                 match confinement.spawn(
                     program,
                     &argv,

@@ -2,8 +2,8 @@
 //! [`CgroupStatus`] says what holds).
 //!
 //! Found once per kernel ([`Cgroups::new`]): the cgroup v2 mount (where systems mount it, else
-//! `/proc/self/mountinfo`), the agent's own cgroup (`0::/path` in `/proc/self/cgroup`), whether this process may create
-//! cgroups in it (a delegated cgroup: a `mkdir` that succeeds), and which of the `pids`,
+//! `/proc/self/mountinfo`), the agent's own cgroup (`0::/path` in `/proc/self/cgroup`),
+//! whether this process may create cgroups in it (a delegated cgroup: a `mkdir` that succeeds), and which of the `pids`,
 //! `memory` and `cpu` controllers it can hand to them. The calls' cgroups live in a folder of
 //! their own made inside the agent's cgroup, `nanotool-<pid>-<n>`: cgroup v2 lets a cgroup hand
 //! controllers to its children only while it holds no process (the root cgroup excepted), and
@@ -224,7 +224,7 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
 /// `cgroup.procs` lists it): a mount of a subtree, or of the host's hierarchy seen from a
 /// cgroup namespace of the agent's own, names another folder by that path, and the mount
 /// table then answers.
-fn usual_folder(own: &str) -> Option<(PathBuf, Option<PathBuf>)> {
+fn usual_folder(own: &str) -> Option<(PathBuf, PathBuf)> {
     const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
     ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
         .into_iter()
@@ -242,7 +242,7 @@ fn usual_folder(own: &str) -> Option<(PathBuf, Option<PathBuf>)> {
             let me = std::process::id().to_string();
             let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
                 .is_ok_and(|procs| procs.lines().any(|pid| pid == me));
-            holds_me.then_some((mount, Some(folder)))
+            holds_me.then_some((mount, folder))
         })
 }
 
@@ -408,17 +408,17 @@ impl Cgroups {
                     .to_owned(),
             );
         }
-        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let proc_cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let own = own_cgroup(&proc_cgroup);
         // Where systems mount the hierarchy first (no mount table to read), then the table.
-        let usual = own_cgroup(&own).and_then(usual_folder);
-        let found = match usual {
-            Some(found) => Some(found),
+        let found = match own.and_then(usual_folder) {
+            Some((mount, agent)) => Some((mount, Some(agent))),
             None => std::fs::read_to_string("/proc/self/mountinfo")
                 .ok()
                 .as_deref()
                 .and_then(cgroup2_mount)
                 .map(|(mount, root)| {
-                    let agent = own_cgroup(&own).and_then(|p| cgroup_folder(&mount, &root, p));
+                    let agent = own.and_then(|p| cgroup_folder(&mount, &root, p));
                     (mount, agent)
                 }),
         };
@@ -976,7 +976,7 @@ mod tests {
     #[test]
     fn the_usual_mount_answers_only_with_a_folder_that_exists() {
         assert_eq!(usual_folder("/no/such/cgroup/nanotool-test"), None);
-        if let Some((mount, Some(folder))) = usual_folder("/") {
+        if let Some((mount, folder)) = usual_folder("/") {
             assert_eq!(folder, mount);
             assert!(mount.join("cgroup.controllers").is_file(), "{mount:?}");
         }

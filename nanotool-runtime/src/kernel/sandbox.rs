@@ -433,8 +433,6 @@ pub(crate) struct Sandbox {
     failures: [Mutex<Option<(Instant, String)>>; 8],
     /// Commands run in a private PID namespace (set by the kernel before the first spawn).
     pub pid_namespace: bool,
-    /// ... through a user namespace of their own (an ordinary user's).
-    pub pid_namespace_user: bool,
     /// How `"network": "local"` commands get their private loopback, where they can.
     /// The private loopback (`"network": "local"`): tried on the first call of a tool that
     /// declares it, so a kernel that never runs one makes no namespace.
@@ -535,7 +533,6 @@ impl Sandbox {
             cached_dirs: Vec::new(),
             failures: Default::default(),
             pid_namespace: false,
-            pid_namespace_user: false,
         };
         if let (Some(tmp), Some(home)) = (sandbox.tmpdir(), sandbox.home()) {
             sandbox.cached_dirs = (0..PLAIN_PROFILES)
@@ -587,29 +584,27 @@ impl Sandbox {
         self.tempfs.as_ref().map_err(String::as_str)
     }
 
-    /// The mount namespace of the temp dir's tmpfs, for a command of profile `access` to
-    /// enter (`None` for the unconfined route). None without a tmpfs, nor for commands that
-    /// start in a user namespace of their own, which has no right to enter it: their private
-    /// temp dir stays on disk, under the tmpfs's mount point (which only the agent's mount
-    /// namespace shows).
-    pub(crate) fn mount_ns(&self, access: Option<Access>) -> Option<BorrowedFd<'_>> {
+    /// The mount namespace of the temp dir's tmpfs, for a confined command of profile
+    /// `access` to enter: none without a tmpfs, nor for a command that starts in a user
+    /// namespace of its own (a private loopback made through one), which has no right to
+    /// enter it: its private temp dir stays on disk, under the tmpfs's mount point (which
+    /// only the agent's mount namespace shows). PID namespaces made through a user namespace
+    /// leave the kernel without a tmpfs ([`Self::give_up_tempfs`]).
+    pub(crate) fn mount_ns(&self, access: Access) -> Option<BorrowedFd<'_>> {
         let tempfs = self.tempfs.as_ref().ok()?;
-        match access {
-            Some(access) if !self.enters_tempfs(access.is_local()) => None,
-            _ => Some(tempfs.ns()),
-        }
+        self.enters_tempfs(access.is_local()).then(|| tempfs.ns())
     }
 
     /// Whether confined commands (with a private loopback: `local`) enter the tmpfs's mount
-    /// namespace: there is one, and they start in no user namespace of their own. The
-    /// loopback is asked as it was tried (a profile with one is built after its trial).
+    /// namespace: there is one, and a loopback of theirs is not made through a user
+    /// namespace. The loopback is asked as it was tried (a profile with one is built after
+    /// its trial).
     fn enters_tempfs(&self, local: bool) -> bool {
-        let own_user = self.pid_namespace_user
-            || (local
-                && self
-                    .local_network
-                    .get()
-                    .is_some_and(|n| n.as_ref().is_ok_and(|n| n.through_user())));
+        let own_user = local
+            && self
+                .local_network
+                .get()
+                .is_some_and(|n| n.as_ref().is_ok_and(|n| n.through_user()));
         self.tempfs.is_ok() && !own_user
     }
 
@@ -617,7 +612,7 @@ impl Sandbox {
     /// of `access` see it): inside the tmpfs where they enter it.
     fn agent_side(&self, dir: &Path, access: Access) -> PathBuf {
         match (&self.tempfs, self.tmpdir()) {
-            (Ok(tempfs), Some(at)) if self.mount_ns(Some(access)).is_some() => tempfs
+            (Ok(tempfs), Some(at)) if self.enters_tempfs(access.is_local()) => tempfs
                 .agent_path(at, dir)
                 .unwrap_or_else(|| dir.to_path_buf()),
             _ => dir.to_path_buf(),
@@ -849,21 +844,16 @@ impl Drop for Sandbox {
     /// removed one `rmdir` each, so that the kernel's folders below are empty when they drop
     /// and need no walk; what is not empty is left to that walk.
     fn drop(&mut self) {
-        let mut empty_dirs: Vec<PathBuf> = Vec::new();
-        for (i, built) in self.confinements.iter().enumerate() {
-            if built.get().is_none() {
+        let built = self.confinements.iter().map(|c| c.get().is_some());
+        for (i, ((tmp, home), built)) in self.cached_dirs.iter().zip(built).enumerate() {
+            if !built {
                 continue;
             }
-            if let Some((tmp, home)) = self.cached_dirs.get(i) {
-                empty_dirs.push(home.clone());
-                // Bit 2 of the index: a private loopback (`Access::index`).
-                if !self.enters_tempfs(i & 4 != 0) {
-                    empty_dirs.push(tmp.clone());
-                }
+            let _ = std::fs::remove_dir(home);
+            // Bit 2 of the index: a private loopback (`Access::index`).
+            if !self.enters_tempfs(i & 4 != 0) {
+                let _ = std::fs::remove_dir(tmp);
             }
-        }
-        for dir in empty_dirs {
-            let _ = std::fs::remove_dir(dir);
         }
     }
 }

@@ -171,18 +171,21 @@ pub(crate) fn parse_processes(s: &str) -> Result<Limit, String> {
     let n = t.parse::<u64>().map_err(|_| {
         format!("`{s}` is not a whole number; give a count from 8 to 4194304, e.g. 256, or none")
     })?;
-    nanotool_runtime::kernel::check_limit("processes", n)
-        .map(|()| Limit::At(n))
-        .map_err(|e| format!("{e}, or none"))
+    in_range("processes", Limit::At(n))
 }
 
 /// A temp dir size in its range (1 MiB to 1 TiB, the kernel's rule), or `none`.
 pub(crate) fn parse_temp_size(s: &str) -> Result<Limit, String> {
-    match parse_size(s)? {
-        Limit::At(n) => nanotool_runtime::kernel::check_limit("temp_size", n)
-            .map(|()| Limit::At(n))
+    in_range("temp_size", parse_size(s)?)
+}
+
+/// `limit` within the kernel's range for `field` (`none` is always one).
+fn in_range(field: &str, limit: Limit) -> Result<Limit, String> {
+    match limit {
+        Limit::At(n) => nanotool_runtime::kernel::check_limit(field, n)
+            .map(|()| limit)
             .map_err(|e| format!("{e}, or none")),
-        Limit::Host => Ok(Limit::Host),
+        Limit::Host => Ok(limit),
     }
 }
 
