@@ -168,9 +168,9 @@ pub struct KernelSettings {
     /// kill cannot): processes and memory bounded per call, and every process of the call
     /// killed at its end (`cgroup.kill`), even one that left its group.
     pub cgroup: CgroupMode,
-    /// Size of the commands' private temp dir (`TMPDIR`), in bytes (default
-    /// [`DEFAULT_TEMP_SIZE`], 1 GiB; `None`: on disk, unbounded). Where the agent may mount
-    /// (root with `CAP_SYS_ADMIN`) it is a tmpfs of this size, seen only by the commands (in
+    /// Size of the commands' private temp dir (`TMPDIR`, with the private home inside it),
+    /// in bytes (default [`DEFAULT_TEMP_SIZE`], 1 GiB; `None`: on disk, unbounded). Where the
+    /// agent may mount (root with `CAP_SYS_ADMIN`) it is a tmpfs of this size, seen only by the commands (in
     /// a mount namespace of its own), holding one file or folder per 8 KiB of it; a write
     /// past it fails with "No space left on device" and the result names the limit
     /// ([`LimitHit::TempDir`]). Elsewhere the temp dir is a folder on disk and
@@ -504,7 +504,8 @@ impl CommandExecKernel {
     }
 
     /// The private home confined commands get as `HOME` and the XDG folders (`None` with the
-    /// sandbox off); removed with the kernel, like [`Self::sandbox_tmpdir`].
+    /// sandbox off): `home` inside [`Self::sandbox_tmpdir`], so in its tmpfs where there is
+    /// one (bounded by the same size, seen by commands only), and removed with the kernel.
     pub fn sandbox_home(&self) -> Option<&Path> {
         self.sandbox.home()
     }

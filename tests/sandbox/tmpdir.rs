@@ -337,6 +337,36 @@ fn the_temp_dir_is_a_tmpfs_of_bounded_size_that_only_commands_see() {
     }
 }
 
+/// The private home lives in the same tmpfs as the temp dir: bounded by the same size, seen
+/// by commands only, and no folder of its own on disk (the one folder the kernel makes there
+/// is the tmpfs's mount point).
+#[test]
+fn the_private_home_shares_the_temp_dirs_tmpfs() {
+    let ws = tempfile::tempdir().unwrap();
+    let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, false) else {
+        return;
+    };
+    let (tmp, home) = (tmpdir_of(&k), k.sandbox_home().unwrap().to_path_buf());
+    assert!(
+        home.starts_with(&tmp),
+        "the home {} is a folder of its own on disk, beside {}",
+        home.display(),
+        tmp.display()
+    );
+    let r = k.run(&sh(
+        "stat -f -c %T \"$HOME\" && head -c 8388608 /dev/zero > \"$HOME/big\"",
+    ));
+    confined_or_say(&k, &r);
+    assert_eq!(r.output.lines().next(), Some("tmpfs"), "{}", r.text());
+    assert_ne!(r.exit_code, 0, "{}", r.text());
+    assert!(r.output.contains("No space left on device"), "{}", r.text());
+    assert_eq!(r.limit, Some(LimitHit::TempDir(4 << 20)), "{}", r.text());
+    // The home's content is the commands' alone: nothing on disk under the mount point.
+    assert_eq!(everything_under(&tmp), Vec::<PathBuf>::new());
+    drop(k);
+    assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+}
+
 /// Where the agent may not mount (an ordinary user), the temp dir stays on disk, the limits
 /// line says why, and calls still use it.
 #[test]

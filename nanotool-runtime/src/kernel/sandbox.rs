@@ -9,7 +9,7 @@
 //! | the workspace (the kernel's cwd) | read, execute | read, write, create, delete |
 //! | system dirs (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc/alternatives`; not `/opt`) and a few `/etc` files | read, execute | same |
 //! | the kernel's private temp dir (`TMPDIR`, one folder per profile; a tmpfs of bounded size that only commands see where the agent may mount one, see `tmpfs`; removed when the kernel drops) | read, write | same |
-//! | the kernel's private home (`HOME` and the XDG folders, empty at first, removed when the kernel drops) | read, write | same |
+//! | the kernel's private home (`HOME` and the XDG folders, one folder per profile, empty at first: `home/` inside the temp dir, so in its tmpfs and bounded by its size where there is one; removed when the kernel drops) | read, write | same |
 //! | `/dev/null` (rw), `/dev/zero`, `/dev/urandom`, `/dev/random` (r) | yes | same |
 //! | host-added paths ([`KernelSettings::sandbox_read`], [`KernelSettings::sandbox_write`]) | as added | as added |
 //! | `$HOME`, `/proc`, `/sys`, `/tmp`, everything else | no | no |
@@ -408,8 +408,9 @@ pub(crate) struct Sandbox {
     /// (dropped before `tmpdir`, whose folder it covers).
     tempfs: Result<tmpfs::TempFs, String>,
     tmpdir: Option<TempDir>,
-    /// The commands' private home.
-    home: Option<TempDir>,
+    /// The commands' private home: `<tmpdir>/home`, so that it shares the temp dir's tmpfs
+    /// (and its size) and costs no folder of its own on disk.
+    home: Option<PathBuf>,
     read: Vec<PathBuf>,
     write: Vec<PathBuf>,
     /// Every path confined commands may read, canonical: computed on the first question
@@ -425,7 +426,7 @@ pub(crate) struct Sandbox {
     /// name of its private folders (`x<N>`).
     extended_ids: Mutex<HashMap<ExtendedKey, usize>>,
     /// The private folders (`TMPDIR`, home) of the eight plain profiles, by
-    /// [`Access::index`]: `<tmpdir>/p<N>` and `<home>/p<N>`, made when the profile's
+    /// [`Access::index`]: `<tmpdir>/p<N>` and `<tmpdir>/home/p<N>`, made when the profile's
     /// confinement is built.
     cached_dirs: Vec<(PathBuf, PathBuf)>,
     /// Each profile's last failure to build, and when: tried again once it is
@@ -505,7 +506,9 @@ impl Sandbox {
         let (tmpdir, home) = if mode == SandboxMode::Off {
             (None, None)
         } else {
-            (Some(TempDir::new("")?), Some(TempDir::new("home-")?))
+            let tmpdir = TempDir::new()?;
+            let home = tmpdir.0.join("home");
+            (Some(tmpdir), Some(home))
         };
         let tempfs = match (&tmpdir, temp_size) {
             (None, _) => Err("the sandbox is off: commands get no private temp dir".to_owned()),
@@ -626,7 +629,7 @@ impl Sandbox {
 
     /// The private home commands get as `HOME`, when the sandbox is on.
     pub(crate) fn home(&self) -> Option<&Path> {
-        self.home.as_ref().map(|t| t.0.as_path())
+        self.home.as_deref()
     }
 
     /// Every path the host let commands read or write (canonical).
@@ -678,8 +681,8 @@ impl Sandbox {
         roots.extend(self.read.iter().cloned());
         roots.extend(self.write.iter().cloned());
         roots.push(self.workspace.clone());
+        // The home is inside the temp dir.
         roots.extend(self.tmpdir().map(Path::to_path_buf));
-        roots.extend(self.home().map(Path::to_path_buf));
         roots
     }
 
@@ -783,13 +786,20 @@ impl Sandbox {
             Some((tmp, home)) => {
                 // The temp dir as the agent reaches it (inside the tmpfs, where commands of
                 // this profile enter it), for its folder and its Landlock rule.
+                // The home likewise: it lives in the temp dir (`<tmpdir>/home/<profile>`).
                 let agent_tmp = self.agent_side(tmp, access);
-                for (dir, shown) in [(agent_tmp.as_path(), tmp), (home.as_ref(), home)] {
+                let agent_home = self.agent_side(home, access);
+                let made = |dir: &Path, shown: &Path| {
                     make_private_dir(dir).map_err(|e| {
                         format!("the private folder {} cannot be made: {e}", shown.display())
-                    })?;
+                    })
+                };
+                made(&agent_tmp, tmp)?;
+                if let (Some(base), Some(shown)) = (agent_home.parent(), self.home()) {
+                    made(base, shown)?;
                 }
-                (Some(agent_tmp), Some(home.to_path_buf()))
+                made(&agent_home, home)?;
+                (Some(agent_tmp), Some(agent_home))
             }
             None => (None, None),
         };
@@ -849,11 +859,15 @@ impl Drop for Sandbox {
             if !built {
                 continue;
             }
-            let _ = std::fs::remove_dir(home);
-            // Bit 2 of the index: a private loopback (`Access::index`).
+            // Bit 2 of the index: a private loopback (`Access::index`). Inside the tmpfs
+            // nothing needs removing: it goes with the kernel's mount namespace.
             if !self.enters_tempfs(i & 4 != 0) {
+                let _ = std::fs::remove_dir(home);
                 let _ = std::fs::remove_dir(tmp);
             }
+        }
+        if let Some(home) = &self.home {
+            let _ = std::fs::remove_dir(home);
         }
     }
 }
@@ -978,8 +992,8 @@ fn looks_like_git_dir(dir: &Path) -> bool {
 struct TempDir(PathBuf);
 
 impl TempDir {
-    /// A new one in the system temp dir, named `nanotool-<prefix><pid>-...`.
-    fn new(prefix: &str) -> std::io::Result<TempDir> {
+    /// A new one in the system temp dir, named `nanotool-<pid>-...`.
+    fn new() -> std::io::Result<TempDir> {
         use std::os::unix::fs::DirBuilderExt;
         let base = std::env::temp_dir();
         let pid = std::process::id();
@@ -988,7 +1002,7 @@ impl TempDir {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.subsec_nanos())
                 .unwrap_or(0);
-            let path = base.join(format!("nanotool-{prefix}{pid}-{nanos:08x}-{attempt}"));
+            let path = base.join(format!("nanotool-{pid}-{nanos:08x}-{attempt}"));
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => return Ok(TempDir(path.canonicalize().unwrap_or(path))),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

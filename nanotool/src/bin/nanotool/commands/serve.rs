@@ -33,16 +33,14 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     );
     let spawn_status = toolbox.kernel().spawn_status().to_string();
     let limits_status = toolbox.kernel().limits_status().to_string();
-    // Exiting from the signal thread runs no destructor: the kernel's private temp dir is
-    // removed there by hand.
-    let tmpdir: Vec<PathBuf> = [
-        toolbox.kernel().sandbox_tmpdir(),
-        toolbox.kernel().sandbox_home(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(Path::to_path_buf)
-    .collect();
+    // Exiting from the signal thread runs no destructor: the kernel's private temp dir (the
+    // private home is inside it) is removed there by hand.
+    let tmpdir: Vec<PathBuf> = toolbox
+        .kernel()
+        .sandbox_tmpdir()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect();
     let tmpdir_at_eof = tmpdir.clone();
     // Likewise the calls' cgroups.
     let cgroups = toolbox.kernel().limits_status().cgroup.parent;
