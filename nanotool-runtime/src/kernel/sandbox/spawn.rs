@@ -402,26 +402,8 @@ pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
 /// Starts a child in the namespaces of `plan` that exits at once: whether the host lets this
 /// process make them.
 fn try_namespace(plan: &NsPlan) -> Result<(), String> {
-    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
-    // As in `launch`: no host handler may run in a child on our memory.
-    let old = block_all_signals();
-    // SAFETY: as in `launch`: the child runs on `stack` and makes one raw system call (exit).
-    let pid = unsafe {
-        libc::clone(
-            trial_child,
-            stack.as_mut_ptr().add(stack.capacity()).cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | plan.flags,
-            std::ptr::null_mut::<c_void>(),
-        )
-    };
-    let clone_error = io::Error::last_os_error();
-    restore_signals(old);
-    drop(stack);
-    if pid < 0 {
-        return Err(format!("clone refused it ({clone_error})"));
-    }
-    let _ = reap(pid);
-    Ok(())
+    in_child_process(trial_child, std::ptr::null_mut(), plan.flags)
+        .map_err(|e| format!("clone refused it ({e})"))
 }
 
 /// The id map lines of `plan` as (pointer, length) pairs, null without a user namespace.
@@ -938,6 +920,43 @@ fn restore_signals(old: u64) {
             8usize,
         )
     };
+}
+
+/// Runs `child(arg)` in a child process that shares this process's memory
+/// (`CLONE_VM | CLONE_VFORK`, and `flags`: `CLONE_FILES` to share the file table, namespace
+/// flags to start it in new ones) and waits for it: what it changes of its own (its mount
+/// namespace, say) is not the agent's. Far lighter than a thread (no stack to map, no
+/// allocator arena, no thread-local setup): for work done once in a state the agent must not
+/// enter. `child` may make raw system calls only, and ends with `exit` (it has, when this
+/// returns: `CLONE_VFORK`); it reports through `arg`. `Err` when the clone is refused.
+pub(crate) fn in_child_process(
+    child: extern "C" fn(*mut c_void) -> c_int,
+    arg: *mut c_void,
+    flags: c_int,
+) -> io::Result<()> {
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // As in `launch`: no host handler may run in a child on our memory.
+    let old = block_all_signals();
+    // SAFETY: the child runs on `stack`, alive until it exits (`CLONE_VFORK` holds this
+    // thread until then), and makes raw system calls only.
+    let pid = unsafe {
+        libc::clone(
+            child,
+            stack.as_mut_ptr().add(stack.capacity()).cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | flags,
+            arg,
+        )
+    };
+    let clone_error = io::Error::last_os_error();
+    restore_signals(old);
+    drop(stack);
+    if pid < 0 {
+        return Err(clone_error);
+    }
+    // It has exited; only its zombie is left (`ECHILD`: reaped already, by a host that
+    // ignores `SIGCHLD`).
+    let _ = reap(pid);
+    Ok(())
 }
 
 /// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,

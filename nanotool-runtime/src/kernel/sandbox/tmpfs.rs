@@ -3,11 +3,12 @@
 //! tables never show it, nothing has to unmount it, and it is gone with its last holder (the
 //! kernel's fds, the last command), however the agent ends — `kill -9` included.
 //!
-//! How: a short-lived thread of the agent leaves the agent's mount namespace
-//! (`unshare(CLONE_NEWNS)`, which a thread may do alone), turns every mount of its copy into
-//! a slave (so nothing mounted there reaches the host's), mounts the tmpfs over the kernel's
-//! temp dir, and opens two fds before it ends: the namespace (`/proc/thread-self/ns/mnt`) and
-//! the tmpfs's root. Each command's spawn child enters that namespace (`setns`) before it
+//! How: a short-lived child process sharing the agent's memory and file table (`clone` with
+//! `CLONE_VM | CLONE_VFORK | CLONE_FILES`, raw system calls only) leaves the agent's mount
+//! namespace (`unshare(CLONE_NEWNS)`), turns every mount of its copy into a slave (so nothing
+//! mounted there reaches the host's), mounts the tmpfs over the kernel's temp dir, and opens
+//! two fds in the agent's table before it exits: the namespace (`/proc/self/ns/mnt`) and the
+//! tmpfs's root. The private home is a folder of the temp dir, so it is in the tmpfs too. Each command's spawn child enters that namespace (`setns`) before it
 //! changes to the workspace; the agent reaches into the tmpfs through the root fd
 //! (`/proc/self/fd/<n>/…`): to make the profiles' folders and to open them for their Landlock
 //! rules. Where the agent cannot mount (an ordinary user, a container without
@@ -71,15 +72,10 @@ impl TempFs {
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 impl TempFs {
     /// Mounts a tmpfs of `size` bytes over `at` (an empty directory of the agent's) in a new
-    /// mount namespace, on a thread of its own; `Err` says why it cannot be done here.
+    /// mount namespace, from a child process of its own; `Err` says why it cannot be done
+    /// here.
     pub(crate) fn mount(at: &Path, size: u64) -> Result<TempFs, String> {
-        let at = at.to_path_buf();
-        std::thread::Builder::new()
-            .name("nanotool-tmpfs".to_owned())
-            .spawn(move || mount_here(&at, size))
-            .map_err(|e| format!("no thread to mount it from: {e}"))?
-            .join()
-            .unwrap_or_else(|_| Err("the mounting thread panicked".to_owned()))
+        mount_in_child(at, size)
     }
 }
 
@@ -111,14 +107,42 @@ impl TempFs {
     }
 }
 
-/// What [`TempFs::mount`] does on its own thread: this thread leaves the agent's mount
-/// namespace for a copy, which it shapes and hands over as fds before it ends.
+/// What the mounting child is given, and what it reports: the step it failed at (0: none)
+/// with its errno, the fds it opened (in the agent's file table, which it shares), and the
+/// root directory it saw after entering the namespace.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn mount_here(at: &Path, size: u64) -> Result<TempFs, String> {
+#[repr(C)]
+struct MountJob {
+    at: *const libc::c_char,
+    options: *const libc::c_char,
+    flags: libc::c_ulong,
+    step: libc::c_int,
+    errno: libc::c_int,
+    ns: libc::c_int,
+    root: libc::c_int,
+    root_seen: libc::stat,
+}
+
+/// The steps of [`mount_child`], numbered as it reports them, and what each failure means.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+const MOUNT_STEPS: [&str; 6] = [
+    "a mount namespace cannot be made",
+    "the namespace's mounts cannot be made slaves",
+    "a tmpfs cannot be mounted",
+    "the mount namespace cannot be opened",
+    "the tmpfs cannot be opened",
+    "the mount namespace cannot be entered",
+];
+
+/// What [`TempFs::mount`] does: a child process sharing the agent's memory and file table
+/// leaves the agent's mount namespace for a copy, shapes it, and opens the two fds (in the
+/// agent's table) before it exits. A child rather than a thread: it costs no stack, no
+/// allocator arena and no thread set-up, and it makes raw system calls only.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
     use std::ffi::CString;
-    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
-    let errno = || std::io::Error::last_os_error();
     let c = |s: &[u8]| CString::new(s).map_err(|_| "a path with a NUL byte".to_owned());
     let at_c = c(at.as_os_str().as_bytes())?;
     let root_before = stat_of(c"/")?;
@@ -134,71 +158,127 @@ fn mount_here(at: &Path, size: u64) -> Result<TempFs, String> {
     }
     let files = TempFs::files_for(size);
     let options = c(format!("size={size},nr_inodes={files},mode=0700").as_bytes())?;
-    // SAFETY: each call takes NUL-terminated strings alive for its duration, or plain
-    // integers; they act on this thread's own fs state and mount namespace.
+    let mut job = MountJob {
+        at: at_c.as_ptr(),
+        options: options.as_ptr(),
+        flags,
+        step: -1,
+        errno: 0,
+        ns: -1,
+        root: -1,
+        // SAFETY: a plain C struct, all zeroes is a valid value.
+        root_seen: unsafe { std::mem::zeroed() },
+    };
+    super::spawn::in_child_process(
+        mount_child,
+        (&mut job as *mut MountJob).cast(),
+        libc::CLONE_FILES,
+    )
+    .map_err(|e| format!("no child process to mount it from: {e}"))?;
+    // SAFETY: fds the child opened in our table, owned by nobody else.
+    let owned = |fd: libc::c_int| (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) });
+    let (ns, root) = (owned(job.ns), owned(job.root));
+    let failed = |step: libc::c_int, errno: libc::c_int| {
+        let what = usize::try_from(step - 1)
+            .ok()
+            .and_then(|i| MOUNT_STEPS.get(i))
+            .unwrap_or(&"the mounting child ended early");
+        format!("{what}: {}", std::io::Error::from_raw_os_error(errno))
+    };
+    match (job.step, ns, root) {
+        (0, Some(ns), Some(root)) => {
+            // Entering the namespace is what each command does: it puts the root directory
+            // at the namespace's. An agent in a chroot would see its commands leave it.
+            if (job.root_seen.st_dev, job.root_seen.st_ino) != root_before {
+                return Err(
+                    "the agent runs in a chroot, which commands entering a mount namespace would leave"
+                        .to_owned(),
+                );
+            }
+            Ok(TempFs {
+                ns,
+                root,
+                size,
+                files,
+            })
+        }
+        (step, _, _) => Err(failed(step, job.errno)),
+    }
+}
+
+/// The mounting child ([`mount_in_child`]): raw system calls only, on the agent's memory.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+extern "C" fn mount_child(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the parent's `MountJob`, which outlives this child (the parent waits,
+    // `CLONE_VFORK`); each call takes NUL-terminated strings alive in the parent, plain
+    // integers, or a buffer of the job; they act on this child's own fs state and mount
+    // namespace, and on the file table it shares with the agent.
     unsafe {
-        if libc::unshare(libc::CLONE_NEWNS) != 0 {
-            return Err(format!("a mount namespace cannot be made: {}", errno()));
+        let job = &mut *arg.cast::<MountJob>();
+        let fail = |job: &mut MountJob, step: libc::c_int| -> libc::c_int {
+            job.step = step;
+            job.errno = *libc::__errno_location();
+            libc::syscall(libc::SYS_exit, 1);
+            1
+        };
+        if libc::syscall(libc::SYS_unshare, libc::CLONE_NEWNS) != 0 {
+            return fail(job, 1);
         }
-        if libc::mount(
-            std::ptr::null(),
+        let none = std::ptr::null::<libc::c_char>();
+        if libc::syscall(
+            libc::SYS_mount,
+            none,
             c"/".as_ptr(),
-            std::ptr::null(),
+            none,
             libc::MS_REC | libc::MS_SLAVE,
-            std::ptr::null(),
+            std::ptr::null::<libc::c_void>(),
         ) != 0
         {
-            return Err(format!(
-                "the namespace's mounts cannot be made slaves: {}",
-                errno()
-            ));
+            return fail(job, 2);
         }
-        if libc::mount(
+        if libc::syscall(
+            libc::SYS_mount,
             c"tmpfs".as_ptr(),
-            at_c.as_ptr(),
+            job.at,
             c"tmpfs".as_ptr(),
-            flags,
-            options.as_ptr().cast(),
+            job.flags,
+            job.options,
         ) != 0
         {
-            return Err(format!("a tmpfs cannot be mounted: {}", errno()));
+            return fail(job, 3);
         }
-        let ns = libc::open(
-            c"/proc/thread-self/ns/mnt".as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        );
-        if ns < 0 {
-            return Err(format!("the mount namespace cannot be opened: {}", errno()));
+        let open = |path: *const libc::c_char, flags: libc::c_int| {
+            libc::syscall(
+                libc::SYS_openat,
+                libc::AT_FDCWD,
+                path,
+                flags | libc::O_CLOEXEC,
+            ) as libc::c_int
+        };
+        job.ns = open(c"/proc/self/ns/mnt".as_ptr(), libc::O_RDONLY);
+        if job.ns < 0 {
+            return fail(job, 4);
         }
-        let ns = OwnedFd::from_raw_fd(ns);
-        let root = libc::open(
-            at_c.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        );
-        if root < 0 {
-            return Err(format!("the tmpfs cannot be opened: {}", errno()));
+        job.root = open(job.at, libc::O_PATH | libc::O_DIRECTORY);
+        if job.root < 0 {
+            return fail(job, 5);
         }
-        let root = OwnedFd::from_raw_fd(root);
-        // Entering the namespace is what each command does: it puts the root directory at
-        // the namespace's. An agent in a chroot would see its commands leave it.
-        if libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNS) != 0 {
-            return Err(format!(
-                "the mount namespace cannot be entered: {}",
-                errno()
-            ));
+        // What each command does: enter the namespace, which puts the root directory at the
+        // namespace's (the parent compares it with its own).
+        if libc::syscall(libc::SYS_setns, job.ns, libc::CLONE_NEWNS) != 0
+            || libc::syscall(
+                libc::SYS_newfstatat,
+                libc::AT_FDCWD,
+                c"/".as_ptr(),
+                &mut job.root_seen as *mut libc::stat,
+                0,
+            ) != 0
+        {
+            return fail(job, 6);
         }
-        if stat_of(c"/")? != root_before {
-            return Err(
-                "the agent runs in a chroot, which commands entering a mount namespace would leave"
-                    .to_owned(),
-            );
-        }
-        Ok(TempFs {
-            ns,
-            root,
-            size,
-            files,
-        })
+        job.step = 0;
+        libc::syscall(libc::SYS_exit, 0);
+        0
     }
 }
 
