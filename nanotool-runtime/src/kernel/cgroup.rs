@@ -225,25 +225,37 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
 /// cgroup namespace of the agent's own, names another folder by that path, and the mount
 /// table then answers.
 fn usual_folder(own: &str) -> Option<(PathBuf, PathBuf)> {
+    let mount = usual_mount()?;
+    let folder = cgroup_folder(&mount, "/", own)?;
+    let me = std::process::id().to_string();
+    let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
+        .is_ok_and(|procs| procs.lines().any(|pid| pid == me));
+    holds_me.then_some((mount, folder))
+}
+
+/// The cgroup v2 hierarchy where systems mount it (`/sys/fs/cgroup`, or
+/// `/sys/fs/cgroup/unified` beside v1 hierarchies), found by `statfs` alone.
+fn usual_mount() -> Option<PathBuf> {
     const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
     ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
         .into_iter()
-        .find_map(|mount| {
-            let c = std::ffi::CString::new(mount).ok()?;
+        .find(|mount| {
+            let Ok(c) = std::ffi::CString::new(*mount) else {
+                return false;
+            };
             // SAFETY: statfs fills the zeroed buffer it is given, for a NUL-terminated path.
             let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-            if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0
-                || st.f_type as i64 != CGROUP2_SUPER_MAGIC
-            {
-                return None;
-            }
-            let mount = PathBuf::from(mount);
-            let folder = cgroup_folder(&mount, "/", own)?;
-            let me = std::process::id().to_string();
-            let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
-                .is_ok_and(|procs| procs.lines().any(|pid| pid == me));
-            holds_me.then_some((mount, folder))
+            let found = unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0;
+            found && st.f_type as i64 == CGROUP2_SUPER_MAGIC
         })
+        .map(PathBuf::from)
+}
+
+/// Whether a `cgroup.controllers` list names any of [`WANTED`].
+fn lists_wanted(controllers: &str) -> bool {
+    WANTED
+        .iter()
+        .any(|c| controllers.split_whitespace().any(|a| a == *c))
 }
 
 /// A mountinfo field with its octal escapes (`\040` for a space) undone.
@@ -408,6 +420,25 @@ impl Cgroups {
                     .to_owned(),
             );
         }
+        // Where none of the controllers is bound to cgroup v2 at all (a host that keeps them
+        // in v1 hierarchies), no folder of it can have one: `auto` needs to look no further
+        // (a folder's controllers are a subset of its parent's, up to the hierarchy's root,
+        // the mount's).
+        if mode == CgroupMode::Auto
+            && group_holds
+            && let Some(mount) = usual_mount()
+            && let Ok(available) = std::fs::read_to_string(mount.join("cgroup.controllers"))
+            && !lists_wanted(&available)
+        {
+            return none(format!(
+                "none of pids, memory, cpu is bound to cgroup v2 on this host ({} has {}), and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
+                mount.display(),
+                match available.trim() {
+                    "" => "no controller",
+                    listed => listed,
+                }
+            ));
+        }
         let proc_cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let own = own_cgroup(&proc_cgroup);
         // Where systems mount the hierarchy first (no mount table to read), then the table.
@@ -440,10 +471,7 @@ impl Cgroups {
         if mode == CgroupMode::Auto && group_holds {
             let available =
                 std::fs::read_to_string(agent.join("cgroup.controllers")).unwrap_or_default();
-            if !WANTED
-                .iter()
-                .any(|c| available.split_whitespace().any(|a| a == *c))
-            {
+            if !lists_wanted(&available) {
                 return none(format!(
                     "none of pids, memory, cpu is available in {}, and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
                     agent.display()
@@ -880,6 +908,41 @@ pub fn remove_cgroup_tree(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_pids_memory_and_cpu_are_wanted() {
+        assert!(!lists_wanted("cpuset io hugetlb rdma misc\n"));
+        assert!(!lists_wanted(""));
+        assert!(lists_wanted("cpuset cpu io\n"));
+        assert!(lists_wanted("memory"));
+    }
+
+    /// Where the hierarchy's root lists none of the wanted controllers (they are bound to v1
+    /// hierarchies), `auto` for confined calls says so without a folder or a trial start.
+    #[test]
+    fn auto_stops_at_a_hierarchy_without_the_controllers() {
+        let Some(mount) = usual_mount() else {
+            eprintln!("no cgroup v2 hierarchy where systems mount it");
+            return;
+        };
+        let root = std::fs::read_to_string(mount.join("cgroup.controllers")).unwrap();
+        let tried = std::sync::atomic::AtomicBool::new(false);
+        let (cgroups, status) = Cgroups::new(CgroupMode::Auto, 10, true, |_| {
+            tried.store(true, Ordering::SeqCst);
+            Ok(())
+        });
+        if lists_wanted(&root) {
+            eprintln!("this host binds some of {WANTED:?} to cgroup v2: {root}");
+            return;
+        }
+        assert!(cgroups.is_none() && status.parent.is_none(), "{status:?}");
+        let note = status.note.unwrap_or_default();
+        assert!(
+            note.contains("none of pids, memory, cpu is bound to cgroup v2 on this host"),
+            "{note}"
+        );
+        assert!(!tried.load(Ordering::SeqCst), "a start was tried");
+    }
 
     /// A new cgroup under this process's own, where it may make one (root on a host with a
     /// cgroup v2 hierarchy), else `None`.
