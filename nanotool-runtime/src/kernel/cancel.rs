@@ -54,6 +54,11 @@ impl CancelHandle {
     }
 
     /// Fires the handle: every run given it ends, now or when it starts.
+    ///
+    /// Async-signal-safe: it makes an atomic store and, once a run waits on the handle, one
+    /// `write` to an eventfd (no lock, no allocation), so a signal handler may call it on a
+    /// handle it can reach (a `static`), as `nanotool call` does for SIGINT, SIGTERM and
+    /// SIGHUP. Restore `errno` around it in a handler.
     pub fn cancel(&self) {
         self.inner.fired.store(true, Ordering::SeqCst);
         // Paired with the fence in `event`: either the waiter sees `fired`, or this sees its

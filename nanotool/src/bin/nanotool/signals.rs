@@ -5,6 +5,8 @@
 //! - [`SignalWatch`]: SIGINT, SIGTERM and SIGHUP caught by a handler that only writes a byte to
 //!   a pipe; a thread reads it and cancels the running calls, so their process groups die
 //!   with nanotool instead of being orphaned.
+//! - [`cancel_on_signal`]: the same signals, for one call, cancel it from the handler itself:
+//!   no thread.
 #![allow(unsafe_code)] // this module is where the binary's `unsafe` lives.
 
 use std::io;
@@ -28,22 +30,63 @@ pub(crate) fn make_non_dumpable() {
 /// The write end of the signal pipe, for the handler (`-1`: none yet).
 static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
 
+/// The handle [`cancel_on_signal`] fires, and the first signal's number (0: none yet).
+static CANCEL: std::sync::OnceLock<nanotool::CancelHandle> = std::sync::OnceLock::new();
+static SIGNALLED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The handler of [`cancel_on_signal`]: the first signal fires the call's handle (an atomic
+/// store and an eventfd `write`, async-signal-safe), a second exits at once.
+extern "C" fn cancel_call(signal: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    if SIGNALLED
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        // SAFETY: _exit(2) is async-signal-safe and never returns.
+        unsafe { libc::_exit(128 + signal) };
+    }
+    if let Some(cancel) = CANCEL.get() {
+        with_errno_kept(|| cancel.cancel());
+    }
+}
+
+/// For one call (`nanotool call`): SIGINT, SIGTERM and SIGHUP (those not ignored on entry)
+/// fire `cancel` from the handler, so the call's process group dies with nanotool; a second
+/// signal exits at once. No thread: [`nanotool::CancelHandle::cancel`] may run in a handler.
+/// Returns the first signal's number once one came (0 before); `None` when a handler could
+/// not be installed (a signal then ends nanotool as it would have without it).
+pub(crate) fn cancel_on_signal(
+    cancel: nanotool::CancelHandle,
+) -> Option<&'static std::sync::atomic::AtomicI32> {
+    if CANCEL.set(cancel).is_err() {
+        return None;
+    }
+    install(cancel_call).map(|_| &SIGNALLED)
+}
+
+/// Runs `f`, then puts back the calling thread's `errno` as it was, so the code a handler
+/// interrupted sees its own.
+fn with_errno_kept(f: impl FnOnce()) {
+    let errno = errno_location();
+    // SAFETY: reads and writes the thread's errno slot, which `errno_location` returned.
+    let saved = errno.map(|e| unsafe { *e });
+    f();
+    if let (Some(e), Some(saved)) = (errno, saved) {
+        // SAFETY: as above.
+        unsafe { *e = saved };
+    }
+}
+
 /// The handler of SIGINT, SIGTERM and SIGHUP: writes the signal's number to the pipe (a
 /// `write` is async-signal-safe), for the watching thread to act on.
 extern "C" fn note_signal(signal: libc::c_int) {
     let fd = SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed);
     if fd >= 0 {
         let byte = signal as u8;
-        // SAFETY: write(2) on a pipe fd we own, from a one-byte local; errno is put back so
-        // the interrupted code sees its own.
-        unsafe {
-            let errno = errno_location();
-            let saved = errno.map(|e| *e);
+        // SAFETY: write(2) on a pipe fd we own, from a one-byte local.
+        with_errno_kept(|| unsafe {
             libc::write(fd, (&byte as *const u8).cast(), 1);
-            if let (Some(e), Some(saved)) = (errno, saved) {
-                *e = saved;
-            }
-        }
+        });
     }
 }
 
@@ -131,39 +174,8 @@ impl SignalWatch {
             std::os::fd::IntoRawFd::into_raw_fd(write),
             std::sync::atomic::Ordering::SeqCst,
         );
-        let mut watch = SignalWatch {
-            read,
-            installed: Vec::new(),
-        };
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: sigaction reads our zeroed, filled-in action and writes the old one into
-            // a local; the handler only calls async-signal-safe functions.
-            unsafe {
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 {
-                    SignalWatch::restore_all(&watch.installed);
-                    return None;
-                }
-                if old.sa_sigaction == libc::SIG_IGN {
-                    continue;
-                }
-                let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = note_signal as *const () as libc::sighandler_t;
-                action.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut action.sa_mask);
-                if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
-                    tracing::warn!(
-                        signal,
-                        "cannot catch signal ({}); a signal ends nanotool without cancelling calls",
-                        io::Error::last_os_error()
-                    );
-                    SignalWatch::restore_all(&watch.installed);
-                    return None;
-                }
-                watch.installed.push((signal, old));
-            }
-        }
-        Some(watch)
+        let installed = install(note_signal)?;
+        Some(SignalWatch { read, installed })
     }
 
     /// Runs `f` with the signal number on a dedicated thread when a signal arrives; a second
@@ -222,4 +234,40 @@ impl SignalWatch {
             }
         }
     }
+}
+
+/// Installs `handler` for SIGINT, SIGTERM and SIGHUP, except those ignored on entry (under
+/// `nohup`, SIGHUP stays ignored, for nanotool and its commands alike); returns each signal
+/// caught with the action it had. On any failure nothing stays installed.
+fn install(handler: extern "C" fn(libc::c_int)) -> Option<Vec<(libc::c_int, libc::sigaction)>> {
+    let mut installed = Vec::new();
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: sigaction reads our zeroed, filled-in action and writes the old one into a
+        // local; the handlers only call async-signal-safe functions.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) != 0 {
+                SignalWatch::restore_all(&installed);
+                return None;
+            }
+            if old.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
+                tracing::warn!(
+                    signal,
+                    "cannot catch signal ({}); a signal ends nanotool without cancelling calls",
+                    io::Error::last_os_error()
+                );
+                SignalWatch::restore_all(&installed);
+                return None;
+            }
+            installed.push((signal, old));
+        }
+    }
+    Some(installed)
 }

@@ -1,6 +1,5 @@
 //! `nanotool call`: one call, its result printed, its exit status the call's outcome.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use nanotool::mcp;
@@ -9,7 +8,7 @@ use nanotool_runtime::hint;
 use serde_json::{Value, json};
 
 use crate::report::{Failure, print_json, write_stdout};
-use crate::signals::{SignalWatch, make_non_dumpable};
+use crate::signals::{cancel_on_signal, make_non_dumpable};
 
 pub(crate) fn run(
     toolbox: &Toolbox,
@@ -43,15 +42,8 @@ pub(crate) fn run(
     let args = parse_args(raw_args, tool.as_ref())?;
     make_non_dumpable();
     let cancel = CancelHandle::new();
-    let signalled = Arc::new(std::sync::atomic::AtomicI32::new(0));
-    if let Some(signals) = SignalWatch::start() {
-        let cancel = cancel.clone();
-        let signalled = signalled.clone();
-        signals.on_signal(move |signal| {
-            signalled.store(signal, std::sync::atomic::Ordering::SeqCst);
-            cancel.cancel();
-        });
-    }
+    // A signal cancels the call from its handler (no thread to start).
+    let signalled = cancel_on_signal(cancel.clone());
     let started = Instant::now();
     let output = toolbox.call_at(index, &args, Some(&cancel));
     mcp::audit("cli", tool.name(), &args, &output, started.elapsed());
@@ -86,7 +78,7 @@ pub(crate) fn run(
     } else {
         write_stdout(&output.text)?;
     }
-    let signal = signalled.load(std::sync::atomic::Ordering::SeqCst);
+    let signal = signalled.map_or(0, |s| s.load(std::sync::atomic::Ordering::SeqCst));
     if signal != 0 {
         return Ok(u8::try_from(128 + signal).unwrap_or(1));
     }
