@@ -316,13 +316,22 @@ fn the_private_home_is_empty_writable_and_removed_with_the_kernel() {
         .unwrap()
         .to_owned();
     assert_ne!(Some(home.as_str()), std::env::var("HOME").ok().as_deref());
-    assert!(Path::new(&home).is_dir(), "{output}");
     assert!(output.contains(&format!("cache={home}/")), "{output}");
-    drop(k);
-    assert!(
-        !Path::new(&home).exists(),
-        "the private home outlived its kernel"
+    // Inside the kernel's temp dir: in its tmpfs where there is one, which only commands see;
+    // on disk elsewhere, where the agent sees what the call made.
+    let tmp = k.sandbox_tmpdir().unwrap().to_path_buf();
+    assert!(Path::new(&home).starts_with(&tmp), "{output}");
+    let tmpfs = matches!(
+        k.limits_status().temp_dir,
+        nanotool_runtime::TempDirStatus::Tmpfs { .. }
     );
+    assert_eq!(
+        Path::new(&home).join(".cache/x/f").is_file(),
+        !tmpfs,
+        "{output}"
+    );
+    drop(k);
+    assert!(!tmp.exists(), "the private home outlived its kernel");
 }
 
 #[test]
