@@ -158,6 +158,24 @@ impl Confinement {
             Ok(r) => Some(r.try_clone()?),
             Err(_) => None,
         };
+        // The program for what the trial is expected to find (Landlock holding wherever a
+        // ruleset was built on a Landlock ABI), written here: the probe thread then allocates
+        // nothing (no allocator arena of its own) unless Landlock surprises it.
+        let expected = trial.is_some() && abi > 0;
+        let program = move |enforced: bool| {
+            if rules {
+                seccomp::program(&FilterSpec {
+                    landlock_abi: if enforced { abi } else { 0 },
+                    ..spec
+                })
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "no seccomp rules for this architecture",
+                ))
+            }
+        };
+        let first = program(expected);
         let (landlock, filter, seccomp) = std::thread::Builder::new()
             .name("nanotool-sandbox-probe".into())
             .spawn(move || {
@@ -167,17 +185,10 @@ impl Confinement {
                         .map_err(|e| format!("landlock: {e}"))
                 });
                 let enforced = matches!(landlock, Some(Ok(Enforced::Fully | Enforced::Partially)));
-                let spec = FilterSpec {
-                    landlock_abi: if enforced { abi } else { 0 },
-                    ..spec
-                };
-                let filter = if rules {
-                    seccomp::program(&spec)
+                let filter = if enforced == expected {
+                    first
                 } else {
-                    Err(io::Error::new(
-                        io::ErrorKind::Unsupported,
-                        "no seccomp rules for this architecture",
-                    ))
+                    program(enforced)
                 };
                 let seccomp = match &filter {
                     Ok(prog) => seccomp::install(prog).map_err(|e| format!("seccomp: {e}")),
