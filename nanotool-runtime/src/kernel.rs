@@ -505,7 +505,8 @@ impl CommandExecKernel {
 
     /// The private home confined commands get as `HOME` and the XDG folders (`None` with the
     /// sandbox off): `home` inside [`Self::sandbox_tmpdir`], so in its tmpfs where there is
-    /// one (bounded by the same size, seen by commands only), and removed with the kernel.
+    /// one (bounded by the same size, seen by commands only: the agent finds no such folder),
+    /// and removed with the kernel.
     pub fn sandbox_home(&self) -> Option<&Path> {
         self.sandbox.home()
     }

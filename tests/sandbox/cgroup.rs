@@ -330,7 +330,7 @@ fn an_ordinary_user_without_a_delegated_cgroup_is_told_not_refused() {
         assert!(
             text.contains("not delegated to this user")
                 || text.contains("no cgroup v2")
-                || text.contains("is bound to cgroup v2 on this host"),
+                || text.contains("is in this cgroup v2 hierarchy"),
             "{text}"
         );
         let r = k.run(&sh("echo ran"));

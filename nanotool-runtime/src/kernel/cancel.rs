@@ -60,6 +60,7 @@ impl CancelHandle {
     /// handle it can reach (a `static`), as `nanotool call` does for SIGINT, SIGTERM and
     /// SIGHUP. Restore `errno` around it in a handler.
     pub fn cancel(&self) {
+        // Async-signal-safe, as documented: never lock, allocate or log here.
         self.inner.fired.store(true, Ordering::SeqCst);
         // Paired with the fence in `event`: either the waiter sees `fired`, or this sees its
         // eventfd.

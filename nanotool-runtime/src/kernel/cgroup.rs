@@ -224,8 +224,8 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
 /// `cgroup.procs` lists it): a mount of a subtree, or of the host's hierarchy seen from a
 /// cgroup namespace of the agent's own, names another folder by that path, and the mount
 /// table then answers.
-fn usual_folder(own: &str) -> Option<(PathBuf, PathBuf)> {
-    let mount = usual_mount()?;
+fn usual_folder(mount: Option<PathBuf>, own: &str) -> Option<(PathBuf, PathBuf)> {
+    let mount = mount?;
     let folder = cgroup_folder(&mount, "/", own)?;
     let me = std::process::id().to_string();
     let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
@@ -424,14 +424,15 @@ impl Cgroups {
         // in v1 hierarchies), no folder of it can have one: `auto` needs to look no further
         // (a folder's controllers are a subset of its parent's, up to the hierarchy's root,
         // the mount's).
+        let mount = usual_mount();
         if mode == CgroupMode::Auto
             && group_holds
-            && let Some(mount) = usual_mount()
+            && let Some(mount) = &mount
             && let Ok(available) = std::fs::read_to_string(mount.join("cgroup.controllers"))
             && !lists_wanted(&available)
         {
             return none(format!(
-                "none of pids, memory, cpu is bound to cgroup v2 on this host ({} has {}), and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
+                "none of pids, memory, cpu is in this cgroup v2 hierarchy ({} has {}), and confined commands cannot leave their process group, which the group kill reaches whole; --cgroup on makes one per call all the same",
                 mount.display(),
                 match available.trim() {
                     "" => "no controller",
@@ -442,7 +443,7 @@ impl Cgroups {
         let proc_cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let own = own_cgroup(&proc_cgroup);
         // Where systems mount the hierarchy first (no mount table to read), then the table.
-        let found = match own.and_then(usual_folder) {
+        let found = match own.and_then(|own| usual_folder(mount, own)) {
             Some((mount, agent)) => Some((mount, Some(agent))),
             None => std::fs::read_to_string("/proc/self/mountinfo")
                 .ok()
@@ -926,19 +927,19 @@ mod tests {
             return;
         };
         let root = std::fs::read_to_string(mount.join("cgroup.controllers")).unwrap();
+        if lists_wanted(&root) {
+            eprintln!("this host binds some of {WANTED:?} to cgroup v2: {root}");
+            return;
+        }
         let tried = std::sync::atomic::AtomicBool::new(false);
         let (cgroups, status) = Cgroups::new(CgroupMode::Auto, 10, true, |_| {
             tried.store(true, Ordering::SeqCst);
             Ok(())
         });
-        if lists_wanted(&root) {
-            eprintln!("this host binds some of {WANTED:?} to cgroup v2: {root}");
-            return;
-        }
         assert!(cgroups.is_none() && status.parent.is_none(), "{status:?}");
         let note = status.note.unwrap_or_default();
         assert!(
-            note.contains("none of pids, memory, cpu is bound to cgroup v2 on this host"),
+            note.contains("none of pids, memory, cpu is in this cgroup v2 hierarchy"),
             "{note}"
         );
         assert!(!tried.load(Ordering::SeqCst), "a start was tried");
@@ -1038,8 +1039,11 @@ mod tests {
     /// question to the mount table.
     #[test]
     fn the_usual_mount_answers_only_with_a_folder_that_exists() {
-        assert_eq!(usual_folder("/no/such/cgroup/nanotool-test"), None);
-        if let Some((mount, folder)) = usual_folder("/") {
+        assert_eq!(
+            usual_folder(usual_mount(), "/no/such/cgroup/nanotool-test"),
+            None
+        );
+        if let Some((mount, folder)) = usual_folder(usual_mount(), "/") {
             assert_eq!(folder, mount);
             assert!(mount.join("cgroup.controllers").is_file(), "{mount:?}");
         }

@@ -110,7 +110,7 @@ impl fmt::Display for LimitHit {
             }
             LimitHit::TempDir(n) => write!(
                 f,
-                "temp dir limit {} reached: the private temp dir is full (no space left there)",
+                "temp dir limit {} reached: the private temp dir is full (no space left there, for TMPDIR and the private home inside it)",
                 Size(*n)
             ),
         }

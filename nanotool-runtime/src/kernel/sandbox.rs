@@ -611,8 +611,8 @@ impl Sandbox {
         self.tempfs.is_ok() && !own_user
     }
 
-    /// The path by which the agent reaches a profile's private temp dir `dir` (as commands
-    /// of `access` see it): inside the tmpfs where they enter it.
+    /// The path by which the agent reaches a profile's private folder `dir` (its temp dir or
+    /// its home, as commands of `access` see them): inside the tmpfs where they enter it.
     fn agent_side(&self, dir: &Path, access: Access) -> PathBuf {
         match (&self.tempfs, self.tmpdir()) {
             (Ok(tempfs), Some(at)) if self.enters_tempfs(access.is_local()) => tempfs
@@ -855,18 +855,17 @@ impl Drop for Sandbox {
     /// and need no walk; what is not empty is left to that walk.
     fn drop(&mut self) {
         let built = self.confinements.iter().map(|c| c.get().is_some());
+        let mut on_disk = false;
         for (i, ((tmp, home), built)) in self.cached_dirs.iter().zip(built).enumerate() {
-            if !built {
-                continue;
-            }
             // Bit 2 of the index: a private loopback (`Access::index`). Inside the tmpfs
             // nothing needs removing: it goes with the kernel's mount namespace.
-            if !self.enters_tempfs(i & 4 != 0) {
+            if built && !self.enters_tempfs(i & 4 != 0) {
                 let _ = std::fs::remove_dir(home);
                 let _ = std::fs::remove_dir(tmp);
+                on_disk = true;
             }
         }
-        if let Some(home) = &self.home {
+        if let Some(home) = self.home.as_ref().filter(|_| on_disk) {
             let _ = std::fs::remove_dir(home);
         }
     }

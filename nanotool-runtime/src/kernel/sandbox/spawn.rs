@@ -413,7 +413,8 @@ pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
 /// Starts a child in the namespaces of `plan` that exits at once: whether the host lets this
 /// process make them.
 fn try_namespace(plan: &NsPlan) -> Result<(), String> {
-    in_child_process(trial_child, std::ptr::null_mut(), plan.flags)
+    // SAFETY: `trial_child` makes one raw system call (exit) and reads no argument.
+    unsafe { in_child_process(trial_child, std::ptr::null_mut(), plan.flags) }
         .map_err(|e| format!("clone refused it ({e})"))
 }
 
@@ -936,11 +937,17 @@ fn restore_signals(old: u64) {
 /// Runs `child(arg)` in a child process that shares this process's memory
 /// (`CLONE_VM | CLONE_VFORK`, and `flags`: `CLONE_FILES` to share the file table, namespace
 /// flags to start it in new ones) and waits for it: what it changes of its own (its mount
-/// namespace, say) is not the agent's. Far lighter than a thread (no stack to map, no
-/// allocator arena, no thread-local setup): for work done once in a state the agent must not
-/// enter. `child` may make raw system calls only, and ends with `exit` (it has, when this
-/// returns: `CLONE_VFORK`); it reports through `arg`. `Err` when the clone is refused.
-pub(crate) fn in_child_process(
+/// namespace, say) is not the agent's. Far lighter than a thread (no stack mapped for it, no
+/// allocator arena, no thread-local set-up): for work done once in a state the agent must
+/// not enter. It sends no `SIGCHLD` (a "clone" child, reaped with `__WCLONE`), so a host's
+/// handler or `waitpid(-1)` neither sees nor takes it. `Err` when the clone is refused.
+///
+/// # Safety
+///
+/// `child` runs on this process's memory while this thread waits: it may make raw system
+/// calls only (no allocation, no lock, no libc function that keeps state), report through
+/// `arg` (valid for it to use as it does), and end with `exit`.
+pub(crate) unsafe fn in_child_process(
     child: extern "C" fn(*mut c_void) -> c_int,
     arg: *mut c_void,
     flags: c_int,
@@ -949,12 +956,12 @@ pub(crate) fn in_child_process(
     // As in `launch`: no host handler may run in a child on our memory.
     let old = block_all_signals();
     // SAFETY: the child runs on `stack`, alive until it exits (`CLONE_VFORK` holds this
-    // thread until then), and makes raw system calls only.
+    // thread until then), and keeps to what the caller promised.
     let pid = unsafe {
         libc::clone(
             child,
             stack.as_mut_ptr().add(stack.capacity()).cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | flags,
+            libc::CLONE_VM | libc::CLONE_VFORK | flags,
             arg,
         )
     };
@@ -964,10 +971,16 @@ pub(crate) fn in_child_process(
     if pid < 0 {
         return Err(clone_error);
     }
-    // It has exited; only its zombie is left (`ECHILD`: reaped already, by a host that
-    // ignores `SIGCHLD`).
-    let _ = reap(pid);
-    Ok(())
+    // It has exited; only its zombie is left.
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for our own clone child; `status` is a valid int.
+        if unsafe { libc::waitpid(pid, &mut status, libc::__WCLONE) } >= 0
+            || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted
+        {
+            return Ok(());
+        }
+    }
 }
 
 /// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,

@@ -8,10 +8,10 @@
 //! namespace (`unshare(CLONE_NEWNS)`), turns every mount of its copy into a slave (so nothing
 //! mounted there reaches the host's), mounts the tmpfs over the kernel's temp dir, and opens
 //! two fds in the agent's table before it exits: the namespace (`/proc/self/ns/mnt`) and the
-//! tmpfs's root. The private home is a folder of the temp dir, so it is in the tmpfs too. Each command's spawn child enters that namespace (`setns`) before it
-//! changes to the workspace; the agent reaches into the tmpfs through the root fd
-//! (`/proc/self/fd/<n>/…`): to make the profiles' folders and to open them for their Landlock
-//! rules. Where the agent cannot mount (an ordinary user, a container without
+//! tmpfs's root. The private home is a folder of the temp dir, so it is in the tmpfs too.
+//! Each command's spawn child enters that namespace (`setns`) before it changes to the
+//! workspace; the agent reaches into the tmpfs through the root fd (`/proc/self/fd/<n>/…`):
+//! to make the profiles' folders and to open them for their Landlock rules. Where the agent cannot mount (an ordinary user, a container without
 //! `CAP_SYS_ADMIN`) or runs in a chroot (`setns` would take a command out of it), the temp dir
 //! stays on disk and the limits line says so. The tmpfs is `nosuid`, `nodev`, and `noexec`
 //! where the folder it covers is.
@@ -108,8 +108,8 @@ impl TempFs {
 }
 
 /// What the mounting child is given, and what it reports: the step it failed at (0: none)
-/// with its errno, the fds it opened (in the agent's file table, which it shares), and the
-/// root directory it saw after entering the namespace.
+/// with its errno, and the fds it opened (in the agent's file table, which it shares): the
+/// namespace, the tmpfs's root, and the root directory it saw after entering the namespace.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 #[repr(C)]
 struct MountJob {
@@ -120,18 +120,19 @@ struct MountJob {
     errno: libc::c_int,
     ns: libc::c_int,
     root: libc::c_int,
-    root_seen: libc::stat,
+    root_seen: libc::c_int,
 }
 
 /// The steps of [`mount_child`], numbered as it reports them, and what each failure means.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
-const MOUNT_STEPS: [&str; 6] = [
+const MOUNT_STEPS: [&str; 7] = [
     "a mount namespace cannot be made",
     "the namespace's mounts cannot be made slaves",
     "a tmpfs cannot be mounted",
     "the mount namespace cannot be opened",
     "the tmpfs cannot be opened",
     "the mount namespace cannot be entered",
+    "the namespace's root directory cannot be opened",
 ];
 
 /// What [`TempFs::mount`] does: a child process sharing the agent's memory and file table
@@ -166,30 +167,33 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
         errno: 0,
         ns: -1,
         root: -1,
-        // SAFETY: a plain C struct, all zeroes is a valid value.
-        root_seen: unsafe { std::mem::zeroed() },
+        root_seen: -1,
     };
-    super::spawn::in_child_process(
-        mount_child,
-        (&mut job as *mut MountJob).cast(),
-        libc::CLONE_FILES,
-    )
+    // SAFETY: `mount_child` makes raw system calls only, on the `MountJob` it is given (alive
+    // until it exits), and ends with `exit`.
+    unsafe {
+        super::spawn::in_child_process(
+            mount_child,
+            (&mut job as *mut MountJob).cast(),
+            libc::CLONE_FILES,
+        )
+    }
     .map_err(|e| format!("no child process to mount it from: {e}"))?;
     // SAFETY: fds the child opened in our table, owned by nobody else.
     let owned = |fd: libc::c_int| (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) });
-    let (ns, root) = (owned(job.ns), owned(job.root));
-    let failed = |step: libc::c_int, errno: libc::c_int| {
-        let what = usize::try_from(step - 1)
-            .ok()
-            .and_then(|i| MOUNT_STEPS.get(i))
-            .unwrap_or(&"the mounting child ended early");
-        format!("{what}: {}", std::io::Error::from_raw_os_error(errno))
+    let (ns, root, root_seen) = (owned(job.ns), owned(job.root), owned(job.root_seen));
+    let failed = |step: libc::c_int, errno: libc::c_int| match usize::try_from(step - 1)
+        .ok()
+        .and_then(|i| MOUNT_STEPS.get(i))
+    {
+        Some(what) => format!("{what}: {}", std::io::Error::from_raw_os_error(errno)),
+        None => "the mounting child ended before it said how it went".to_owned(),
     };
-    match (job.step, ns, root) {
-        (0, Some(ns), Some(root)) => {
+    match (job.step, ns, root, root_seen) {
+        (0, Some(ns), Some(root), Some(root_seen)) => {
             // Entering the namespace is what each command does: it puts the root directory
             // at the namespace's. An agent in a chroot would see its commands leave it.
-            if (job.root_seen.st_dev, job.root_seen.st_ino) != root_before {
+            if fd_stat(&root_seen)? != root_before {
                 return Err(
                     "the agent runs in a chroot, which commands entering a mount namespace would leave"
                         .to_owned(),
@@ -202,7 +206,24 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
                 files,
             })
         }
-        (step, _, _) => Err(failed(step, job.errno)),
+        (step, ..) => Err(failed(step, job.errno)),
+    }
+}
+
+/// The device and inode of the file `fd` refers to.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+fn fd_stat(fd: &OwnedFd) -> Result<(u64, u64), String> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstat fills the zeroed buffer it is given, for an fd we own.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd.as_raw_fd(), &mut st) != 0 {
+            return Err(format!(
+                "the namespace's root directory cannot be examined: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok((st.st_dev, st.st_ino))
     }
 }
 
@@ -265,16 +286,12 @@ extern "C" fn mount_child(arg: *mut libc::c_void) -> libc::c_int {
         }
         // What each command does: enter the namespace, which puts the root directory at the
         // namespace's (the parent compares it with its own).
-        if libc::syscall(libc::SYS_setns, job.ns, libc::CLONE_NEWNS) != 0
-            || libc::syscall(
-                libc::SYS_newfstatat,
-                libc::AT_FDCWD,
-                c"/".as_ptr(),
-                &mut job.root_seen as *mut libc::stat,
-                0,
-            ) != 0
-        {
+        if libc::syscall(libc::SYS_setns, job.ns, libc::CLONE_NEWNS) != 0 {
             return fail(job, 6);
+        }
+        job.root_seen = open(c"/".as_ptr(), libc::O_PATH | libc::O_DIRECTORY);
+        if job.root_seen < 0 {
+            return fail(job, 7);
         }
         job.step = 0;
         libc::syscall(libc::SYS_exit, 0);
