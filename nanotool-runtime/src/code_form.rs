@@ -647,8 +647,9 @@ pub fn build_tool(
             if let Some(default) = default {
                 spec = spec.with_default(default);
             }
+            // The macro compiled the pattern: it is compiled again on its first use only.
             if let Some(pattern) = def.pattern {
-                spec = spec.with_pattern(pattern);
+                spec = spec.with_compiled_pattern(pattern);
             }
             // The author narrows the field type's range, never widens it: a `u8` with
             // `minimum = -5` still takes 0 at least, so the schema, a JSON call and a typed

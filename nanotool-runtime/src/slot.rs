@@ -156,7 +156,7 @@ pub struct SlotSpec {
     default: Option<Value>,
     pattern: Option<String>,
     /// The pattern compiled once, anchored as a whole match; `Err` holds the regex error.
-    regex: Option<Result<Regex, String>>,
+    regex: Option<PatternRegex>,
     minimum: Option<f64>,
     maximum: Option<f64>,
 }
@@ -173,6 +173,16 @@ impl PartialEq for SlotSpec {
             && self.minimum == other.minimum
             && self.maximum == other.maximum
     }
+}
+
+/// A slot pattern's regex: compiled when the slot is given its pattern
+/// ([`SlotSpec::with_pattern`], whose error is the author's, reported when the spec is built),
+/// or on first use for a pattern the `command_tool` macro already compiled when the tool was
+/// compiled (a tool's start then compiles none it does not use).
+#[derive(Debug, Clone)]
+enum PatternRegex {
+    Compiled(Result<Regex, String>),
+    OnFirstUse(std::sync::Arc<std::sync::OnceLock<Result<Regex, String>>>),
 }
 
 /// Compiles a slot `pattern` the way every form does: anchored as a whole match
@@ -263,7 +273,16 @@ impl SlotSpec {
     /// write `[0-9]` where only ASCII digits will do.
     pub fn with_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
-        self.regex = Some(compile_pattern(pattern));
+        self.regex = Some(PatternRegex::Compiled(compile_pattern(pattern)));
+        self
+    }
+
+    /// [`Self::with_pattern`] for a pattern the `command_tool` macro compiled when the tool
+    /// was compiled: compiled here on the first value it checks. Should it fail after all, no
+    /// value passes (see `slot::value`).
+    pub(crate) fn with_compiled_pattern(mut self, pattern: &str) -> Self {
+        self.pattern = Some(pattern.to_owned());
+        self.regex = Some(PatternRegex::OnFirstUse(Default::default()));
         self
     }
 
@@ -363,7 +382,20 @@ impl SlotSpec {
 
     /// The compiled, anchored regex; `Err` with the regex error when the pattern is invalid.
     pub(crate) fn regex(&self) -> Option<&Result<Regex, String>> {
-        self.regex.as_ref()
+        match self.regex.as_ref()? {
+            PatternRegex::Compiled(regex) => Some(regex),
+            PatternRegex::OnFirstUse(cell) => Some(cell.get_or_init(|| {
+                compile_pattern(self.pattern.as_deref().unwrap_or_default())
+            })),
+        }
+    }
+
+    /// The error of a pattern compiled when it was given (an author's mistake).
+    fn pattern_error(&self) -> Option<&str> {
+        match &self.regex {
+            Some(PatternRegex::Compiled(Err(message))) => Some(message),
+            _ => None,
+        }
     }
 
     /// An error about this slot.
@@ -480,6 +512,38 @@ pub fn validate(spec: &SlotSpec, value: &Value, root: &Path) -> Result<String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// A pattern the macro compiled is compiled on its first use, and checks values as one
+    /// given by `with_pattern` does; one that cannot be compiled after all lets no value
+    /// through (it never reaches a spec through `with_pattern`, which refuses it).
+    #[test]
+    fn a_pattern_compiled_on_first_use_checks_as_an_eager_one_and_fails_closed() {
+        let root = Path::new("/");
+        let slot = |lazy: bool, pattern: &str| {
+            let s = SlotSpec::new("range", SlotKind::String, "lines");
+            if lazy {
+                s.with_compiled_pattern(pattern)
+            } else {
+                s.with_pattern(pattern)
+            }
+        };
+        for lazy in [false, true] {
+            let s = slot(lazy, r"^\d+(,\d+)?$");
+            assert!(s.author_problem().is_none());
+            assert_eq!(validate(&s, &json!("1,20"), root).unwrap(), "1,20");
+            for bad in ["1,20x", "١", "1;rm -rf /"] {
+                assert!(validate(&s, &json!(bad), root).is_err(), "{lazy}: {bad}");
+            }
+        }
+        assert!(slot(false, "a)|(b").author_problem().is_some());
+        let broken = slot(true, "a)|(b");
+        assert!(broken.author_problem().is_none());
+        for value in ["a", "b", "a)|(b", ""] {
+            let e = validate(&broken, &json!(value), root).unwrap_err();
+            assert!(e.reason.contains("cannot be compiled"), "{e:?}");
+        }
+    }
 
     #[test]
     fn schema_pattern_is_published_anchored() {

@@ -30,10 +30,10 @@ impl SlotSpec {
         if self.pattern.is_some() && self.kind != SlotKind::String {
             return Some(AuthorProblem::PatternNotForKind);
         }
-        if let Some(Err(message)) = &self.regex {
+        if let Some(message) = self.pattern_error() {
             return Some(AuthorProblem::InvalidPattern {
                 pattern: self.pattern.clone().unwrap_or_default(),
-                message: message.clone(),
+                message: message.to_owned(),
             });
         }
         if (self.minimum.is_some() || self.maximum.is_some()) && !self.kind.is_numeric() {

@@ -100,6 +100,13 @@ impl SlotSpec {
                     shown(s),
                     self.pattern.as_deref().unwrap_or_default()
                 ))),
+                // Only a pattern compiled on first use can get here (one given by
+                // `with_pattern` is refused when the spec is built): no value passes it.
+                Some(Err(e)) => Err(self.error(format!(
+                    "the argument's pattern `{}` cannot be compiled ({e}): no value can be \
+                     checked against it; this is the tool's fault, not the call's",
+                    self.pattern.as_deref().unwrap_or_default()
+                ))),
                 _ => Ok(()),
             },
             (SlotKind::Integer | SlotKind::Number, _) => {
