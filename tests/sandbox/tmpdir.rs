@@ -367,6 +367,49 @@ fn the_private_home_shares_the_temp_dirs_tmpfs() {
     assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
 }
 
+/// The folder the tmpfs covers holds nothing on the host's side: where the host names no
+/// temp dir it is made in `/dev/shm` (a tmpfs, where a folder costs no disk write), where it
+/// names one, there; removed with the kernel either way.
+#[test]
+fn the_tmpfs_mount_point_is_made_where_a_folder_costs_least() {
+    if !in_own_process(
+        module_path!(),
+        "the_tmpfs_mount_point_is_made_where_a_folder_costs_least",
+    ) {
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let named = tempfile::tempdir().unwrap();
+    let shm_is_tmpfs = std::process::Command::new("stat")
+        .args(["-f", "-c", "%T", "/dev/shm"])
+        .output()
+        .is_ok_and(|o| o.stdout == b"tmpfs\n");
+    for host_names_one in [false, true] {
+        // SAFETY: this test runs alone in its own process; each kernel reads it once.
+        unsafe {
+            if host_names_one {
+                std::env::set_var("TMPDIR", named.path());
+            } else {
+                std::env::remove_var("TMPDIR");
+            }
+        }
+        let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, false) else {
+            return;
+        };
+        let tmp = tmpdir_of(&k);
+        let expected = match (host_names_one, shm_is_tmpfs) {
+            (true, _) => named.path().canonicalize().unwrap(),
+            (false, true) => PathBuf::from("/dev/shm"),
+            (false, false) => std::env::temp_dir().canonicalize().unwrap(),
+        };
+        assert_eq!(tmp.parent(), Some(expected.as_path()), "{}", tmp.display());
+        let r = k.run(&sh("echo x > \"$TMPDIR/f\" && stat -f -c %T \"$TMPDIR\""));
+        assert_eq!(r.output, "tmpfs\n", "{}", r.text());
+        drop(k);
+        assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+    }
+}
+
 /// Where the agent may not mount (an ordinary user), the temp dir stays on disk, the limits
 /// line says why, and calls still use it.
 #[test]

@@ -503,22 +503,38 @@ impl Sandbox {
         }
         let mut read = read;
         read.extend(enclosing_git_dirs(workspace));
-        let (tmpdir, home) = if mode == SandboxMode::Off {
-            (None, None)
-        } else {
-            let tmpdir = TempDir::new()?;
-            let home = tmpdir.0.join("home");
-            (Some(tmpdir), Some(home))
-        };
-        let tempfs = match (&tmpdir, temp_size) {
-            (None, _) => Err("the sandbox is off: commands get no private temp dir".to_owned()),
-            (Some(_), None) => Err("no size is set".to_owned()),
-            // SAFETY: geteuid cannot fail.
-            (Some(_), Some(_)) if unsafe { libc::geteuid() } != 0 => {
-                Err("mounting a tmpfs needs a root agent".to_owned())
+        // SAFETY: geteuid cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        let mut tmpdir_moved = false;
+        let (mut tmpdir, tempfs) = match (mode, temp_size) {
+            (SandboxMode::Off, _) => (
+                None,
+                Err("the sandbox is off: commands get no private temp dir".to_owned()),
+            ),
+            (_, None) => (
+                Some(TempDir::new_in(&std::env::temp_dir())?),
+                Err("no size is set".to_owned()),
+            ),
+            (_, Some(_)) if !root => (
+                Some(TempDir::new_in(&std::env::temp_dir())?),
+                Err("mounting a tmpfs needs a root agent".to_owned()),
+            ),
+            (_, Some(size)) => {
+                let base = mount_point_base();
+                let dir = TempDir::new_in(base.as_deref().unwrap_or(&std::env::temp_dir()))?;
+                let tempfs = tmpfs::TempFs::mount(&dir.0, size);
+                // A mount point made in `/dev/shm` that then covers nothing moves to the
+                // host's temp dir: the folder holds the commands' files after all.
+                if tempfs.is_err() && base.is_some() {
+                    tmpdir_moved = true;
+                }
+                (Some(dir), tempfs)
             }
-            (Some(dir), Some(size)) => tmpfs::TempFs::mount(&dir.0, size),
         };
+        if tmpdir_moved {
+            tmpdir = Some(TempDir::new_in(&std::env::temp_dir())?);
+        }
+        let home = tmpdir.as_ref().map(|t| t.0.join("home"));
         let mut sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
@@ -987,14 +1003,38 @@ fn looks_like_git_dir(dir: &Path) -> bool {
             || (dir.join("objects").is_dir() && dir.join("refs").is_dir()))
 }
 
+/// Where the folder the temp dir's tmpfs covers is made: it holds nothing on the host's side,
+/// so where the host names no temp dir (`TMPDIR` unset) it is made in `/dev/shm` when that is
+/// a tmpfs: making and removing a folder there costs a few microseconds, against an ext4
+/// `/tmp`'s inode and block allocation, journal and (mounted `discard`) a device discard on
+/// removal, 70 µs to 0.25 ms. `None`: the host's temp dir.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+fn mount_point_base() -> Option<PathBuf> {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    if std::env::var_os("TMPDIR").is_some() {
+        return None;
+    }
+    // SAFETY: statfs fills the zeroed buffer it is given, for a NUL-terminated path.
+    let on_tmpfs = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        libc::statfs(c"/dev/shm".as_ptr(), &mut st) == 0 && st.f_type as i64 == TMPFS_MAGIC
+    };
+    on_tmpfs.then(|| PathBuf::from("/dev/shm"))
+}
+
+/// No tmpfs is mounted off Linux: the host's temp dir.
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+fn mount_point_base() -> Option<PathBuf> {
+    None
+}
+
 /// A private directory, mode 0700, removed with everything in it on drop.
 struct TempDir(PathBuf);
 
 impl TempDir {
-    /// A new one in the system temp dir, named `nanotool-<pid>-...`.
-    fn new() -> std::io::Result<TempDir> {
+    /// A new one in `base`, named `nanotool-<pid>-...`.
+    fn new_in(base: &Path) -> std::io::Result<TempDir> {
         use std::os::unix::fs::DirBuilderExt;
-        let base = std::env::temp_dir();
         let pid = std::process::id();
         for attempt in 0..1000u32 {
             let nanos = std::time::SystemTime::now()

@@ -147,11 +147,15 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
     let c = |s: &[u8]| CString::new(s).map_err(|_| "a path with a NUL byte".to_owned());
     let at_c = c(at.as_os_str().as_bytes())?;
     let root_before = stat_of(c"/")?;
-    // A host whose temp dir forbids running programs keeps forbidding it.
+    // A host whose temp dir forbids running programs keeps forbidding it (the host's temp
+    // dir, not the folder the tmpfs covers, which may be made elsewhere: see
+    // `Sandbox::new`).
+    let host_temp = c(std::env::temp_dir().as_os_str().as_bytes())?;
     let noexec = {
         // SAFETY: statvfs fills the zeroed buffer it is given, for a NUL-terminated path.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        (unsafe { libc::statvfs(at_c.as_ptr(), &mut st) } == 0) && st.f_flag & libc::ST_NOEXEC != 0
+        (unsafe { libc::statvfs(host_temp.as_ptr(), &mut st) } == 0)
+            && st.f_flag & libc::ST_NOEXEC != 0
     };
     let mut flags = libc::MS_NOSUID | libc::MS_NODEV;
     if noexec {
