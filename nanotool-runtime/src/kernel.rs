@@ -367,9 +367,11 @@ impl CommandExecKernel {
             };
         sandbox.pid_namespace = ns_plan.is_some();
         if ns_plan.as_ref().is_some_and(|p| p.through_user()) {
-            sandbox.give_up_tempfs(
-                "commands start in a user namespace of their own (for their PID namespace), which cannot enter the tmpfs's mount namespace",
-            );
+            sandbox
+                .give_up_tempfs(
+                    "commands start in a user namespace of their own (for their PID namespace), which cannot enter the tmpfs's mount namespace",
+                )
+                .map_err(KernelError::Sandbox)?;
         }
         sandbox.status.pid_namespace = ns_plan.is_some();
         let null = spawner::dev_null().map_err(KernelError::Sandbox)?;

@@ -384,9 +384,9 @@ impl SlotSpec {
     pub(crate) fn regex(&self) -> Option<&Result<Regex, String>> {
         match self.regex.as_ref()? {
             PatternRegex::Compiled(regex) => Some(regex),
-            PatternRegex::OnFirstUse(cell) => Some(cell.get_or_init(|| {
-                compile_pattern(self.pattern.as_deref().unwrap_or_default())
-            })),
+            PatternRegex::OnFirstUse(cell) => Some(
+                cell.get_or_init(|| compile_pattern(self.pattern.as_deref().unwrap_or_default())),
+            ),
         }
     }
 

@@ -534,14 +534,13 @@ impl Sandbox {
         if tmpdir_moved {
             tmpdir = Some(TempDir::new_in(&std::env::temp_dir())?);
         }
-        let home = tmpdir.as_ref().map(|t| t.0.join("home"));
         let mut sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
             tempfs,
-            tmpdir,
-            home,
+            tmpdir: None,
+            home: None,
             read,
             write,
             readable: OnceLock::new(),
@@ -553,12 +552,20 @@ impl Sandbox {
             failures: Default::default(),
             pid_namespace: false,
         };
-        if let (Some(tmp), Some(home)) = (sandbox.tmpdir(), sandbox.home()) {
-            sandbox.cached_dirs = (0..PLAIN_PROFILES)
-                .map(|i| (tmp.join(format!("p{i}")), home.join(format!("p{i}"))))
-                .collect();
-        }
+        sandbox.set_tmpdir(tmpdir);
         Ok(sandbox)
+    }
+
+    /// Takes `tmpdir` as the kernel's temp dir: the home inside it, the profiles' folders.
+    fn set_tmpdir(&mut self, tmpdir: Option<TempDir>) {
+        self.home = tmpdir.as_ref().map(|t| t.0.join("home"));
+        self.cached_dirs = match (&tmpdir, &self.home) {
+            (Some(tmp), Some(home)) => (0..PLAIN_PROFILES)
+                .map(|i| (tmp.0.join(format!("p{i}")), home.join(format!("p{i}"))))
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.tmpdir = tmpdir;
     }
 
     /// Which private folders a command of profile `access` whose tool may also read `extra`
@@ -590,12 +597,18 @@ impl Sandbox {
         }
     }
 
-    /// Gives up the tmpfs (before any profile is built): commands of this kernel could not
-    /// enter it, for `why`.
-    pub(crate) fn give_up_tempfs(&mut self, why: &str) {
+    /// Gives up the tmpfs (before any profile is built, and before anything is given the
+    /// temp dir's path): commands of this kernel could not enter it, for `why`. The temp dir
+    /// is made again in the host's temp dir, since it holds the commands' files now (the
+    /// tmpfs's mount point may have been made in `/dev/shm`).
+    pub(crate) fn give_up_tempfs(&mut self, why: &str) -> std::io::Result<()> {
         if self.tempfs.is_ok() {
+            // The tmpfs first (its namespace and root fd), then the folder it covered.
             self.tempfs = Err(why.to_owned());
+            let moved = TempDir::new_in(&std::env::temp_dir())?;
+            self.set_tmpdir(Some(moved));
         }
+        Ok(())
     }
 
     /// The tmpfs of the private temp dir, or why there is none.
