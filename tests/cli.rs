@@ -440,7 +440,14 @@ fn a_signal_cancels_the_running_call_and_kills_its_group() {
         }
         children
     };
-    let sleeping = || !all_children().trim().is_empty();
+    // The command, not a short-lived helper of the kernel's (the tmpfs is mounted from a
+    // child process): a child whose program is `sleep`.
+    let sleeping = || {
+        all_children().split_whitespace().any(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|comm| comm.trim() == "sleep")
+        })
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !sleeping() {
         assert!(

@@ -269,8 +269,8 @@ impl SlotSpec {
     /// A regex the whole value must match (string slots only). It is anchored whatever the
     /// author wrote: `\d+` accepts `12` but not `12x`. Compiled once, here; an invalid regex
     /// is reported when the [`crate::CommandSpec`] is built. The syntax is the `regex`
-    /// crate's: classes such as `\d` and `\w` are Unicode-aware (`\d` also matches `١`);
-    /// write `[0-9]` where only ASCII digits will do.
+    /// crate's, with `\d` read as `[0-9]` (a slot's digits are ASCII, as a JSON Schema's
+    /// `pattern` reads them); other classes such as `\w` are Unicode-aware.
     pub fn with_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
         self.regex = Some(PatternRegex::Compiled(compile_pattern(pattern)));
@@ -278,8 +278,10 @@ impl SlotSpec {
     }
 
     /// [`Self::with_pattern`] for a pattern the `command_tool` macro compiled when the tool
-    /// was compiled: compiled here on the first value it checks. Should it fail after all, no
-    /// value passes (see `slot::value`).
+    /// was compiled: compiled again when the first value is checked against it ([`Self::regex`]:
+    /// a call's argument, or the slot's default when the spec is built). Should it fail after
+    /// all, no value passes (see `slot::value`): a default is then refused with the spec, an
+    /// argument with the call, as the tool's fault.
     pub(crate) fn with_compiled_pattern(mut self, pattern: &str) -> Self {
         self.pattern = Some(pattern.to_owned());
         self.regex = Some(PatternRegex::OnFirstUse(Default::default()));

@@ -408,6 +408,8 @@ pub(crate) struct Sandbox {
     /// (dropped before `tmpdir`, whose folder it covers).
     tempfs: Result<tmpfs::TempFs, String>,
     tmpdir: Option<TempDir>,
+    /// Whether `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]).
+    tmpdir_in_shm: bool,
     /// The commands' private home: `<tmpdir>/home`, so that it shares the temp dir's tmpfs
     /// (and its size) and costs no folder of its own on disk.
     home: Option<PathBuf>,
@@ -506,6 +508,7 @@ impl Sandbox {
         // SAFETY: geteuid cannot fail.
         let root = unsafe { libc::geteuid() } == 0;
         let mut tmpdir_moved = false;
+        let mut tmpdir_in_shm = false;
         let (mut tmpdir, tempfs) = match (mode, temp_size) {
             (SandboxMode::Off, _) => (
                 None,
@@ -520,14 +523,16 @@ impl Sandbox {
                 Err("mounting a tmpfs needs a root agent".to_owned()),
             ),
             (_, Some(size)) => {
-                let base = mount_point_base();
-                let dir = TempDir::new_in(base.as_deref().unwrap_or(&std::env::temp_dir()))?;
+                // In `/dev/shm` where it can be made there, else in the host's temp dir.
+                let (dir, in_shm) = match mount_point_base().map(|base| TempDir::new_in(&base)) {
+                    Some(Ok(dir)) => (dir, true),
+                    _ => (TempDir::new_in(&std::env::temp_dir())?, false),
+                };
                 let tempfs = tmpfs::TempFs::mount(&dir.0, size);
                 // A mount point made in `/dev/shm` that then covers nothing moves to the
                 // host's temp dir: the folder holds the commands' files after all.
-                if tempfs.is_err() && base.is_some() {
-                    tmpdir_moved = true;
-                }
+                tmpdir_moved = in_shm && tempfs.is_err();
+                tmpdir_in_shm = in_shm && tempfs.is_ok();
                 (Some(dir), tempfs)
             }
         };
@@ -540,6 +545,7 @@ impl Sandbox {
             workspace: workspace.to_path_buf(),
             tempfs,
             tmpdir: None,
+            tmpdir_in_shm,
             home: None,
             read,
             write,
@@ -605,8 +611,11 @@ impl Sandbox {
         if self.tempfs.is_ok() {
             // The tmpfs first (its namespace and root fd), then the folder it covered.
             self.tempfs = Err(why.to_owned());
-            let moved = TempDir::new_in(&std::env::temp_dir())?;
-            self.set_tmpdir(Some(moved));
+            if self.tmpdir_in_shm {
+                let moved = TempDir::new_in(&std::env::temp_dir())?;
+                self.set_tmpdir(Some(moved));
+                self.tmpdir_in_shm = false;
+            }
         }
         Ok(())
     }
@@ -1024,7 +1033,7 @@ fn looks_like_git_dir(dir: &Path) -> bool {
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 fn mount_point_base() -> Option<PathBuf> {
     const TMPFS_MAGIC: i64 = 0x0102_1994;
-    if std::env::var_os("TMPDIR").is_some() {
+    if std::env::var_os("TMPDIR").is_some_and(|dir| !dir.is_empty()) {
         return None;
     }
     // SAFETY: statfs fills the zeroed buffer it is given, for a NUL-terminated path.

@@ -11,10 +11,11 @@
 //! tmpfs's root. The private home is a folder of the temp dir, so it is in the tmpfs too.
 //! Each command's spawn child enters that namespace (`setns`) before it changes to the
 //! workspace; the agent reaches into the tmpfs through the root fd (`/proc/self/fd/<n>/…`):
-//! to make the profiles' folders and to open them for their Landlock rules. Where the agent cannot mount (an ordinary user, a container without
-//! `CAP_SYS_ADMIN`) or runs in a chroot (`setns` would take a command out of it), the temp dir
-//! stays on disk and the limits line says so. The tmpfs is `nosuid`, `nodev`, and `noexec`
-//! where the folder it covers is.
+//! to make the profiles' folders and to open them for their Landlock rules. Where the agent
+//! cannot mount (an ordinary user, a container without `CAP_SYS_ADMIN`) or runs in a chroot
+//! (`setns` would take a command out of it), the temp dir stays on disk and the limits line
+//! says so. The tmpfs is `nosuid`, `nodev`, and `noexec` where the host's temp dir is (the
+//! folder it covers may be made in `/dev/shm`: see `Sandbox::new`).
 
 use std::fmt;
 use std::os::fd::OwnedFd;
