@@ -881,6 +881,8 @@ pub fn remove_cgroup_tree(dir: &Path) -> io::Result<()> {
     for entry in std::fs::read_dir(dir)?.flatten() {
         if entry.file_type().is_ok_and(|t| t.is_dir())
             && let Err(e) = remove_cgroup_tree(&entry.path())
+            // Gone meanwhile (removed by another): nothing left to do there.
+            && entry.path().exists()
         {
             first_error.get_or_insert(e);
         }

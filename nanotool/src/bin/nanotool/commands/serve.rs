@@ -62,8 +62,7 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            remove_tmpdir(&tmpdir);
-            remove_cgroups(cgroups.as_deref());
+            clean_up(&tmpdir, cgroups.as_deref());
             if let Some(pipe) = LOG_PIPE.get() {
                 pipe.flush(LOG_FLUSH_WAIT);
             }
@@ -89,21 +88,28 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     // The signal thread holds the server (hence the kernel) to the end: no destructor removes
     // the temp dir on this path either.
     server.cancel_all();
-    remove_tmpdir(&tmpdir_at_eof);
-    remove_cgroups(cgroups_at_eof.as_deref());
+    clean_up(&tmpdir_at_eof, cgroups_at_eof.as_deref());
     if let Some(pipe) = LOG_PIPE.get() {
         pipe.flush(LOG_FLUSH_WAIT);
     }
     Ok(0)
 }
 
-/// Removes the commands' private temp dir and home however deep or locked their content is,
-/// and logs the path when it cannot.
-/// A signal during the read loop also ends it: the signal thread and the main thread may
-/// both get here, one after the other.
-fn remove_tmpdir(dirs: &[PathBuf]) {
+/// Removes what the kernel leaves when no destructor runs: the commands' private temp dir and
+/// the calls' cgroups. A signal during the read loop also ends it: the signal thread and the
+/// main thread may both get here, one after the other.
+fn clean_up(dirs: &[PathBuf], cgroups: Option<&Path>) {
+    // One at a time: the second finds nothing left (two removals of one tree at once would
+    // each find the other's work gone).
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    remove_tmpdir(dirs);
+    remove_cgroups(cgroups);
+}
+
+/// Removes the commands' private temp dir (the private home is inside it) however deep or
+/// locked its content is, and logs the path when it cannot.
+fn remove_tmpdir(dirs: &[PathBuf]) {
     for dir in dirs {
         if std::fs::symlink_metadata(dir).is_ok()
             && let Err(e) = nanotool_runtime::kernel::remove_tree(dir)
