@@ -410,6 +410,67 @@ fn the_tmpfs_mount_point_is_made_where_a_folder_costs_least() {
     }
 }
 
+/// An agent killed with `SIGKILL` runs no cleanup: its tmpfs goes with its namespace, but
+/// the empty folder it covered stays. The next kernel that makes its mount point in
+/// `/dev/shm` removes those of agents no longer running, and nothing of a running one.
+#[test]
+fn mount_points_of_agents_gone_are_swept_from_dev_shm() {
+    if !in_own_process(
+        module_path!(),
+        "mount_points_of_agents_gone_are_swept_from_dev_shm",
+    ) {
+        return;
+    }
+    // SAFETY: this test runs alone in its own process; the kernel reads it once.
+    unsafe { std::env::remove_var("TMPDIR") };
+    // A pid that no process has any more: a child's, once reaped.
+    let gone = std::process::Command::new("true")
+        .spawn()
+        .and_then(|mut c| c.wait().map(|_| c.id()))
+        .unwrap();
+    let stale = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-0"));
+    let alive = PathBuf::from(format!(
+        "/dev/shm/nanotool-{}-5eed0000-7",
+        std::process::id()
+    ));
+    let stale_not_empty = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-1"));
+    let not_ours = PathBuf::from(format!("/dev/shm/nanotool-{gone}-notours"));
+    for dir in [&stale, &alive, &stale_not_empty, &not_ours] {
+        if std::fs::create_dir(dir).is_err() {
+            eprintln!("/dev/shm cannot hold a folder here");
+            return;
+        }
+    }
+    std::fs::write(stale_not_empty.join("f"), "x").unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, false) else {
+        return;
+    };
+    let in_shm = tmpdir_of(&k).starts_with(PathBuf::from("/dev/shm").canonicalize().unwrap());
+    let left = |dir: &PathBuf| dir.exists();
+    let (stale_left, alive_left, full_left, odd_left) = (
+        left(&stale),
+        left(&alive),
+        left(&stale_not_empty),
+        left(&not_ours),
+    );
+    let _ = std::fs::remove_file(stale_not_empty.join("f"));
+    for dir in [&stale, &alive, &stale_not_empty, &not_ours] {
+        let _ = std::fs::remove_dir(dir);
+    }
+    if !in_shm {
+        eprintln!("the mount point is not made in /dev/shm here");
+        return;
+    }
+    assert!(!stale_left, "{} outlived the sweep", stale.display());
+    assert!(alive_left, "a running agent's folder was removed");
+    assert!(full_left, "a folder with something in it was removed");
+    assert!(
+        odd_left,
+        "a folder not named as the kernel names them was removed"
+    );
+}
+
 /// Where the agent may not mount (an ordinary user), the temp dir stays on disk, the limits
 /// line says why, and calls still use it.
 #[test]

@@ -524,7 +524,11 @@ impl Sandbox {
             ),
             (_, Some(size)) => {
                 // In `/dev/shm` where it can be made there, else in the host's temp dir.
-                let (dir, in_shm) = match mount_point_base().map(|base| TempDir::new_in(&base)) {
+                let base = mount_point_base();
+                if let Some(base) = &base {
+                    sweep_stale_mount_points(base);
+                }
+                let (dir, in_shm) = match base.map(|base| TempDir::new_in(&base)) {
                     Some(Ok(dir)) => (dir, true),
                     _ => (TempDir::new_in(&std::env::temp_dir())?, false),
                 };
@@ -1043,6 +1047,43 @@ fn mount_point_base() -> Option<PathBuf> {
     };
     on_tmpfs.then(|| PathBuf::from("/dev/shm"))
 }
+
+/// Removes the mount points that agents no longer running left in `base` (`/dev/shm`): an
+/// agent killed with `SIGKILL` runs no cleanup, and while its tmpfs goes with its namespace,
+/// the empty folder it covered stays. Only a folder named as [`TempDir::new_in`] names them,
+/// of a pid that no longer runs, and empty (one `rmdir`, which refuses anything else); a
+/// running agent's are left alone, this one's other kernels' included.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+fn sweep_stale_mount_points(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("nanotool-"))
+            .and_then(|n| {
+                let mut parts = n.split('-');
+                let (pid, stamp, attempt) = (parts.next()?, parts.next()?, parts.next()?);
+                let named = parts.next().is_none()
+                    && stamp.len() == 8
+                    && stamp.bytes().all(|b| b.is_ascii_hexdigit())
+                    && attempt.parse::<u32>().is_ok();
+                named.then(|| pid.parse::<u32>().ok()).flatten()
+            })
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// No tmpfs is mounted off Linux: nothing is left to sweep.
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+fn sweep_stale_mount_points(_base: &Path) {}
 
 /// No tmpfs is mounted off Linux: the host's temp dir.
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
