@@ -412,7 +412,8 @@ fn the_tmpfs_mount_point_is_made_where_a_folder_costs_least() {
 
 /// An agent killed with `SIGKILL` runs no cleanup: its tmpfs goes with its namespace, but
 /// the empty folder it covered stays. The next kernel that makes its mount point in
-/// `/dev/shm` removes those of agents no longer running, and nothing of a running one.
+/// `/dev/shm` removes those of agents no longer running, and nothing of a running one, in
+/// this PID namespace or another (whose kernels hold a lock on theirs).
 #[test]
 fn mount_points_of_agents_gone_are_swept_from_dev_shm() {
     if !in_own_process(
@@ -435,27 +436,38 @@ fn mount_points_of_agents_gone_are_swept_from_dev_shm() {
     ));
     let stale_not_empty = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-1"));
     let not_ours = PathBuf::from(format!("/dev/shm/nanotool-{gone}-notours"));
-    for dir in [&stale, &alive, &stale_not_empty, &not_ours] {
+    // An agent in another PID namespace sharing `/dev/shm` (its pid unseen here): its kernel
+    // holds a shared lock on its folder.
+    let elsewhere = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-2"));
+    for dir in [&stale, &alive, &stale_not_empty, &not_ours, &elsewhere] {
         if std::fs::create_dir(dir).is_err() {
             eprintln!("/dev/shm cannot hold a folder here");
             return;
         }
     }
     std::fs::write(stale_not_empty.join("f"), "x").unwrap();
+    let held = std::fs::File::open(&elsewhere).unwrap();
+    // SAFETY: flock on an fd this test owns.
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&held), libc::LOCK_SH) },
+        0
+    );
     let ws = tempfile::tempdir().unwrap();
     let Some(k) = tmpfs_kernel(ws.path(), 4 << 20, false) else {
         return;
     };
     let in_shm = tmpdir_of(&k).starts_with(PathBuf::from("/dev/shm").canonicalize().unwrap());
     let left = |dir: &PathBuf| dir.exists();
-    let (stale_left, alive_left, full_left, odd_left) = (
+    let (stale_left, alive_left, full_left, odd_left, held_left) = (
         left(&stale),
         left(&alive),
         left(&stale_not_empty),
         left(&not_ours),
+        left(&elsewhere),
     );
+    drop(held);
     let _ = std::fs::remove_file(stale_not_empty.join("f"));
-    for dir in [&stale, &alive, &stale_not_empty, &not_ours] {
+    for dir in [&stale, &alive, &stale_not_empty, &not_ours, &elsewhere] {
         let _ = std::fs::remove_dir(dir);
     }
     if !in_shm {
@@ -469,6 +481,7 @@ fn mount_points_of_agents_gone_are_swept_from_dev_shm() {
         odd_left,
         "a folder not named as the kernel names them was removed"
     );
+    assert!(held_left, "a folder another kernel holds was removed");
 }
 
 /// Where the agent may not mount (an ordinary user), the temp dir stays on disk, the limits

@@ -51,7 +51,7 @@ use spawn::Confinement;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -410,6 +410,10 @@ pub(crate) struct Sandbox {
     tmpdir: Option<TempDir>,
     /// Whether `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]).
     tmpdir_in_shm: bool,
+    /// That mount point, open with a shared `flock` for the kernel's life: an agent in
+    /// another PID namespace that shares `/dev/shm` cannot see this pid, so its sweep
+    /// ([`sweep_stale_mount_points`]) goes by the lock.
+    mount_point_lock: Option<OwnedFd>,
     /// The commands' private home: `<tmpdir>/home`, so that it shares the temp dir's tmpfs
     /// (and its size) and costs no folder of its own on disk.
     home: Option<PathBuf>,
@@ -509,6 +513,7 @@ impl Sandbox {
         let root = unsafe { libc::geteuid() } == 0;
         let mut tmpdir_moved = false;
         let mut tmpdir_in_shm = false;
+        let mut mount_point_lock = None;
         let (mut tmpdir, tempfs) = match (mode, temp_size) {
             (SandboxMode::Off, _) => (
                 None,
@@ -537,6 +542,9 @@ impl Sandbox {
                 // host's temp dir: the folder holds the commands' files after all.
                 tmpdir_moved = in_shm && tempfs.is_err();
                 tmpdir_in_shm = in_shm && tempfs.is_ok();
+                if tmpdir_in_shm {
+                    mount_point_lock = lock_shared(&dir.0);
+                }
                 (Some(dir), tempfs)
             }
         };
@@ -550,6 +558,7 @@ impl Sandbox {
             tempfs,
             tmpdir: None,
             tmpdir_in_shm,
+            mount_point_lock,
             home: None,
             read,
             write,
@@ -619,6 +628,7 @@ impl Sandbox {
                 let moved = TempDir::new_in(&std::env::temp_dir())?;
                 self.set_tmpdir(Some(moved));
                 self.tmpdir_in_shm = false;
+                self.mount_point_lock = None;
             }
         }
         Ok(())
@@ -1075,10 +1085,39 @@ fn sweep_stale_mount_points(base: &Path) {
         else {
             continue;
         };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Gone from this PID namespace; held by no kernel (in any namespace) either.
+        let Ok(dir) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        // SAFETY: flock on an fd we own.
+        let free = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(&dir),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        } == 0;
+        if free {
             let _ = std::fs::remove_dir(entry.path());
         }
     }
+}
+
+/// `dir` open (read-only, close-on-exec) with a shared `flock`, for as long as the fd lives.
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
+fn lock_shared(dir: &Path) -> Option<OwnedFd> {
+    let file = std::fs::File::open(dir).ok()?;
+    // SAFETY: flock on an fd we own.
+    let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_SH) } == 0;
+    locked.then(|| OwnedFd::from(file))
+}
+
+/// No tmpfs is mounted off Linux: no lock either.
+#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
+fn lock_shared(_dir: &Path) -> Option<OwnedFd> {
+    None
 }
 
 /// No tmpfs is mounted off Linux: nothing is left to sweep.
