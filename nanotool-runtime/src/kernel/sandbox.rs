@@ -537,13 +537,18 @@ impl Sandbox {
                     Some(Ok(dir)) => (dir, true),
                     _ => (TempDir::new_in(&std::env::temp_dir())?, false),
                 };
+                // Held before the mount, so that no sweep removes a folder with a tmpfs on it
+                // (one that got there first leaves no folder to mount on: the mount fails).
+                if in_shm {
+                    mount_point_lock = lock_shared(&dir.0);
+                }
                 let tempfs = tmpfs::TempFs::mount(&dir.0, size);
                 // A mount point made in `/dev/shm` that then covers nothing moves to the
                 // host's temp dir: the folder holds the commands' files after all.
                 tmpdir_moved = in_shm && tempfs.is_err();
                 tmpdir_in_shm = in_shm && tempfs.is_ok();
-                if tmpdir_in_shm {
-                    mount_point_lock = lock_shared(&dir.0);
+                if !tmpdir_in_shm {
+                    mount_point_lock = None;
                 }
                 (Some(dir), tempfs)
             }
@@ -1061,8 +1066,9 @@ fn mount_point_base() -> Option<PathBuf> {
 /// Removes the mount points that agents no longer running left in `base` (`/dev/shm`): an
 /// agent killed with `SIGKILL` runs no cleanup, and while its tmpfs goes with its namespace,
 /// the empty folder it covered stays. Only a folder named as [`TempDir::new_in`] names them,
-/// of a pid that no longer runs, and empty (one `rmdir`, which refuses anything else); a
-/// running agent's are left alone, this one's other kernels' included.
+/// of a pid that no longer runs, that no kernel holds (`flock`, see `mount_point_lock`), and
+/// empty (one `rmdir`, which refuses anything else); a running agent's are left alone, this
+/// one's other kernels' included.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 fn sweep_stale_mount_points(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
