@@ -217,20 +217,17 @@ pub(crate) fn cgroup2_mount(mountinfo: &str) -> Option<(PathBuf, String)> {
     })
 }
 
-/// The cgroup v2 mount point and the agent's folder in it (`own`: its path in
-/// `/proc/self/cgroup`), found without the mount table where systems mount the hierarchy:
-/// `/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` beside v1 hierarchies. The mount must be a
-/// cgroup2 file system and the folder must be there and hold this process (its
-/// `cgroup.procs` lists it): a mount of a subtree, or of the host's hierarchy seen from a
-/// cgroup namespace of the agent's own, names another folder by that path, and the mount
-/// table then answers.
-fn usual_folder(mount: Option<PathBuf>, own: &str) -> Option<(PathBuf, PathBuf)> {
-    let mount = mount?;
-    let folder = cgroup_folder(&mount, "/", own)?;
+/// The agent's folder (`own`: its path in `/proc/self/cgroup`) in `mount`, the cgroup v2
+/// hierarchy where systems mount it ([`usual_mount`]), found without the mount table. The
+/// folder must be there and hold this process (its `cgroup.procs` lists it): a mount of a
+/// subtree, or of the host's hierarchy seen from a cgroup namespace of the agent's own, names
+/// another folder by that path, and the mount table then answers.
+fn usual_folder(mount: &Path, own: &str) -> Option<PathBuf> {
+    let folder = cgroup_folder(mount, "/", own)?;
     let me = std::process::id().to_string();
     let holds_me = std::fs::read_to_string(folder.join("cgroup.procs"))
         .is_ok_and(|procs| procs.lines().any(|pid| pid == me));
-    holds_me.then_some((mount, folder))
+    holds_me.then_some(folder)
 }
 
 /// The cgroup v2 hierarchy where systems mount it (`/sys/fs/cgroup`, or
@@ -443,7 +440,11 @@ impl Cgroups {
         let proc_cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
         let own = own_cgroup(&proc_cgroup);
         // Where systems mount the hierarchy first (no mount table to read), then the table.
-        let found = match own.and_then(|own| usual_folder(mount, own)) {
+        let usual = mount.and_then(|mount| {
+            let agent = usual_folder(&mount, own?)?;
+            Some((mount, agent))
+        });
+        let found = match usual {
             Some((mount, agent)) => Some((mount, Some(agent))),
             None => std::fs::read_to_string("/proc/self/mountinfo")
                 .ok()
@@ -1041,11 +1042,11 @@ mod tests {
     /// question to the mount table.
     #[test]
     fn the_usual_mount_answers_only_with_a_folder_that_exists() {
-        assert_eq!(
-            usual_folder(usual_mount(), "/no/such/cgroup/nanotool-test"),
-            None
-        );
-        if let Some((mount, folder)) = usual_folder(usual_mount(), "/") {
+        let Some(mount) = usual_mount() else {
+            return;
+        };
+        assert_eq!(usual_folder(&mount, "/no/such/cgroup/nanotool-test"), None);
+        if let Some(folder) = usual_folder(&mount, "/") {
             assert_eq!(folder, mount);
             assert!(mount.join("cgroup.controllers").is_file(), "{mount:?}");
         }

@@ -408,12 +408,11 @@ pub(crate) struct Sandbox {
     /// (dropped before `tmpdir`, whose folder it covers).
     tempfs: Result<tmpfs::TempFs, String>,
     tmpdir: Option<TempDir>,
-    /// Whether `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]).
-    tmpdir_in_shm: bool,
-    /// That mount point, open with a shared `flock` for the kernel's life: an agent in
-    /// another PID namespace that shares `/dev/shm` cannot see this pid, so its sweep
-    /// ([`sweep_stale_mount_points`]) goes by the lock.
-    mount_point_lock: Option<OwnedFd>,
+    /// Where `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]):
+    /// that folder, open with a shared `flock` for the kernel's life (an agent in another PID
+    /// namespace that shares `/dev/shm` cannot see this pid, so its sweep,
+    /// [`sweep_stale_mount_points`], goes by the lock).
+    shm_lock: Option<OwnedFd>,
     /// The commands' private home: `<tmpdir>/home`, so that it shares the temp dir's tmpfs
     /// (and its size) and costs no folder of its own on disk.
     home: Option<PathBuf>,
@@ -511,59 +510,40 @@ impl Sandbox {
         read.extend(enclosing_git_dirs(workspace));
         // SAFETY: geteuid cannot fail.
         let root = unsafe { libc::geteuid() } == 0;
-        let mut tmpdir_moved = false;
-        let mut tmpdir_in_shm = false;
-        let mut mount_point_lock = None;
-        let (mut tmpdir, tempfs) = match (mode, temp_size) {
+        let on_disk = || TempDir::new_in(&std::env::temp_dir());
+        let (tmpdir, tempfs, shm_lock) = match (mode, temp_size) {
             (SandboxMode::Off, _) => (
                 None,
                 Err("the sandbox is off: commands get no private temp dir".to_owned()),
+                None,
             ),
-            (_, None) => (
-                Some(TempDir::new_in(&std::env::temp_dir())?),
-                Err("no size is set".to_owned()),
-            ),
+            (_, None) => (Some(on_disk()?), Err("no size is set".to_owned()), None),
             (_, Some(_)) if !root => (
-                Some(TempDir::new_in(&std::env::temp_dir())?),
+                Some(on_disk()?),
                 Err("mounting a tmpfs needs a root agent".to_owned()),
+                None,
             ),
-            (_, Some(size)) => {
-                // In `/dev/shm` where it can be made there, else in the host's temp dir.
-                let base = mount_point_base();
-                if let Some(base) = &base {
-                    sweep_stale_mount_points(base);
+            (_, Some(size)) => match shm_mount_point() {
+                Some((dir, lock)) => match tmpfs::TempFs::mount(&dir.0, size) {
+                    Ok(tempfs) => (Some(dir), Ok(tempfs), Some(lock)),
+                    // A mount point in `/dev/shm` that covers nothing moves to the host's
+                    // temp dir: the folder holds the commands' files after all.
+                    Err(why) => (Some(on_disk()?), Err(why), None),
+                },
+                None => {
+                    let dir = on_disk()?;
+                    let tempfs = tmpfs::TempFs::mount(&dir.0, size);
+                    (Some(dir), tempfs, None)
                 }
-                let (dir, in_shm) = match base.map(|base| TempDir::new_in(&base)) {
-                    Some(Ok(dir)) => (dir, true),
-                    _ => (TempDir::new_in(&std::env::temp_dir())?, false),
-                };
-                // Held before the mount, so that no sweep removes a folder with a tmpfs on it
-                // (one that got there first leaves no folder to mount on: the mount fails).
-                if in_shm {
-                    mount_point_lock = lock_shared(&dir.0);
-                }
-                let tempfs = tmpfs::TempFs::mount(&dir.0, size);
-                // A mount point made in `/dev/shm` that then covers nothing moves to the
-                // host's temp dir: the folder holds the commands' files after all.
-                tmpdir_moved = in_shm && tempfs.is_err();
-                tmpdir_in_shm = in_shm && tempfs.is_ok();
-                if !tmpdir_in_shm {
-                    mount_point_lock = None;
-                }
-                (Some(dir), tempfs)
-            }
+            },
         };
-        if tmpdir_moved {
-            tmpdir = Some(TempDir::new_in(&std::env::temp_dir())?);
-        }
         let mut sandbox = Sandbox {
             local_network: OnceLock::new(),
             status,
             workspace: workspace.to_path_buf(),
             tempfs,
             tmpdir: None,
-            tmpdir_in_shm,
-            mount_point_lock,
+            shm_lock,
             home: None,
             read,
             write,
@@ -629,11 +609,10 @@ impl Sandbox {
         if self.tempfs.is_ok() {
             // The tmpfs first (its namespace and root fd), then the folder it covered.
             self.tempfs = Err(why.to_owned());
-            if self.tmpdir_in_shm {
+            if self.shm_lock.is_some() {
                 let moved = TempDir::new_in(&std::env::temp_dir())?;
                 self.set_tmpdir(Some(moved));
-                self.tmpdir_in_shm = false;
-                self.mount_point_lock = None;
+                self.shm_lock = None;
             }
         }
         Ok(())
@@ -1063,10 +1042,22 @@ fn mount_point_base() -> Option<PathBuf> {
     on_tmpfs.then(|| PathBuf::from("/dev/shm"))
 }
 
+/// The tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]), with its lock taken
+/// before anything is mounted on it (so no sweep removes a folder with a tmpfs on it; one
+/// that got there first leaves no folder to mount on, and the mount fails); stale ones of
+/// agents gone swept first. `None`: made in the host's temp dir instead.
+fn shm_mount_point() -> Option<(TempDir, OwnedFd)> {
+    let base = mount_point_base()?;
+    sweep_stale_mount_points(&base);
+    let dir = TempDir::new_in(&base).ok()?;
+    let lock = lock_shared(&dir.0)?;
+    Some((dir, lock))
+}
+
 /// Removes the mount points that agents no longer running left in `base` (`/dev/shm`): an
 /// agent killed with `SIGKILL` runs no cleanup, and while its tmpfs goes with its namespace,
 /// the empty folder it covered stays. Only a folder named as [`TempDir::new_in`] names them,
-/// of a pid that no longer runs, that no kernel holds (`flock`, see `mount_point_lock`), and
+/// of a pid that no longer runs, that no kernel holds (`flock`, see `Sandbox::shm_lock`), and
 /// empty (one `rmdir`, which refuses anything else); a running agent's are left alone, this
 /// one's other kernels' included.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]

@@ -147,7 +147,7 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
     use std::os::unix::ffi::OsStrExt;
     let c = |s: &[u8]| CString::new(s).map_err(|_| "a path with a NUL byte".to_owned());
     let at_c = c(at.as_os_str().as_bytes())?;
-    let root_before = stat_of(c"/")?;
+    let root_before = dev_ino(std::fs::metadata("/"))?;
     // A host whose temp dir forbids running programs keeps forbidding it (the host's temp
     // dir, not the folder the tmpfs covers, which may be made elsewhere: see
     // `Sandbox::new`).
@@ -198,7 +198,7 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
         (0, Some(ns), Some(root), Some(root_seen)) => {
             // Entering the namespace is what each command does: it puts the root directory
             // at the namespace's. An agent in a chroot would see its commands leave it.
-            if fd_stat(&root_seen)? != root_before {
+            if dev_ino(std::fs::File::from(root_seen).metadata())? != root_before {
                 return Err(
                     "the agent runs in a chroot, which commands entering a mount namespace would leave"
                         .to_owned(),
@@ -215,21 +215,12 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
     }
 }
 
-/// The device and inode of the file `fd` refers to.
+/// The device and inode of a root directory, from its metadata.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn fd_stat(fd: &OwnedFd) -> Result<(u64, u64), String> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: fstat fills the zeroed buffer it is given, for an fd we own.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(fd.as_raw_fd(), &mut st) != 0 {
-            return Err(format!(
-                "the namespace's root directory cannot be examined: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok((st.st_dev, st.st_ino))
-    }
+fn dev_ino(meta: std::io::Result<std::fs::Metadata>) -> Result<(u64, u64), String> {
+    use std::os::unix::fs::MetadataExt;
+    meta.map(|m| (m.dev(), m.ino()))
+        .map_err(|e| format!("the root directory cannot be examined: {e}"))
 }
 
 /// The mounting child ([`mount_in_child`]): raw system calls only, on the agent's memory.
@@ -301,22 +292,5 @@ extern "C" fn mount_child(arg: *mut libc::c_void) -> libc::c_int {
         job.step = 0;
         libc::syscall(libc::SYS_exit, 0);
         0
-    }
-}
-
-/// The device and inode of `path`.
-#[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn stat_of(path: &std::ffi::CStr) -> Result<(u64, u64), String> {
-    // SAFETY: stat fills the zeroed buffer it is given.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::stat(path.as_ptr(), &mut st) != 0 {
-            return Err(format!(
-                "{} cannot be examined: {}",
-                path.to_string_lossy(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok((st.st_dev, st.st_ino))
     }
 }
