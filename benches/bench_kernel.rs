@@ -27,6 +27,7 @@
 //! `syscalls`, `timeout`, `memory`, `limits`, `cgroup`, `neighbours`) runs one section only,
 //! `-- --help` says so.
 
+use nanotool_runtime::kernel::PidNamespaceMode;
 use nanotool_runtime::{CancelHandle, CommandExecKernel, KernelSettings, Limits, SandboxMode};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -563,6 +564,54 @@ fn parts_section(n: usize) {
     );
 }
 
+/// The PID namespace where it is the default (Landlock without its signal scope, ABI < 6,
+/// played with `landlock_abi_limit`): a confined `/bin/true` in one (a reaper as its pid 1)
+/// against the same call without, interleaved; `n` calls each, in `rounds` rounds.
+fn pidns_section(n: usize, rounds: usize) {
+    for abi in [2, 0] {
+        let at = |pid_namespace| {
+            CommandExecKernel::new(KernelSettings {
+                landlock_abi_limit: Some(abi),
+                pid_namespace,
+                ..base()
+            })
+            .unwrap()
+        };
+        let (with, without) = (at(PidNamespaceMode::Auto), at(PidNamespaceMode::Off));
+        println!(
+            "PID namespace at Landlock ABI {abi} (N={n} x {rounds} rounds, interleaved): {}",
+            with.spawn_status()
+        );
+        let bin_true = argv(&["/bin/true"]);
+        for _ in 0..50 {
+            with.run(&bin_true);
+            without.run(&bin_true);
+        }
+        let mut ratios = Vec::new();
+        for round in 0..rounds {
+            let mut a = || assert_eq!(with.run(&bin_true).exit_code, 0);
+            let mut b = || assert_eq!(without.run(&bin_true).exit_code, 0);
+            let s = side_by_side(n, &mut [&mut a, &mut b]);
+            if round == 0 {
+                row(
+                    "confined, PID namespace + reaper",
+                    &s[0],
+                    Some(("vs without", &s[1])),
+                );
+                row("confined, no PID namespace", &s[1], None);
+            }
+            ratios.push(s[0].median.as_secs_f64() / s[1].median.as_secs_f64());
+        }
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "  ratio per round: median {:.3}x, min {:.3}x, max {:.3}x",
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1]
+        );
+    }
+}
+
 /// The settings every comparison here starts from: no cgroup per call (it has a section of
 /// its own, and `auto` makes one for an unconfined kernel but not for a confined one on a host
 /// that hands down no controller, which would tilt a confined/unconfined ratio).
@@ -574,8 +623,9 @@ fn base() -> KernelSettings {
 }
 
 /// The sections an argument may name.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "spawn",
+    "pidns",
     "parts",
     "flood",
     "syscalls",
@@ -587,7 +637,7 @@ const SECTIONS: [&str; 9] = [
 ];
 
 const USAGE: &str = "usage: cargo bench --bench bench_kernel [-- SECTION]
-  SECTION: one of spawn, parts, flood, syscalls, timeout, memory, limits, cgroup, neighbours (every section when none is given)";
+  SECTION: one of spawn, pidns, parts, flood, syscalls, timeout, memory, limits, cgroup, neighbours (every section when none is given)";
 
 fn main() {
     // `cargo bench` adds `--bench` to the arguments.
@@ -616,7 +666,7 @@ fn main() {
     })
     .unwrap();
     let namespaced = CommandExecKernel::new(KernelSettings {
-        pid_namespace: true,
+        pid_namespace: PidNamespaceMode::On,
         ..base()
     })
     .unwrap();
@@ -643,6 +693,10 @@ fn main() {
     } else {
         None
     };
+    if wants("pidns") {
+        pidns_section(200, 10);
+        println!();
+    }
     if wants("parts") {
         parts_section(1000);
         println!();

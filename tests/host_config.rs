@@ -559,6 +559,8 @@ fn the_config_schema_and_the_loader_agree() {
         json!({"processes": 0}),
         json!({"processes": 4194305}),
         json!({"cgroup": "sometimes"}),
+        json!({"pid_namespace": "sometimes"}),
+        json!({"pid_namespace": 1}),
         json!({"temp_size": true}),
         json!({"temp_size": 0}),
         json!({"tools": {"grep": {"processes": 0}}}),
@@ -833,4 +835,50 @@ fn the_cgroup_mode_comes_from_the_flag_or_the_file() {
     assert_eq!(host_setting(&list, "cgroup"), ("on".into(), "flag".into()));
     let text = p.run(&["list"]).expect(0).stdout();
     assert!(text.contains("cgroup off (config)"), "{text}");
+}
+
+#[test]
+fn the_pid_namespace_mode_comes_from_the_flag_or_the_file() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    let list = p.run(&["list", "--json"]).expect(0).json();
+    assert_eq!(
+        host_setting(&list, "pid_namespace"),
+        ("auto".into(), "default".into())
+    );
+    // The words, and the booleans of before `auto`.
+    for (value, shown) in [
+        (r#""off""#, "off"),
+        (r#""on""#, "on"),
+        ("true", "on"),
+        ("false", "off"),
+    ] {
+        p.config(&format!(r#"{{"pid_namespace": {value}}}"#));
+        let list = p.run(&["list", "--json"]).expect(0).json();
+        assert_eq!(
+            host_setting(&list, "pid_namespace"),
+            (shown.into(), "config".into()),
+            "{value}"
+        );
+    }
+    // The flag alone means on; with a value, that value.
+    for (args, shown) in [
+        (&["--pid-namespace"][..], "on"),
+        (&["--pid-namespace=auto"][..], "auto"),
+    ] {
+        let mut all = vec!["list", "--json"];
+        all.extend_from_slice(args);
+        let list = p.run(&all).expect(0).json();
+        assert_eq!(
+            host_setting(&list, "pid_namespace"),
+            (shown.into(), "flag".into())
+        );
+    }
+    let out = p.run(&["list", "--pid-namespace=sometimes"]);
+    assert_ne!(out.code(), 0);
+    assert!(
+        out.stderr().contains("write `auto`, `on` or `off`"),
+        "{}",
+        out.stderr()
+    );
 }

@@ -56,7 +56,9 @@ mod wait;
 
 pub use cancel::CancelHandle;
 pub use cgroup::{CgroupMode, CgroupStatus, remove_cgroup_tree};
-pub use lifecycle::{HostSigchld, PidNamespace, SpawnStatus};
+pub use lifecycle::{
+    HOW_TO_ALLOW_NAMESPACES, HostSigchld, PidNamespace, PidNamespaceMode, SpawnStatus,
+};
 pub use limits::{LimitHit, Limits, LimitsStatus, TempDirStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
@@ -154,12 +156,14 @@ pub struct KernelSettings {
     /// capabilities, fds and the group, no filter): how the tests play such a machine.
     #[doc(hidden)]
     pub without_filter_rules: bool,
-    /// Run each confined command in a private PID namespace (default off): it then cannot
-    /// see or signal any process outside its call, and everything it started dies with it,
-    /// even after `kill -9` of the agent. Off by default for its cost and pid-1 semantics
-    /// (see [`PidNamespace`]); where the host refuses namespaces, commands run without one
-    /// and [`CommandExecKernel::spawn_status`] says why.
-    pub pid_namespace: bool,
+    /// Whether each confined command runs in a private PID namespace (default
+    /// [`PidNamespaceMode::Auto`]: wherever Landlock's signal scope, Linux 6.12, is missing):
+    /// it then cannot see or signal any process outside its call, and everything it started
+    /// dies with it, even after `kill -9` of the agent. A reaper is the namespace's pid 1, so
+    /// the command keeps ordinary signal semantics (see [`PidNamespace`]); where the host
+    /// refuses namespaces, commands run without one and
+    /// [`CommandExecKernel::spawn_status`] says why and how to allow them.
+    pub pid_namespace: PidNamespaceMode,
     /// What one call may consume: memory, file size, open files, CPU time, its priority
     /// and OOM score (see [`Limits`]; default [`Limits::default`]).
     pub limits: Limits,
@@ -190,7 +194,7 @@ impl Default for KernelSettings {
             sandbox_write: Vec::new(),
             landlock_abi_limit: None,
             without_filter_rules: false,
-            pid_namespace: false,
+            pid_namespace: PidNamespaceMode::Auto,
             limits: Limits::default(),
             cgroup: CgroupMode::default(),
             temp_size: Some(DEFAULT_TEMP_SIZE),
@@ -359,12 +363,22 @@ impl CommandExecKernel {
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.
-        let (pid_namespace, ns_plan) =
-            if settings.pid_namespace && settings.sandbox != SandboxMode::Off {
-                spawner::pid_namespace()
-            } else {
-                (PidNamespace::Off, None)
+        // `auto`: where Landlock cannot keep signals inside the call's domain (ABI 6).
+        let wanted = settings.sandbox != SandboxMode::Off
+            && match settings.pid_namespace {
+                PidNamespaceMode::Off => false,
+                PidNamespaceMode::On => true,
+                PidNamespaceMode::Auto => sandbox
+                    .status
+                    .landlock_abi
+                    .as_ref()
+                    .map_or(true, |abi| *abi < 6),
             };
+        let (pid_namespace, ns_plan) = if wanted {
+            spawner::pid_namespace()
+        } else {
+            (PidNamespace::Off, None)
+        };
         sandbox.pid_namespace = ns_plan.is_some();
         if ns_plan.as_ref().is_some_and(|p| p.through_user()) {
             sandbox
@@ -490,6 +504,10 @@ impl CommandExecKernel {
             host_sigchld: HostSigchld::current(),
             reaps_orphans: sys::reaps_orphans(),
             pid_namespace: self.pid_namespace.clone(),
+            reaper: match &self.ns_plan {
+                Some(plan) => plan.reaper().map_err(str::to_owned),
+                None => Ok(()),
+            },
         }
     }
 
@@ -946,6 +964,7 @@ impl CommandExecKernel {
             }
         };
         let pid = child.pid;
+        let records = child.records;
         // The pidfd the clone gave; else (Linux before 5.2) one opened now, which names our
         // child unless the host's auto-reap already freed its pid.
         let pidfd = if self.use_pidfd {
@@ -992,6 +1011,15 @@ impl CommandExecKernel {
             other => other,
         }
         .map(std::process::ExitStatus::from_raw);
+        // In a PID namespace the leader is its reaper: the command's own status, or its
+        // `execve`'s failure, is what the reaper recorded (nothing when the call was killed).
+        let (status, not_started) = match records.as_ref().and_then(sandbox::read_record) {
+            Some(sandbox::Record::Ended(raw)) => {
+                (Ok(std::process::ExitStatus::from_raw(raw)), None)
+            }
+            Some(sandbox::Record::NotStarted(errno)) => (status, Some(errno)),
+            None => (status, None),
+        };
         // A pid-1 or subreaper agent is the parent of the group's orphans: reap them too.
         if sys::reaps_orphans() {
             sys::reap_group(pid);
@@ -1007,6 +1035,10 @@ impl CommandExecKernel {
         }
         drop(pipe);
         READ_BUFFER.set(Some(buf));
+        if let Some(errno) = not_started {
+            let (code, message) = spawn_error(name, &program, &io::Error::from_raw_os_error(errno));
+            return ExecResult::start_failed(code, message, started);
+        }
 
         let (output, omitted) = capture.render();
         let mut result = ExecResult {

@@ -179,7 +179,7 @@ pub use nanotool_runtime::kernel::{
     SandboxStatus, UnreadableBinary,
 };
 pub use nanotool_runtime::kernel::{
-    CgroupMode, CgroupStatus, LimitHit, Limits, LimitsStatus, TempDirStatus,
+    CgroupMode, CgroupStatus, LimitHit, Limits, LimitsStatus, PidNamespaceMode, TempDirStatus,
 };
 
 /// What the code `#[command_tool]` and `#[derive(SlotEnum)]` generate names; not an API.

@@ -373,7 +373,7 @@ fn a_kernel_without_spec_allow_still_confines() {
 
 fn namespaced(ws: &Path) -> CommandExecKernel {
     CommandExecKernel::new(KernelSettings {
-        pid_namespace: true,
+        pid_namespace: nanotool_runtime::kernel::PidNamespaceMode::On,
         ..settings(ws, SandboxMode::BestEffort)
     })
     .unwrap()
@@ -407,7 +407,7 @@ fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
     assert!(status.to_string().contains("PID namespace"), "{status}");
     let r = k.run(&reach(me));
     assert!(r.confined, "{r:?}");
-    assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+    assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 2\n", "{r:?}");
     // Files it makes keep the agent's ids; exit statuses come back.
     let r = k.run_as(&sh("touch made; exit 5"), WRITES, None);
     assert_eq!(r.exit_code, 5, "{r:?}");
@@ -488,10 +488,10 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
     match &status.pid_namespace {
         nanotool_runtime::kernel::PidNamespace::ThroughUserNamespace => {
             // The user and group are mapped to themselves: the command sees its own ids.
-            assert_eq!(r.output, format!("1 {ID} {ID}\n"), "{status}: {r:?}");
+            assert_eq!(r.output, format!("2 {ID} {ID}\n"), "{status}: {r:?}");
             assert_eq!(owner("made"), (ID, ID));
             let r = k.run(&reach(std::process::id()));
-            assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 1\n", "{r:?}");
+            assert_eq!(r.output, "ESRCH ESRCH ESRCH ESRCH 2\n", "{r:?}");
 
             // A non-dumpable agent (as `nanotool` makes itself): its /proc files are root's,
             // so the maps cannot be written; the command sees the overflow ids, and what it
@@ -500,12 +500,12 @@ fn an_ordinary_user_gets_the_namespace_through_a_user_namespace_or_is_told_why_n
             assert_eq!(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) }, 0);
             let k = namespaced(ws.path());
             let r = k.run_as(&sh("touch made2; echo $$ $(id -u)"), WRITES, None);
-            assert_eq!(r.output, "1 65534\n", "{r:?}");
+            assert_eq!(r.output, "2 65534\n", "{r:?}");
             assert_eq!(owner("made2"), (ID, ID));
         }
         nanotool_runtime::kernel::PidNamespace::Unavailable(why) => {
             // Where the host refuses user namespaces: commands run without, and it is said.
-            assert!(!r.output.starts_with("1 "), "{r:?}");
+            assert!(!r.output.starts_with("2 "), "{r:?}");
             assert!(status.to_string().contains(why.as_str()), "{status}");
         }
         other => panic!("an ordinary user asking for the namespace got {other:?}"),
@@ -544,7 +544,7 @@ fn where_namespaces_are_refused_commands_run_without_and_the_status_says_so() {
     );
     let r = k.run(&sh("echo $$"));
     assert_eq!(r.exit_code, 0, "{r:?}");
-    assert_ne!(r.output, "1\n", "{r:?}");
+    assert_ne!(r.output, "2\n", "{r:?}");
     assert!(r.confined, "{r:?}");
 }
 

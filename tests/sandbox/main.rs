@@ -14,6 +14,7 @@
 //! | `git_config` | planted git configuration: drivers, includes, submodules, bare repositories |
 //! | `workspace_config` | a workspace's own configuration (git's, a planted `json.py`) through the bundled tools |
 //! | `lifecycle` | a command beside its host: `SIGCHLD`, subreapers, killed agents, the PID namespace, capabilities |
+//! | `pid_namespace` | the PID namespace by default where Landlock cannot confine signals, its reaper as pid 1 |
 //! | `limits` | per-call resource limits |
 //! | `cgroup` | a cgroup v2 child per call: commands start in it, `cgroup.kill` ends the call, nothing is left behind, the fallbacks |
 //! | `tmpdir` | the private TMPDIR never outlives its kernel |
@@ -29,6 +30,7 @@ mod lifecycle;
 mod limits;
 mod no_landlock;
 mod old_kernel;
+mod pid_namespace;
 mod tmpdir;
 mod toolchains;
 mod workspace_config;

@@ -245,7 +245,11 @@ fn state_left_in_the_private_home_or_temp_dir_never_reaches_other_rights() {
 fn tmpfs_kernel(ws: &std::path::Path, size: u64, pid_namespace: bool) -> Option<CommandExecKernel> {
     let k = CommandExecKernel::new(KernelSettings {
         temp_size: Some(size),
-        pid_namespace,
+        pid_namespace: if pid_namespace {
+            nanotool_runtime::kernel::PidNamespaceMode::On
+        } else {
+            nanotool_runtime::kernel::PidNamespaceMode::Off
+        },
         ..settings(ws, SandboxMode::BestEffort)
     })
     .unwrap();

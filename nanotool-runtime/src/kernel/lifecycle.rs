@@ -51,28 +51,83 @@ impl HostSigchld {
     }
 }
 
-/// Whether confined commands run in a private PID namespace
-/// ([`KernelSettings::pid_namespace`](crate::KernelSettings::pid_namespace)), decided once per
-/// kernel by trying it.
+/// Whether confined commands run in a private PID namespace of their own, per call
+/// ([`KernelSettings::pid_namespace`](crate::KernelSettings::pid_namespace); CLI
+/// `--pid-namespace auto|on|off`, config key `pid_namespace`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PidNamespaceMode {
+    /// Where Landlock cannot keep commands from signalling outside their domain (its signal
+    /// scope, ABI 6, Linux 6.12, is missing: every kernel before it, or no Landlock at all),
+    /// a PID namespace per call wherever the host lets the agent make one; none elsewhere,
+    /// where Landlock already confines signals and a namespace would only cost.
+    #[default]
+    Auto,
+    /// A PID namespace per call wherever the host allows one, whatever Landlock confines.
+    On,
+    /// Never: on a kernel without Landlock's signal scope, commands may then signal the
+    /// agent's other processes and threads (the status says so).
+    Off,
+}
+
+impl PidNamespaceMode {
+    /// The mode's name as the command line and the config file write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PidNamespaceMode::Auto => "auto",
+            PidNamespaceMode::On => "on",
+            PidNamespaceMode::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for PidNamespaceMode {
+    type Err = String;
+    /// `auto`, `on` or `off`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(PidNamespaceMode::Auto),
+            "on" => Ok(PidNamespaceMode::On),
+            "off" => Ok(PidNamespaceMode::Off),
+            _ => Err(format!(
+                "unknown PID namespace mode `{s}`; write `auto`, `on` or `off`"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PidNamespaceMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether confined commands run in a private PID namespace, decided once per kernel by
+/// trying it ([`PidNamespaceMode`]).
 ///
-/// In its namespace a command is pid 1: it cannot see, signal or reprioritize any process
-/// outside it, and when it exits every process it left behind dies. Being pid 1 also means
-/// the signals it has no handler for are ignored when they come from inside the namespace
-/// (its own `kill $$`, a `SIGPIPE`, `SIGALRM`); the kernel's `SIGKILL` still ends it.
+/// In its namespace a command can see, signal or reprioritize no process outside its call,
+/// and when it exits every process it left behind dies. The namespace's pid 1 is a reaper
+/// (see [`SpawnStatus::reaper`]) that starts the command as pid 2, forwards it every signal
+/// and reaps orphans: the command keeps ordinary signal semantics (a `SIGPIPE`, `SIGTERM` or
+/// its own `kill $$` ends it as it would outside).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PidNamespace {
-    /// Not asked for (the default), or the sandbox is off.
+    /// None: not needed here (`auto` on a kernel whose Landlock confines signals), not asked
+    /// for (`off`), or the sandbox is off.
     Off,
     /// A new PID namespace per call, made directly (the agent holds `CAP_SYS_ADMIN`).
     Private,
     /// A new PID namespace per call inside a new user namespace (an ordinary user), which
     /// maps the agent's own user and group to themselves: files keep the agent's ids.
     ThroughUserNamespace,
-    /// Asked for, but this host refuses new namespaces (a container's filter, Ubuntu's
+    /// Wanted, but this host refuses new namespaces (a container's filter, Ubuntu's
     /// restriction of unprivileged user namespaces, `user.max_user_namespaces` 0): commands
     /// run without one. Says what was refused.
     Unavailable(String),
 }
+
+/// What a host does to let an ordinary user's agent make PID namespaces (through a user
+/// namespace), as the status says it where none can be had.
+pub const HOW_TO_ALLOW_NAMESPACES: &str = "run the agent as root, or allow user namespaces: sysctl user.max_user_namespaces above 0 (and kernel.unprivileged_userns_clone=1 where it exists); on Ubuntu 23.10 and later an AppArmor profile that grants `userns` to the nanotool binary (README, \"User namespaces and AppArmor\"); a container needs a seccomp profile that allows clone with CLONE_NEWUSER";
 
 /// How commands are started and ended on this host, beside the sandbox's status: one line
 /// with `Display`, for `nanotool list` and the `serve` start-up log.
@@ -85,6 +140,11 @@ pub struct SpawnStatus {
     pub reaps_orphans: bool,
     /// Whether commands get a private PID namespace.
     pub pid_namespace: PidNamespace,
+    /// In a PID namespace: `Ok` when the reaper is its pid 1 and the command pid 2, or why
+    /// the command itself is pid 1 (an architecture without the reaper, a host that refuses
+    /// to run it from a memfd, such as `vm.memfd_noexec` 2); then the command ignores the
+    /// signals it has no handler for, as any pid 1 does. `Ok` without a namespace.
+    pub reaper: Result<(), String>,
 }
 
 impl fmt::Display for SpawnStatus {
@@ -115,8 +175,20 @@ impl fmt::Display for SpawnStatus {
             )?,
             PidNamespace::Unavailable(why) => write!(
                 f,
-                "; PID namespace: not available ({why}): a command's own children die with the agent only by the group kill"
+                "; PID namespace: not available ({why}): a command's own children die with the agent only by the group kill; to allow it: {HOW_TO_ALLOW_NAMESPACES}"
             )?,
+        }
+        if matches!(
+            self.pid_namespace,
+            PidNamespace::Private | PidNamespace::ThroughUserNamespace
+        ) {
+            match &self.reaper {
+                Ok(()) => write!(f, ", a reaper as its pid 1")?,
+                Err(why) => write!(
+                    f,
+                    ", the command as its pid 1 (no reaper: {why}), which ignores the signals it has no handler for"
+                )?,
+            }
         }
         if self.reaps_orphans {
             write!(

@@ -36,6 +36,8 @@
 #[path = "sandbox/portable.rs"]
 mod portable;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
+pub(crate) mod reaper;
+#[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod rules;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 mod seccomp;
@@ -43,7 +45,8 @@ mod seccomp;
 pub(crate) mod spawn;
 pub(crate) mod tmpfs;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-pub(crate) use portable::{rules, seccomp, spawn};
+pub(crate) use portable::{reaper, rules, seccomp, spawn};
+pub(crate) use reaper::{Record, read_record};
 
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
@@ -392,7 +395,12 @@ impl fmt::Display for SandboxStatus {
                 ),
                 Err(_) => write!(
                     f,
-                    "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed)"
+                    "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed{})",
+                    if self.pid_namespace {
+                        "; a PID namespace per call keeps every process outside it out of reach"
+                    } else {
+                        ""
+                    }
                 ),
             },
         }

@@ -77,6 +77,25 @@ pub(crate) mod seccomp {
     }
 }
 
+/// No PID namespaces, so no reaper and nothing it records.
+pub(crate) mod reaper {
+    use std::os::fd::OwnedFd;
+
+    /// What a reaper reports (never here).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) enum Record {
+        /// The command ended with this wait status.
+        Ended(libc::c_int),
+        /// Its `execve` failed with this errno.
+        NotStarted(libc::c_int),
+    }
+
+    /// Nothing is ever recorded on this backend.
+    pub(crate) fn read_record(_pipe: &OwnedFd) -> Option<Record> {
+        None
+    }
+}
+
 /// Starting a command: std's spawn, in a process group of its own.
 pub(crate) mod spawn {
     use super::rules::{Enforced, Profile};
@@ -159,6 +178,11 @@ pub(crate) mod spawn {
         pub(crate) fn through_user(&self) -> bool {
             match self.0 {}
         }
+
+        /// Never called: no PID namespace exists.
+        pub(crate) fn reaper(&self) -> Result<(), &str> {
+            match self.0 {}
+        }
     }
 
     /// No network namespaces on this backend.
@@ -203,6 +227,8 @@ pub(crate) mod spawn {
     pub(crate) struct Spawned {
         pub pid: libc::pid_t,
         pub pidfd: Option<OwnedFd>,
+        /// Never a reaper's record pipe here (no PID namespaces).
+        pub records: Option<OwnedFd>,
     }
 
     /// No `clone3` into a cgroup here.
@@ -285,7 +311,11 @@ pub(crate) mod spawn {
             .map_err(|_| io::Error::other("the child's pid does not fit a pid_t"))?;
         // Dropping a `Child` neither waits nor kills; the kernel reaps it by pid.
         drop(child);
-        Ok(Spawned { pid, pidfd: None })
+        Ok(Spawned {
+            pid,
+            pidfd: None,
+            records: None,
+        })
     }
 
     /// How a confined command would get its PID namespace (never: nothing is confined).
@@ -295,6 +325,11 @@ pub(crate) mod spawn {
     impl NsPlan {
         /// Never called: no PID namespace exists.
         pub(crate) fn through_user(&self) -> bool {
+            match self.0 {}
+        }
+
+        /// Never called: no PID namespace exists.
+        pub(crate) fn reaper(&self) -> Result<(), &str> {
             match self.0 {}
         }
     }

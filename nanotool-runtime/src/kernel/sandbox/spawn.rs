@@ -37,6 +37,7 @@
 //! writes its name and errno where the parent reads them, and the child exits.
 
 use super::super::limits::ChildLimits;
+use super::reaper::Reaper;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
@@ -277,12 +278,21 @@ impl Confinement {
 }
 
 /// A started command: its pid (it leads its own group) and, where the kernel gives one with
-/// the `clone`, its pidfd.
+/// the `clone`, its pidfd. In a PID namespace with a reaper, the pid is the reaper's and
+/// `records` the read end of its record pipe: the command's own status
+/// ([`super::reaper::read_record`]).
 #[derive(Debug)]
 pub(crate) struct Spawned {
     pub pid: libc::pid_t,
     pub pidfd: Option<OwnedFd>,
+    pub records: Option<OwnedFd>,
 }
+
+/// Whether the reaper runs here (cleared, by the child in the memory it shares with the agent,
+/// the first time its `execveat` is refused: the command is then pid 1 from that start on).
+static REAPER_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+/// The errno of that refusal.
+static REAPER_ERRNO: AtomicI32 = AtomicI32::new(0);
 
 /// `/dev/null`, opened once for the unconfined route's stdin.
 pub(crate) fn dev_null() -> io::Result<OwnedFd> {
@@ -358,12 +368,19 @@ pub(crate) struct NsPlan {
     /// A pidfd of the agent, with its pid: inside its namespace the child's `getppid()` is
     /// 0, so it asks this pidfd whether the agent is still alive instead.
     agent: Option<(libc::pid_t, OwnedFd)>,
+    /// The namespace's pid 1 ([`Reaper`]), or why the command itself is pid 1.
+    reaper: Result<Reaper, String>,
 }
 
 impl NsPlan {
     /// Whether its commands start in a user namespace of their own.
     pub(crate) fn through_user(&self) -> bool {
         self.flags & libc::CLONE_NEWUSER != 0
+    }
+
+    /// Whether a reaper is the namespace's pid 1, or why the command is.
+    pub(crate) fn reaper(&self) -> Result<(), &str> {
+        self.reaper.as_ref().map(|_| ()).map_err(String::as_str)
     }
 }
 
@@ -378,10 +395,19 @@ pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
         flags: libc::CLONE_NEWPID,
         maps: None,
         agent: None,
+        reaper: Err(String::new()),
     };
     let direct_error = match try_namespace(&direct) {
         Ok(()) => {
-            return (PidNamespace::Private, Some(NsPlan { agent, ..direct }));
+            let reaper = try_reaper(&direct);
+            return (
+                PidNamespace::Private,
+                Some(NsPlan {
+                    agent,
+                    reaper,
+                    ..direct
+                }),
+            );
         }
         Err(e) => e,
     };
@@ -392,15 +418,20 @@ pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
             format!("{gid} {gid} 1\n").into_bytes(),
         )),
         agent: None,
+        reaper: Err(String::new()),
     };
     match try_namespace(&through_user) {
-        Ok(()) => (
-            PidNamespace::ThroughUserNamespace,
-            Some(NsPlan {
-                agent,
-                ..through_user
-            }),
-        ),
+        Ok(()) => {
+            let reaper = try_reaper(&through_user);
+            (
+                PidNamespace::ThroughUserNamespace,
+                Some(NsPlan {
+                    agent,
+                    reaper,
+                    ..through_user
+                }),
+            )
+        }
         Err(user_error) => (
             PidNamespace::Unavailable(format!(
                 "a new PID namespace: {direct_error}; through a user namespace: {user_error}"
@@ -416,6 +447,65 @@ fn try_namespace(plan: &NsPlan) -> Result<(), String> {
     // SAFETY: `trial_child` makes one raw system call (exit) and reads no argument.
     unsafe { in_child_process(trial_child, std::ptr::null_mut(), plan.flags) }
         .map_err(|e| format!("clone refused it ({e})"))
+}
+
+/// Makes the reaper and tries it the way a command starts in `plan`'s namespaces: a start of
+/// `/` (which `execve` refuses) must come back from the reaper as a record of that refusal.
+/// `Err` says why the command will be pid 1 instead.
+fn try_reaper(plan: &NsPlan) -> Result<Reaper, String> {
+    let reaper = Reaper::new().map_err(|e| format!("its image cannot be made: {e}"))?;
+    let trial = NsPlan {
+        flags: plan.flags,
+        maps: plan.maps.clone(),
+        agent: None,
+        reaper: Ok(reaper),
+    };
+    let fail = |e: io::Error| format!("its trial could not start: {e}");
+    let argv = CStrings::new(["/"]).map_err(fail)?;
+    let env = CStrings::new(Vec::<Vec<u8>>::new()).map_err(fail)?;
+    let (_read, write) = super::super::sys::pipe().map_err(fail)?;
+    let null = dev_null().map_err(fail)?;
+    let started = launch(
+        Path::new("/"),
+        Launch {
+            argv: &argv,
+            env: &env,
+            cwd: c"/",
+            output: &write,
+            null: &null,
+            namespace: Some(&trial),
+            local_network: None,
+            limits: None,
+            cgroup: None,
+            mount_ns: None,
+            confine: Some(Confine {
+                ruleset: -1,
+                filter: std::ptr::null(),
+                caps: std::ptr::null(),
+            }),
+        },
+    );
+    let refused = |errno: i32| {
+        format!(
+            "the kernel refused to run it from a memfd ({})",
+            io::Error::from_raw_os_error(errno)
+        )
+    };
+    match started {
+        Ok(spawned) => {
+            let _ = reap(spawned.pid);
+            match spawned
+                .records
+                .as_ref()
+                .and_then(super::reaper::read_record)
+            {
+                Some(super::reaper::Record::NotStarted(libc::EACCES)) => trial.reaper,
+                other => Err(format!("its trial reported {other:?}")),
+            }
+        }
+        // The child ran `/` itself: the reaper's `execveat` was refused.
+        Err(_) => Err(refused(REAPER_ERRNO.load(Ordering::Relaxed))),
+    }
 }
 
 /// The id map lines of `plan` as (pointer, length) pairs, null without a user namespace.
@@ -464,6 +554,7 @@ pub(crate) fn local_network() -> Result<LocalNet, String> {
         flags: libc::CLONE_NEWNET,
         maps: None,
         agent: None,
+        reaper: Err(String::new()),
     };
     let direct_error = match try_namespace(&direct) {
         Ok(()) => {
@@ -480,6 +571,7 @@ pub(crate) fn local_network() -> Result<LocalNet, String> {
         flags: libc::CLONE_NEWNET | libc::CLONE_NEWUSER,
         maps: None,
         agent: None,
+        reaper: Err(String::new()),
     };
     match try_namespace(&through_user) {
         Ok(()) => Ok(LocalNet {
@@ -786,6 +878,26 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         Some(c) => (c.ruleset, c.filter, c.caps),
         None => (-1, std::ptr::null(), std::ptr::null()),
     };
+    // In a PID namespace, the reaper as its pid 1 (confined routes only: namespaces are
+    // theirs): its record pipe, and its argv (the command's path, then the command's argv).
+    let reaper = l
+        .namespace
+        .filter(|n| n.flags & libc::CLONE_NEWPID != 0 && l.confine.is_some())
+        .and_then(|n| n.reaper.as_ref().ok())
+        .filter(|_| REAPER_WORKS.load(Ordering::Relaxed));
+    let records = match reaper {
+        Some(_) => {
+            let (read, write) = super::super::sys::pipe()?;
+            Some((read, above_stdio(write)?))
+        }
+        None => None,
+    };
+    let reaper_argv: Vec<*const c_char> = match reaper {
+        Some(_) => std::iter::once(program.as_ptr())
+            .chain(l.argv.ptrs.iter().copied())
+            .collect(),
+        None => Vec::new(),
+    };
     let args = ChildArgs {
         program: program.as_ptr(),
         argv: l.argv.as_ptr(),
@@ -810,6 +922,9 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         loopback: l.local_network.is_some(),
         mount_ns: l.mount_ns.map_or(-1, |fd| fd.as_raw_fd()),
         limits: ChildLimitArgs::new(l.limits),
+        reaper: reaper.map_or(-1, Reaper::fd),
+        records: records.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
+        reaper_argv: reaper_argv.as_ptr(),
         failure: &failure,
     };
     // The child's stack: allocated, never initialised (the child writes before it reads).
@@ -887,7 +1002,11 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
     let step = failure.step.load(Ordering::Acquire);
     if step == 0 {
-        return Ok(Spawned { pid, pidfd });
+        return Ok(Spawned {
+            pid,
+            pidfd,
+            records: records.map(|(read, _)| read),
+        });
     }
     // The child failed before its `execve` and has exited: reap it.
     let _ = reap(pid);
@@ -1106,6 +1225,12 @@ struct ChildArgs {
     mount_ns: RawFd,
     /// The call's limits (`rlimits` null: none).
     limits: ChildLimitArgs,
+    /// The reaper's memfd, to run as the PID namespace's pid 1 (-1: the command runs itself).
+    reaper: RawFd,
+    /// The write end of the reaper's record pipe (-1 without a reaper).
+    records: RawFd,
+    /// The reaper's argv: the command's path, then its argv, NULL-terminated.
+    reaper_argv: *const *const c_char,
     failure: *const Failure,
 }
 
@@ -1386,20 +1511,51 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 fail(Step::Stdio);
             }
         }
+        // With a reaper: its record pipe at 3, its image at 4 (close-on-exec), both moved
+        // through fresh fds above 4 first so that neither overwrites the other.
+        let reaper = a.confine && a.reaper >= 0 && REAPER_WORKS.load(Ordering::Relaxed);
+        let mut first_closed: u32 = 3;
+        if reaper {
+            let image = libc::syscall(libc::SYS_fcntl, a.reaper, libc::F_DUPFD_CLOEXEC, 5);
+            let records = libc::syscall(libc::SYS_fcntl, a.records, libc::F_DUPFD_CLOEXEC, 5);
+            if image < 0
+                || records < 0
+                || libc::syscall(libc::SYS_dup3, records, 3, 0) < 0
+                || libc::syscall(libc::SYS_dup3, image, 4, libc::O_CLOEXEC) < 0
+            {
+                fail(Step::Stdio);
+            }
+            first_closed = 5;
+        }
         // (The unconfined route leaves them, as std's spawn does: with the sandbox off a
         // command has every right of the agent.)
-        if a.confine && libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+        if a.confine && libc::syscall(libc::SYS_close_range, first_closed, u32::MAX, 0u32) != 0 {
             // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
             // (EPERM): close each fd up to the limit on open files (an fd above it cannot
             // exist unless the limit was lowered after it was opened: the host's is taken
             // before the call's own), at most the first 65,536, which bounds the cost where
             // the limit is a million.
             let top = host_files.rlim_cur.min(1 << 16) as libc::c_long;
-            for fd in 3..top {
+            for fd in libc::c_long::from(first_closed)..top {
                 libc::syscall(libc::SYS_close, fd);
             }
         }
-        // 6. Nothing blocked, then the command.
+        // 6. The reaper, which starts the command as its child with nothing blocked; where
+        //    its `execveat` is refused, the command itself, as pid 1, from then on.
+        if reaper {
+            libc::syscall(
+                libc::SYS_execveat,
+                4,
+                c"".as_ptr(),
+                a.reaper_argv,
+                a.envp,
+                libc::AT_EMPTY_PATH,
+            );
+            REAPER_ERRNO.store(*libc::__errno_location(), Ordering::Relaxed);
+            REAPER_WORKS.store(false, Ordering::Relaxed);
+            libc::syscall(libc::SYS_close, 3);
+            libc::syscall(libc::SYS_close, 4);
+        }
         let none: u64 = 0;
         libc::syscall(
             libc::SYS_rt_sigprocmask,
@@ -1476,7 +1632,7 @@ fn capabilities_to_keep(writes: bool) -> Option<[CapData; 2]> {
 
 /// `fd`, moved above 0, 1 and 2 if it sits there (a host that closed its stdio), so the
 /// child's `dup3` onto stdio never overwrites it.
-fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
     if fd.as_raw_fd() > 2 {
         return Ok(fd);
     }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nanotool::CgroupMode;
 use nanotool::SandboxMode;
+use nanotool::{CgroupMode, PidNamespaceMode};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -81,9 +81,12 @@ pub(crate) struct Common {
     /// an older Linux; never raises what this one enforces
     #[arg(long, global = true, value_name = "N", hide = true)]
     pub(crate) landlock_abi: Option<u32>,
-    /// Run each confined command in a private PID namespace (its children die with it)
-    #[arg(long, global = true)]
-    pub(crate) pid_namespace: bool,
+    /// Run each confined command in a private PID namespace (nothing outside its call can be
+    /// signalled or seen, its children die with it): auto (where Landlock cannot confine
+    /// signals, before Linux 6.12), on, or off; the flag alone means on [default: auto]
+    #[arg(long, global = true, value_name = "MODE", value_parser = parse_pid_namespace,
+          num_args = 0..=1, require_equals = true, default_missing_value = "on")]
+    pub(crate) pid_namespace: Option<PidNamespaceMode>,
     /// A cgroup v2 child per call where the host delegates one (processes and memory per
     /// call, every process killed at its end): auto (where it bounds something), on (wherever
     /// delegated) or off [default: auto]
@@ -194,6 +197,10 @@ pub(crate) fn parse_sandbox(s: &str) -> Result<SandboxMode, String> {
 }
 
 pub(crate) fn parse_cgroup(s: &str) -> Result<CgroupMode, String> {
+    s.parse()
+}
+
+pub(crate) fn parse_pid_namespace(s: &str) -> Result<PidNamespaceMode, String> {
     s.parse()
 }
 

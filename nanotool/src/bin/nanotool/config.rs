@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use nanotool::{CgroupMode, SandboxMode};
+use nanotool::{CgroupMode, PidNamespaceMode, SandboxMode};
 use nanotool_runtime::descriptor::{RUN_SETTINGS_FIELDS, parse_json, run_settings_from_json};
 use nanotool_runtime::hint;
 use nanotool_runtime::kernel::{
@@ -62,7 +62,7 @@ pub(crate) struct HostConfig {
     pub(crate) sandbox: Option<SandboxMode>,
     pub(crate) sandbox_read: Vec<PathBuf>,
     pub(crate) sandbox_write: Vec<PathBuf>,
-    pub(crate) pid_namespace: Option<bool>,
+    pub(crate) pid_namespace: Option<PidNamespaceMode>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_output: Option<usize>,
     pub(crate) memory: Option<Limit>,
@@ -201,7 +201,32 @@ pub(crate) fn from_value(
     };
     config.sandbox_read = reader.paths(object, "sandbox_read");
     config.sandbox_write = reader.paths(object, "sandbox_write");
-    config.pid_namespace = reader.boolean(object, "pid_namespace");
+    // `true` and `false` as before `auto` existed: on and off.
+    config.pid_namespace = match object.get("pid_namespace") {
+        None => None,
+        Some(Value::Bool(on)) => Some(if *on {
+            PidNamespaceMode::On
+        } else {
+            PidNamespaceMode::Off
+        }),
+        Some(Value::String(s)) => match s.parse::<PidNamespaceMode>() {
+            Ok(mode) => Some(mode),
+            Err(e) => {
+                reader.problem("pid_namespace", e);
+                None
+            }
+        },
+        Some(other) => {
+            reader.problem(
+                "pid_namespace",
+                format!(
+                    "is {}; write \"auto\", \"on\" or \"off\"",
+                    hint::json_kind(other)
+                ),
+            );
+            None
+        }
+    };
     config.exec_writes = reader.boolean(object, "exec_writes");
     if let Some(secs) = reader.whole(object, "timeout", "60") {
         match check_timeout_secs(secs as f64) {

@@ -112,7 +112,7 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
     show("max_output", format!("{max_output} bytes"), from);
     let flag_if = |set: bool| set.then_some(true);
     let (pid_namespace, from) = pick(
-        flag_if(common.pid_namespace),
+        common.pid_namespace,
         config.pid_namespace,
         defaults.pid_namespace,
     );
