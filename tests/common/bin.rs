@@ -8,9 +8,15 @@ use std::sync::OnceLock;
 /// Builds the `nanotool` binary once per test process (it lives in the `nanotool` crate, which
 /// this package sees only as a library) and returns its path: `target/<profile>/nanotool`,
 /// next to the `deps/` folder this test runs from.
+///
+/// `NANOTOOL_TEST_BIN` names a binary built beforehand instead (scripts/test-kernels sets it:
+/// a guest kernel's tests run from a read-only copy of the workspace, without cargo).
 pub fn nanotool_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("NANOTOOL_TEST_BIN") {
+            return PathBuf::from(bin);
+        }
         let bin = format!("nanotool{}", std::env::consts::EXE_SUFFIX);
         cargo_build(&["-p", "nanotool", "--bin", "nanotool"], &bin)
     })

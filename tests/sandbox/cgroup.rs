@@ -9,7 +9,9 @@
 
 use crate::common::bin::nanotool_bin;
 use crate::common::refuse::refuse_syscalls;
-use crate::common::{Stop, become_user, in_own_process, settings, sh, stop_serve};
+use crate::common::{
+    Stop, become_user, in_own_process, processes_running, settings, sh, stop_serve, unique_seconds,
+};
 use nanotool_runtime::kernel::CgroupMode;
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::path::{Path, PathBuf};
@@ -62,20 +64,37 @@ fn kill(pid: i32) {
     }
 }
 
-/// A command that leaves its call's process group and session (`setsid`) and prints its pid:
-/// the group kill misses it; only the call's cgroup still holds it.
-const ESCAPE: &str = "setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $!";
+/// A command that leaves its call's process group and session (`setsid sleep SECONDS`): the
+/// group kill misses it; only the call's cgroup still holds it.
+fn escape(seconds: &str) -> Vec<String> {
+    sh(&format!(
+        "setsid sleep {seconds} </dev/null >/dev/null 2>&1 & echo started"
+    ))
+}
+
+/// The escapee of [`escape`], found by its command line (the pid a command sees of it is its
+/// PID namespace's where it has one), once it runs.
+fn escapee(seconds: &str) -> Option<i32> {
+    for _ in 0..200 {
+        if let Some(pid) = processes_running(&["sleep", seconds]).first() {
+            return Some(*pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    None
+}
 
 #[test]
 fn a_process_that_left_the_group_dies_with_its_call() {
     let ws = tempfile::tempdir().unwrap();
     // With the sandbox off nothing refuses `setsid`: only the cgroup can end the escapee.
     let k = CommandExecKernel::new(settings(ws.path(), SandboxMode::Off)).unwrap();
-    let r = k.run(&sh(ESCAPE));
+    let seconds = unique_seconds(21);
+    let r = k.run(&escape(&seconds));
     assert_eq!(r.exit_code, 0, "{}", r.text());
-    let pid: i32 = r.output.trim().parse().unwrap();
     let status = k.limits_status().to_string();
     if delegated_cgroup().is_none() {
+        let pid = escapee(&seconds).expect("the escapee runs where no cgroup ends it");
         kill(pid);
         assert!(
             status.contains("processes: not bounded per call"),
@@ -84,23 +103,23 @@ fn a_process_that_left_the_group_dies_with_its_call() {
         return;
     }
     // Dead when the call returned (no waiting: `run` waits for the cgroup to empty).
-    let survived = alive(pid);
-    kill(pid);
+    let left = processes_running(&["sleep", &seconds]);
+    left.iter().for_each(|&pid| kill(pid));
     assert!(
-        !survived,
-        "pid {pid} left its call's group and outlived the call ({status})"
+        left.is_empty(),
+        "{left:?} left its call's group and outlived the call ({status})"
     );
     // The calls after it run as usual (a killed cgroup is not reused: Linux would kill what
     // starts in it), confined or not.
     for mode in [SandboxMode::Off, SandboxMode::BestEffort] {
         let k = CommandExecKernel::new(on(settings(ws.path(), mode))).unwrap();
-        for _ in 0..3 {
-            let r = k.run(&sh(ESCAPE));
+        for round in 0..3 {
+            let seconds = unique_seconds(22 + round);
+            let r = k.run(&escape(&seconds));
             assert_eq!(r.exit_code, 0, "{mode}: {}", r.text());
-            let pid: i32 = r.output.trim().parse().unwrap();
-            let survived = alive(pid);
-            kill(pid);
-            assert!(!survived, "{mode}: pid {pid} outlived its call");
+            let left = processes_running(&["sleep", &seconds]);
+            left.iter().for_each(|&pid| kill(pid));
+            assert!(left.is_empty(), "{mode}: {left:?} outlived its call");
             let r = k.run(&sh("echo next"));
             assert_eq!(r.output, "next\n", "{mode}: {}", r.text());
         }
@@ -247,13 +266,13 @@ fn no_cgroup_is_left_behind_when_the_kernel_drops() {
             s.spawn(|| assert_eq!(k.run(&sh("sleep 0.2")).exit_code, 0));
         }
     });
-    let r = k.run(&sh(ESCAPE));
-    let pid: i32 = r.output.trim().parse().unwrap();
+    let seconds = unique_seconds(31);
+    assert_eq!(k.run(&escape(&seconds)).exit_code, 0);
     assert!(folder.is_dir());
     drop(k);
-    let survived = alive(pid);
-    kill(pid);
-    assert!(!survived);
+    let left = processes_running(&["sleep", &seconds]);
+    left.iter().for_each(|&pid| kill(pid));
+    assert!(left.is_empty(), "{left:?} outlived its kernel");
     assert!(!folder.exists(), "{} outlived its kernel", folder.display());
 }
 

@@ -187,3 +187,31 @@ pub(crate) fn become_user(id: u32) {
         }
     }
 }
+
+/// The state letter of `pid` (`None`: no such process).
+pub(crate) fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].chars().next()
+}
+
+/// Live processes whose command line is exactly `argv`.
+pub(crate) fn processes_running(argv: &[&str]) -> Vec<i32> {
+    let mut wanted = Vec::new();
+    for a in argv {
+        wanted.extend_from_slice(a.as_bytes());
+        wanted.push(0);
+    }
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted)
+                && matches!(state(pid), Some(s) if s != 'Z' && s != 'X')
+        })
+        .collect()
+}
+
+/// A number of seconds no other test sleeps, so the command line names this test's command.
+pub(crate) fn unique_seconds(salt: u32) -> String {
+    (2000 + (std::process::id() * 7 + salt) % 1500).to_string()
+}

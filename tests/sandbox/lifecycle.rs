@@ -9,7 +9,8 @@
 use crate::common::bin::nanotool_bin;
 use crate::common::refuse::{refuse_syscall_with_flags, refuse_syscalls};
 use crate::common::{
-    OPEN_SESSION, ROLE, WRITES, become_user, in_own_process, kernel, settings, sh, test_name,
+    OPEN_SESSION, ROLE, WRITES, become_user, in_own_process, kernel, processes_running, settings,
+    sh, test_name, unique_seconds,
 };
 use nanotool_runtime::{CommandExecKernel, KernelSettings, SandboxMode};
 use std::io::Write;
@@ -19,21 +20,6 @@ use std::time::{Duration, Instant};
 
 /// Long enough that a hang fails the test instead of hanging it; never a measurement.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-/// The state letter of `pid` (`None`: no such process).
-fn state(pid: i32) -> Option<char> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat[stat.rfind(')')? + 2..].chars().next()
-}
-
-/// Waits (hang detector) until `pid` is dead: gone, or a zombie.
-fn assert_dies(pid: i32, what: &str) {
-    let until = Instant::now() + PATIENCE;
-    while matches!(state(pid), Some(s) if s != 'Z' && s != 'X') {
-        assert!(Instant::now() < until, "{what} (pid {pid}) is still alive");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 /// This process's children that are zombies.
 fn zombie_children() -> Vec<i32> {
@@ -62,10 +48,15 @@ fn statuses_and_group_kill_hold(setup: impl FnOnce()) {
         let r = k.run(&sh("kill -TERM $$"));
         assert_eq!((r.exit_code, r.signal), (143, Some(15)), "{mode}: {r:?}");
 
-        let r = k.run(&sh("sleep 300 & echo $!"));
+        // Found by its command line: the pid a command prints is its PID namespace's where it
+        // has one (a kernel without Landlock's signal scope).
+        let seconds = unique_seconds(11);
+        let r = k.run(&sh(&format!("sleep {seconds} & echo $!")));
         assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
-        let pid: i32 = r.output.trim().parse().unwrap();
-        assert_dies(pid, &format!("{mode}: the background sleep"));
+        wait_until(
+            &format!("{mode}: the background sleep is still alive"),
+            || processes_running(&["sleep", &seconds]).is_empty(),
+        );
 
         let r = k.run(&[
             "/usr/bin/python3".to_owned(),
@@ -145,11 +136,16 @@ fn a_subreaper_agent_keeps_no_zombie_of_a_call() {
     let ws = tempfile::tempdir().unwrap();
     for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
         let k = kernel(ws.path(), mode);
-        // Orphans of the call (the background sleeps) come back to this process.
-        let r = k.run(&sh("sleep 300 & sleep 300 & echo $!"));
+        // Orphans of the call (the background sleeps) come back to this process, or to the
+        // reaper of the call's PID namespace where it has one.
+        let seconds = unique_seconds(12);
+        let r = k.run(&sh(&format!("sleep {seconds} & sleep {seconds} & echo $!")));
         assert_eq!(r.exit_code, 0, "{mode}: {r:?}");
-        let pid: i32 = r.output.trim().parse().unwrap();
-        assert_eq!(state(pid), None, "{mode}: the orphan was not reaped");
+        assert_eq!(
+            processes_running(&["sleep", &seconds]),
+            Vec::<i32>::new(),
+            "{mode}: an orphan outlived the call"
+        );
         assert_eq!(zombie_children(), Vec::<i32>::new(), "{mode}");
     }
 }
@@ -173,30 +169,22 @@ fn on_an_older_kernel_a_host_ignoring_sigchld_is_told_and_the_group_still_dies()
     let ws = tempfile::tempdir().unwrap();
     for mode in [SandboxMode::BestEffort, SandboxMode::Off] {
         let k = kernel(ws.path(), mode);
-        let r = k.run(&sh("sleep 300 & echo $!; exit 3"));
-        assert_eq!(r.exit_code, 126, "{mode}: {r:?}");
-        let why = r.start_error.as_deref().unwrap_or_default();
-        assert!(why.contains("the host ignores SIGCHLD"), "{mode}: {why}");
-        let pid: i32 = r.output.trim().parse().unwrap();
-        assert_dies(pid, &format!("{mode}: the background sleep"));
+        let seconds = unique_seconds(13);
+        let r = k.run(&sh(&format!("sleep {seconds} & echo $!; exit 3")));
+        let status = k.spawn_status();
+        if status.reaper.is_ok() && status.to_string().contains("PID namespace: private") {
+            // The reaper of the call's PID namespace recorded the command's status: kept.
+            assert_eq!((r.exit_code, &r.start_error), (3, &None), "{mode}: {r:?}");
+        } else {
+            assert_eq!(r.exit_code, 126, "{mode}: {r:?}");
+            let why = r.start_error.as_deref().unwrap_or_default();
+            assert!(why.contains("the host ignores SIGCHLD"), "{mode}: {why}");
+        }
+        wait_until(
+            &format!("{mode}: the background sleep is still alive"),
+            || processes_running(&["sleep", &seconds]).is_empty(),
+        );
     }
-}
-
-/// Live processes whose command line is exactly `argv`.
-fn processes_running(argv: &[&str]) -> Vec<i32> {
-    let mut wanted = Vec::new();
-    for a in argv {
-        wanted.extend_from_slice(a.as_bytes());
-        wanted.push(0);
-    }
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted)
-                && matches!(state(pid), Some(s) if s != 'Z' && s != 'X')
-        })
-        .collect()
 }
 
 /// Waits (hang detector) until `check` holds.
@@ -224,11 +212,6 @@ fn nap_tools(command: &str) -> tempfile::TempDir {
     )
     .unwrap();
     work
-}
-
-/// A number of seconds no other test sleeps, so the command line names this test's command.
-fn unique_seconds(salt: u32) -> String {
-    (2000 + (std::process::id() * 7 + salt) % 1500).to_string()
 }
 
 /// Starts `nanotool serve` on `work` in `cwd`, with its stdin held open, and calls `nap` with
@@ -419,7 +402,12 @@ fn in_its_pid_namespace_a_command_cannot_name_an_outside_pid() {
 
     // Control: without the namespace the same probe reaches the agent where the sandbox
     // lets it (kill(pid, 0) sees it: EPERM, not ESRCH).
-    let r = kernel(ws.path(), SandboxMode::BestEffort).run(&reach(me));
+    let without = CommandExecKernel::new(KernelSettings {
+        pid_namespace: nanotool_runtime::kernel::PidNamespaceMode::Off,
+        ..settings(ws.path(), SandboxMode::BestEffort)
+    })
+    .unwrap();
+    let r = without.run(&reach(me));
     assert!(!r.output.starts_with("ESRCH"), "{r:?}");
 }
 

@@ -877,7 +877,8 @@ fn pip_lists_and_resolves_local_packages_confined() {
     // (tool, command, declarations, what the output shows); offline: `--no-index`
     // everywhere. An install, even a dry run, is declared `writes`: pyenv's shims rehash
     // after it, which writes (and `chmod`s) in the shims folder.
-    let install = json!({"writes": true});
+    // A dry run into Debian's own python (PEP 668: "externally managed") must say so.
+    let install = json!({"writes": true, "env": {"PIP_BREAK_SYSTEM_PACKAGES": "1"}});
     let mut rows: Vec<(&str, &str, Value, &str)> = vec![
         ("pip_m_list", "python3 -m pip list", json!({}), "pip"),
         (
@@ -906,6 +907,7 @@ fn pip_lists_and_resolves_local_packages_confined() {
     let mut args = PIP_INSTALL_SOURCE.split(' ');
     let unconfined = Command::new(args.next().unwrap())
         .args(args)
+        .env("PIP_BREAK_SYSTEM_PACKAGES", "1")
         .current_dir(reference.path())
         .output()
         .unwrap();

@@ -237,7 +237,10 @@ fn a_planted_json_py_does_not_run_through_json_pretty() {
     json_tool
         .args(["-m", "json.tool", "data.json"])
         .current_dir(dir.path())
-        .env_remove("PYTHONSAFEPATH");
+        .env_remove("PYTHONSAFEPATH")
+        // The control writes no bytecode of its own into the workspace: what the check at
+        // the end finds is the confined call's.
+        .env("PYTHONDONTWRITEBYTECODE", "1");
     assert_runs_without_the_kernel(json_tool, &marker, "the planted json.py");
 
     let (toolbox, _work) = toolbox(dir.path(), &["json_pretty"]);

@@ -1448,6 +1448,17 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         {
             fail(Step::CloseFds);
         }
+        // With a reaper: its image and record pipe copied above 4 now, under the host's limit
+        //    on open files (the call's own may be lower than the host's fds), for step 5.
+        let reaper = a.confine && a.reaper >= 0 && REAPER_WORKS.load(Ordering::Relaxed);
+        let (mut image, mut records) = (-1, -1);
+        if reaper {
+            image = libc::syscall(libc::SYS_fcntl, a.reaper, libc::F_DUPFD_CLOEXEC, 5);
+            records = libc::syscall(libc::SYS_fcntl, a.records, libc::F_DUPFD_CLOEXEC, 5);
+            if image < 0 || records < 0 {
+                fail(Step::Stdio);
+            }
+        }
         // 2. The call's own session and group, then its limits.
         if libc::syscall(libc::SYS_setsid) < 0 {
             fail(Step::Group);
@@ -1511,16 +1522,11 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 fail(Step::Stdio);
             }
         }
-        // With a reaper: its record pipe at 3, its image at 4 (close-on-exec), both moved
-        // through fresh fds above 4 first so that neither overwrites the other.
-        let reaper = a.confine && a.reaper >= 0 && REAPER_WORKS.load(Ordering::Relaxed);
+        // With a reaper: its record pipe at 3, its image at 4 (close-on-exec), from the copies
+        // above 4 made before the limits (so that neither overwrites the other).
         let mut first_closed: u32 = 3;
         if reaper {
-            let image = libc::syscall(libc::SYS_fcntl, a.reaper, libc::F_DUPFD_CLOEXEC, 5);
-            let records = libc::syscall(libc::SYS_fcntl, a.records, libc::F_DUPFD_CLOEXEC, 5);
-            if image < 0
-                || records < 0
-                || libc::syscall(libc::SYS_dup3, records, 3, 0) < 0
+            if libc::syscall(libc::SYS_dup3, records, 3, 0) < 0
                 || libc::syscall(libc::SYS_dup3, image, 4, libc::O_CLOEXEC) < 0
             {
                 fail(Step::Stdio);
