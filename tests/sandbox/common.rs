@@ -215,3 +215,13 @@ pub(crate) fn processes_running(argv: &[&str]) -> Vec<i32> {
 pub(crate) fn unique_seconds(salt: u32) -> String {
     (2000 + (std::process::id() * 7 + salt) % 1500).to_string()
 }
+
+/// Whether the running Linux is at least `major.minor` (`uname -r`).
+pub(crate) fn linux_at_least(major: u32, minor: u32) -> bool {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse::<u32>().ok());
+    let running = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    running >= (major, minor)
+}

@@ -56,4 +56,13 @@ fn without_landlock_the_agents_proc_files_stay_closed_to_its_commands() {
     assert!(status.contains("NOT enforced"), "{status}");
     let r = k.run(&peek);
     assert_eq!(r.output, "refused 13\n", "{r:?}");
+    // The seccomp filter still holds for an ordinary user's commands (it needs
+    // `no_new_privs`, which only Landlock's trial used to set), and so does the PID
+    // namespace that keeps the agent's threads out of reach where the host allows one.
+    let r = k.run(&[
+        PYTHON.to_owned(),
+        "-c".to_owned(),
+        "for l in open('/proc/self/status'):\n    if l.startswith(('Seccomp:', 'NoNewPrivs:')): print(l.split()[1])".to_owned(),
+    ]);
+    assert_eq!(r.output, "1\n2\n", "{r:?}");
 }

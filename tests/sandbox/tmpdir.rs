@@ -49,6 +49,8 @@ fn a_tree_deeper_than_the_fd_limit_and_the_stack_is_removed() {
     // On disk (no tmpfs, which would take the tree with it): the removal is what is tried.
     let k = CommandExecKernel::new(KernelSettings {
         temp_size: None,
+        // A hang detector only: 10,000 nested folders take minutes on an emulated machine.
+        timeout: std::time::Duration::from_secs(600),
         ..settings(ws.path(), SandboxMode::BestEffort)
     })
     .unwrap();

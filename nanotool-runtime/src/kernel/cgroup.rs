@@ -90,6 +90,9 @@ pub struct CgroupStatus {
     pub missing: Vec<(String, String)>,
     /// Why there is no cgroup per call.
     pub note: Option<String>,
+    /// Linux has no `cgroup.kill` (before 5.14): the end of a call freezes its cgroup and
+    /// kills each of its processes instead.
+    pub freezes: bool,
 }
 
 impl CgroupStatus {
@@ -120,8 +123,13 @@ impl fmt::Display for CgroupStatus {
             Some(parent) => {
                 write!(
                     f,
-                    "a cgroup per call in {} (cgroup.kill ends every process of the call; controllers: {})",
+                    "a cgroup per call in {} ({}; controllers: {})",
                     parent.display(),
+                    if self.freezes {
+                        "the end of a call freezes it and kills each of its processes (no cgroup.kill before Linux 5.14)"
+                    } else {
+                        "cgroup.kill ends every process of the call"
+                    },
                     if self.controllers.is_empty() {
                         "none".to_owned()
                     } else {
@@ -514,6 +522,7 @@ impl Cgroups {
                 .collect(),
             missing,
             note: None,
+            freezes: !parent.join("cgroup.kill").exists(),
         };
         let cgroups = Cgroups {
             parent,
@@ -1177,11 +1186,24 @@ mod tests {
             "memory per call: 2 GiB (cgroup memory.max, no swap, the whole call killed when reached)"
         );
         assert!(full.to_string().contains("controllers: pids, memory"));
+        assert!(full.to_string().contains("cgroup.kill ends every process"));
+        // Before Linux 5.14 the status says what ends a call instead.
+        let old = CgroupStatus {
+            freezes: true,
+            ..full.clone()
+        };
+        assert!(
+            old.to_string().contains(
+                "freezes it and kills each of its processes (no cgroup.kill before Linux 5.14)"
+            ),
+            "{old}"
+        );
         let no_memory = CgroupStatus {
             parent: Some(PathBuf::from("/sys/fs/cgroup/a/nanotool-1-0")),
             controllers: vec!["pids".into()],
             missing: vec![("memory".into(), "memory is not available in /a".into())],
             note: None,
+            freezes: false,
         };
         assert_eq!(
             no_memory.memory(Some(1 << 30)),

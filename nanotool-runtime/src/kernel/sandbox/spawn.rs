@@ -191,6 +191,11 @@ impl Confinement {
                 } else {
                     program(enforced)
                 };
+                // As in the spawn child: `no_new_privs` first, which an agent without
+                // `CAP_SYS_ADMIN` needs for a filter (Landlock's trial set it where it ran;
+                // on a Linux without Landlock nothing else did).
+                // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) on this throwaway thread only.
+                unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
                 let seccomp = match &filter {
                     Ok(prog) => seccomp::install(prog).map_err(|e| format!("seccomp: {e}")),
                     Err(e) => Err(format!("seccomp: {e}")),
@@ -1557,6 +1562,16 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
                 a.envp,
                 libc::AT_EMPTY_PATH,
             );
+            // Linux 5.10 answers `execveat` of a memfd by fd with ENOENT, and runs it by its
+            // /proc path (which Landlock, from 5.13, would refuse; there the fd serves).
+            if *libc::__errno_location() == libc::ENOENT {
+                libc::syscall(
+                    libc::SYS_execve,
+                    c"/proc/self/fd/4".as_ptr(),
+                    a.reaper_argv,
+                    a.envp,
+                );
+            }
             REAPER_ERRNO.store(*libc::__errno_location(), Ordering::Relaxed);
             REAPER_WORKS.store(false, Ordering::Relaxed);
             libc::syscall(libc::SYS_close, 3);
