@@ -158,6 +158,25 @@ pub(crate) fn stop_serve(
     match stop {
         Stop::StdinClosed => drop(child.stdin.take()),
         Stop::Signal(sig) => {
+            // Once its handler is in place (`SigCgt`): a slow machine (an emulated kernel)
+            // may take longer than the pause above to get there.
+            let caught = || {
+                let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+                    .unwrap_or_default();
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("SigCgt:"))
+                    .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                    .is_some_and(|mask| mask & (1 << (sig - 1)) != 0)
+            };
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            while !caught() {
+                assert!(
+                    std::time::Instant::now() < until,
+                    "serve never caught signal {sig}"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
             // SAFETY: a signal to our own child.
             assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
         }

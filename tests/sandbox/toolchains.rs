@@ -70,6 +70,9 @@ fn kernel_writing(root: &Path, binaries: &[&str], write: Vec<PathBuf>) -> Comman
     let settings = KernelSettings {
         cwd: root.to_path_buf(),
         max_output: 64 * 1024,
+        // A hang detector, not a measurement: node and pip take tens of seconds on an
+        // emulated machine (the real kernels' runs).
+        timeout: std::time::Duration::from_secs(300),
         ..KernelSettings::default()
     };
     let probe = CommandExecKernel::new(settings.clone()).unwrap();
