@@ -569,6 +569,61 @@ fn a_small_output_cap_keeps_head_and_tail() {
 }
 
 #[test]
+fn a_call_loads_only_the_descriptor_it_uses() {
+    let p = Project::new();
+    p.descriptor("count_lines.tool.json", WC);
+    p.descriptor(
+        "broken.tool.json",
+        r#"{"name": "broken", "command": "rm <x>"}"#,
+    );
+    // Named after another file: found by the full load.
+    p.descriptor(
+        "zz-other-file.tool.json",
+        &WC.replace("count_lines", "other_name"),
+    );
+    let run = p.run(&["call", "count_lines", r#"{"file": "notes.txt"}"#]);
+    run.expect(0);
+    assert!(run.stdout().contains("4 ./notes.txt"), "{}", run.stdout());
+    assert!(
+        !run.stderr().contains("broken.tool.json"),
+        "the call read a descriptor it does not use: {}",
+        run.stderr()
+    );
+    // A built-in needs no descriptor either.
+    let run = p.run(&[
+        "call",
+        "sed_print",
+        r#"{"range": "1", "path": "notes.txt"}"#,
+    ]);
+    run.expect(0);
+    assert!(
+        !run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    // A tool whose file has another name, and an unknown tool, load everything.
+    let run = p.run(&["call", "other_name", r#"{"file": "notes.txt"}"#]);
+    run.expect(0);
+    assert!(
+        run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    let run = p.run(&["call", "count_line"]);
+    run.expect(2);
+    assert!(run.stderr().contains("count_lines"), "{}", run.stderr());
+    // `list` and `check` still report the broken file.
+    let run = p.run(&["list"]);
+    run.expect(0);
+    assert!(
+        run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    p.run(&["check"]).expect(1);
+}
+
+#[test]
 fn an_output_cap_over_the_limit_is_refused_naming_it() {
     let p = Project::new();
     let run = p.run(&["list", "--max-output", "200000000"]);
