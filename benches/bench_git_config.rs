@@ -16,7 +16,9 @@
 //!
 //! `cargo bench --bench bench_git_config [-- N]` (N calls of each, default 2000).
 
-// The tests' git fixtures: plain git without the machine's or the user's configuration.
+// The tests' git fixtures: plain git without the machine's or the user's configuration
+// (the many-repository fixtures are `bench_scale`'s).
+#[allow(dead_code)]
 #[path = "../tests/common/git.rs"]
 mod git;
 

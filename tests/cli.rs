@@ -569,6 +569,135 @@ fn a_small_output_cap_keeps_head_and_tail() {
 }
 
 #[test]
+fn a_call_loads_only_the_descriptor_it_uses() {
+    let p = Project::new();
+    p.descriptor("count_lines.tool.json", WC);
+    p.descriptor(
+        "broken.tool.json",
+        r#"{"name": "broken", "command": "rm <x>"}"#,
+    );
+    // Named after another file: found by the full load.
+    p.descriptor(
+        "zz-other-file.tool.json",
+        &WC.replace("count_lines", "other_name"),
+    );
+    let run = p.run(&["call", "count_lines", r#"{"file": "notes.txt"}"#]);
+    run.expect(0);
+    assert!(run.stdout().contains("4 ./notes.txt"), "{}", run.stdout());
+    assert!(
+        !run.stderr().contains("broken.tool.json"),
+        "the call read a descriptor it does not use: {}",
+        run.stderr()
+    );
+    // A built-in needs no descriptor either.
+    let run = p.run(&[
+        "call",
+        "sed_print",
+        r#"{"range": "1", "path": "notes.txt"}"#,
+    ]);
+    run.expect(0);
+    assert!(
+        !run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    // A tool whose file has another name, and an unknown tool, load everything.
+    let run = p.run(&["call", "other_name", r#"{"file": "notes.txt"}"#]);
+    run.expect(0);
+    assert!(
+        run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    let run = p.run(&["call", "count_line"]);
+    run.expect(2);
+    assert!(run.stderr().contains("count_lines"), "{}", run.stderr());
+    // `list` and `check` still report the broken file.
+    let run = p.run(&["list"]);
+    run.expect(0);
+    assert!(
+        run.stderr().contains("broken.tool.json"),
+        "{}",
+        run.stderr()
+    );
+    p.run(&["check"]).expect(1);
+}
+
+#[test]
+fn an_output_cap_over_the_limit_is_refused_naming_it() {
+    let p = Project::new();
+    let run = p.run(&["list", "--max-output", "200000000"]);
+    run.expect(1);
+    let err = run.stderr();
+    assert!(
+        err.contains("16777216") && err.contains("16 MiB"),
+        "the limit is not named: {err}"
+    );
+    p.run(&["list", "--max-output", "16777216"]).expect(0);
+    // The config file's key is held to the same limit.
+    std::fs::create_dir_all(p.path().join(".work")).unwrap();
+    std::fs::write(
+        p.path().join(".work/config.json"),
+        r#"{"max_output": 16777217}"#,
+    )
+    .unwrap();
+    let run = p.run(&["list"]);
+    run.expect(1);
+    let err = run.stderr();
+    assert!(
+        err.contains("max_output") && err.contains("16 MiB"),
+        "the limit is not named: {err}"
+    );
+}
+
+/// The peak resident memory of `cmd` run to its end, in KiB (`wait4`'s `ru_maxrss`).
+fn peak_rss_kib(cmd: &mut Command) -> (i32, i64) {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is valid; `wait4` writes both out-parameters for this
+    // child, which std has not reaped (its `Child` is never waited on).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    (libc::WEXITSTATUS(status), usage.ru_maxrss)
+}
+
+#[test]
+fn a_call_holds_its_output_cap_and_a_constant_whatever_the_output() {
+    let p = Project::new();
+    p.descriptor(
+        "flood.tool.json",
+        r#"{"name": "flood", "description": "Print zeros", "command": "head -c <bytes> /dev/zero",
+  "arguments": {"bytes": {"type": "integer", "description": "Bytes", "minimum": 0}}}"#,
+    );
+    let cap: i64 = 16 << 20;
+    let run = |bytes: u64| {
+        peak_rss_kib(
+            Command::new(nanotool_bin())
+                .args(["--max-output", &cap.to_string(), "call", "flood"])
+                .arg(format!(r#"{{"bytes": {bytes}}}"#))
+                .current_dir(p.path()),
+        )
+    };
+    let (status, small) = run(1000);
+    assert_eq!(status, 0);
+    let (status, large) = run(100_000_000);
+    assert_eq!(status, 0);
+    // The small call is the process's own footprint. The large one holds the capture (the
+    // cap, which becomes the result's output in place) and the result's text, which
+    // `ToolOutput` keeps as a second string beside `ExecResult::output`; and a constant.
+    let extra_kib = large - small;
+    assert!(
+        extra_kib <= (2 * cap + (8 << 20)) / 1024,
+        "100 MB of output held {extra_kib} KiB over a call of 1,000 bytes, with a cap of {cap} bytes"
+    );
+}
+
+#[test]
 fn a_missing_binary_exits_1_and_a_timeout_exits_0() {
     let p = Project::new();
     p.descriptor("ghost.tool.json", MISSING)

@@ -70,7 +70,7 @@ pub use run_settings::{
 };
 pub use tree::remove_tree;
 
-pub use env::GitConfigError;
+pub use env::{GitConfigError, user_git_cache};
 pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
@@ -180,6 +180,13 @@ pub struct KernelSettings {
     /// ([`LimitHit::TempDir`]). Elsewhere the temp dir is a folder on disk and
     /// [`CommandExecKernel::limits_status`] says why. At least 1 MiB.
     pub temp_size: Option<u64>,
+    /// A folder where the reading of the workspace's git configuration is kept between
+    /// processes, so a short-lived process (the CLI) does not read a large index again while
+    /// nothing changed (default `None`: kept in memory, for the kernel's life). Used only if
+    /// it is a folder of the agent's user, mode `0700` (made so when missing), out of the
+    /// reach of commands (not inside the working directory nor a sandbox path); the CLI
+    /// gives [`user_git_cache`].
+    pub git_cache: Option<PathBuf>,
 }
 
 impl Default for KernelSettings {
@@ -198,6 +205,7 @@ impl Default for KernelSettings {
             limits: Limits::default(),
             cgroup: CgroupMode::default(),
             temp_size: Some(DEFAULT_TEMP_SIZE),
+            git_cache: None,
         }
     }
 }
@@ -394,6 +402,7 @@ impl CommandExecKernel {
             tmpdir: sandbox.tmpdir(),
             home: sandbox.home(),
             added: &added,
+            git_cache: settings.git_cache.as_deref(),
         };
         let child_env = ChildEnv::new(std::env::vars_os(), &settings.env, &cwd, private)?;
         let env = child_env

@@ -272,6 +272,29 @@ impl Toolbox {
         load.errors
     }
 
+    /// Loads the one descriptor of `dir` named after the tool `name` (`NAME.tool.json`) when
+    /// it defines that tool and loads cleanly: what one call of `name` needs, whatever else
+    /// the folder holds. Returns whether it did; otherwise nothing is registered, and
+    /// [`Toolbox::load_descriptors`] finds the tool (or reports why not) by loading them all.
+    /// Where two files define `name` (a conflict, which the full load reports as 613 for the
+    /// second in name order), this one is the file named after it.
+    pub fn load_descriptor_named(&mut self, dir: &Path, name: &str) -> bool {
+        if !crate::spec::is_tool_name(name) || self.index.contains_key(name) {
+            return false;
+        }
+        let mut loader = DescriptorLoader::new()
+            .reserve(self.index.keys().cloned())
+            .deny_binaries(self.deny_list());
+        match loader.load_file(&dir.join(format!("{name}{}", crate::descriptor::DESCRIPTOR_SUFFIX)))
+        {
+            Ok(tool) if tool.name() == name => {
+                self.push(Arc::new(tool), true);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Runs the tool named `name` with the host's `settings` over its own from now on (where
     /// `settings` sets a value; variables and readable paths add up): what a host config
     /// file's per-tool entry does. The merged settings pass the checks a descriptor's do; a

@@ -8,7 +8,9 @@
 //! with the `writes` profile where a marker in the workspace could be written at all, so that
 //! the sandbox's own refusal to write is not what keeps the marker away.
 
-use crate::common::git::{FILE_OK, commit, git, init_repo, plain_git};
+use crate::common::git::{
+    FILE_OK, Nesting, commit, git, init_repo, many_repos, nested_path, plain_git,
+};
 use crate::common::{PLANTED_RAN as CANARY, WRITES, argv, env, script, settings};
 use nanotool_runtime::{CommandExecKernel, ExecResult, KernelSettings, SandboxMode, Toolbox};
 use std::path::{Path, PathBuf};
@@ -436,4 +438,50 @@ fn relative_and_empty_path_entries_do_not_reach_the_command() {
         );
         std::fs::remove_file(&marker).unwrap();
     }
+}
+
+/// A thousand nested repositories, the planted driver in the last: every git command works
+/// (nothing is refused for their number), the driver stays inert, and plain git runs it.
+fn assert_thousand_repositories_work(nesting: Nesting) {
+    let ws = tempfile::tempdir().unwrap();
+    many_repos(ws.path(), 1000, nesting);
+    let last = nested_path(1000);
+    let marker = ws.path().join("marker");
+    let evil = payload(ws.path(), &marker);
+    let config = match nesting {
+        Nesting::Embedded => ws.path().join(&last).join(".git/config"),
+        Nesting::Submodules => ws.path().join(".git/modules").join(&last).join("config"),
+    };
+    append(&config, &driver(&evil));
+    std::fs::write(ws.path().join(&last).join("a.txt"), "changed\n").unwrap();
+
+    let k = kernel(ws.path(), &[]);
+    for args in [
+        &["log", "-1", "--format=%s"][..],
+        &["--version"],
+        &["diff", "--submodule=diff", "--", &last],
+        &["status", "--short", "--", &last],
+    ] {
+        let r = k.run_as(&argv(&[&["git"][..], args].concat()), WRITES, None);
+        assert_no_trace(&r, &marker);
+        assert_eq!(r.exit_code, 0, "git {args:?}: {r:?}");
+    }
+    let r = k.run_as(&argv(&["git", "log", "-1", "--format=%s"]), WRITES, None);
+    assert_eq!(r.output, "nested repositories\n", "{r:?}");
+
+    assert_plain_git_runs_it(
+        ws.path(),
+        &["diff", "--submodule=diff", "--", &last],
+        &marker,
+    );
+}
+
+#[test]
+fn a_driver_in_the_thousandth_embedded_repository_is_neutralised() {
+    assert_thousand_repositories_work(Nesting::Embedded);
+}
+
+#[test]
+fn a_driver_in_the_thousandth_submodule_is_neutralised() {
+    assert_thousand_repositories_work(Nesting::Submodules);
 }

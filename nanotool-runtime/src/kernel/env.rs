@@ -68,7 +68,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::sandbox::spawn::CStrings;
 use super::{Access, DEFAULT_PATH, KernelError};
 pub use git::GitConfigError;
-use git::Scan;
+use git::{CacheDir, Scan};
+
+/// The agent's user's folder for the reading of a workspace's git configuration kept between
+/// processes ([`super::KernelSettings::git_cache`]): `$XDG_CACHE_HOME/nanotool/git`, else
+/// `$HOME/.cache/nanotool/git`; `None` when neither variable holds an absolute path.
+pub fn user_git_cache() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).map(PathBuf::from);
+    CacheDir::user_default(var("XDG_CACHE_HOME").as_deref(), var("HOME").as_deref())
+}
 
 /// Whether a host variable passes the allowlist.
 pub(super) fn allowlisted(name: &OsStr) -> bool {
@@ -306,6 +314,9 @@ pub(super) struct ChildEnv {
     home: Option<PathBuf>,
     /// `GIT_DIR` as the host set it.
     git_dir: Option<PathBuf>,
+    /// Where readings are kept between processes, when the host asked for it and the folder
+    /// passed its checks.
+    cache: Option<CacheDir>,
     current: Mutex<Arc<CallEnv>>,
 }
 
@@ -356,6 +367,9 @@ pub(super) struct Private<'a> {
     pub home: Option<&'a Path>,
     /// Every path the host let commands read or write, canonical.
     pub added: &'a [PathBuf],
+    /// Where the reading of the repositories' configuration is kept between processes
+    /// ([`git::CacheDir`]; `None`: in memory only).
+    pub git_cache: Option<&'a Path>,
 }
 
 /// What a command's environment carries beyond the short part, chosen per call from its
@@ -487,7 +501,10 @@ impl ChildEnv {
                 }
             }
         }
-        let scan = Scan::new(cwd, home.as_deref(), git_dir.as_deref());
+        let cache = private
+            .git_cache
+            .and_then(|dir| CacheDir::checked(dir, cwd, private.added));
+        let scan = Scan::cached(cwd, home.as_deref(), git_dir.as_deref(), cache.as_ref());
         let parts = Arc::new(Parts {
             base,
             extra: checked,
@@ -500,6 +517,7 @@ impl ChildEnv {
             cwd: cwd.to_path_buf(),
             home,
             git_dir,
+            cache,
             current: Mutex::new(Arc::new(first)),
         })
     }
@@ -566,7 +584,9 @@ impl ChildEnv {
     pub(super) fn current_for(&self, kind: EnvKind) -> io::Result<Arc<CallEnv>> {
         let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
         if kind.runs_programs && !current.scan.is_current() {
-            let scan = Scan::new(&self.cwd, self.home.as_deref(), self.git_dir.as_deref());
+            let (cwd, home, git_dir) = (&self.cwd, self.home.as_deref(), self.git_dir.as_deref());
+            let scan = Scan::new(cwd, home, git_dir);
+            scan.keep(cwd, home, git_dir, self.cache.as_ref());
             *current = Arc::new(CallEnv::new(&self.parts, scan));
         }
         Ok(Arc::clone(&current))

@@ -12,15 +12,17 @@ pub(super) fn marker(omitted: u64) -> String {
     format!("[... {omitted} bytes omitted ...]")
 }
 
-/// The head and tail of a byte stream, and its length.
+/// The head and tail of a byte stream, and its length, in one buffer of `cap` bytes at most:
+/// the whole stream while it fits, then its first `cap / 2` bytes (the head) followed by a
+/// ring of its last `cap - cap / 2` (the tail). At the moment the stream passes the cap, the
+/// buffer's second half already holds the stream's last bytes in order, so the ring starts
+/// full and nothing is copied twice.
 #[derive(Debug)]
 pub(super) struct Capture {
     cap: usize,
-    /// The first `min(total, cap)` bytes of the stream.
-    head: Vec<u8>,
-    /// The last bytes of the stream, `tail_cap` at most, as a ring.
-    ring: Vec<u8>,
-    /// Where the next byte goes once the ring is full.
+    buf: Vec<u8>,
+    /// Where the next byte goes in the ring (an offset from `cap / 2`), once the stream has
+    /// passed the cap.
     ring_pos: usize,
     total: u64,
     /// Where a run that reports its progress records it.
@@ -32,16 +34,17 @@ impl Capture {
     pub(super) fn new(cap: usize) -> Self {
         Capture {
             cap,
-            head: Vec::new(),
-            ring: Vec::new(),
+            buf: Vec::new(),
             ring_pos: 0,
             total: 0,
             progress: None,
         }
     }
 
-    fn tail_cap(&self) -> usize {
-        self.cap - self.cap / 2
+    /// Bytes of memory the capture holds.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.buf.capacity()
     }
 
     /// Bytes seen in all.
@@ -50,56 +53,95 @@ impl Capture {
     }
 
     /// Takes the next bytes of the stream.
-    pub(super) fn push(&mut self, data: &[u8]) {
+    pub(super) fn push(&mut self, mut data: &[u8]) {
+        let before = self.total;
         self.total += data.len() as u64;
         if let Some(progress) = &self.progress {
             progress.push(data);
         }
-        if self.head.len() < self.cap {
-            if self.head.capacity() == 0 {
-                // One allocation for the usual cap instead of a growth series in the loop.
-                self.head.reserve_exact(self.cap.min(64 * 1024));
+        if before < self.cap as u64 {
+            let take = (self.cap - self.buf.len()).min(data.len());
+            if self.buf.capacity() - self.buf.len() < take {
+                // Doubling, from 64 KiB, never past the cap.
+                let want = (self.buf.len() + take)
+                    .max(self.buf.capacity() * 2)
+                    .max(64 * 1024)
+                    .min(self.cap);
+                self.buf.reserve_exact(want - self.buf.len());
             }
-            let take = (self.cap - self.head.len()).min(data.len());
-            self.head.extend_from_slice(&data[..take]);
+            self.buf.extend_from_slice(&data[..take]);
+            data = &data[take..];
         }
-        let tail_cap = self.tail_cap();
+        if data.is_empty() {
+            return;
+        }
+        // The buffer is full: its second half is the ring.
+        let head = self.cap / 2;
+        let ring = &mut self.buf[head..];
+        let tail_cap = ring.len();
         if tail_cap == 0 {
             return;
         }
         if data.len() >= tail_cap {
             // The ring becomes exactly the end of this chunk, in order.
-            self.ring.clear();
-            self.ring.extend_from_slice(&data[data.len() - tail_cap..]);
+            ring.copy_from_slice(&data[data.len() - tail_cap..]);
             self.ring_pos = 0;
             return;
         }
-        let mut data = data;
-        if self.ring.len() < tail_cap {
-            let room = (tail_cap - self.ring.len()).min(data.len());
-            self.ring.extend_from_slice(&data[..room]);
-            data = &data[room..];
-            self.ring_pos = 0;
-        }
         while !data.is_empty() {
             let n = (tail_cap - self.ring_pos).min(data.len());
-            self.ring[self.ring_pos..self.ring_pos + n].copy_from_slice(&data[..n]);
+            ring[self.ring_pos..self.ring_pos + n].copy_from_slice(&data[..n]);
             self.ring_pos = (self.ring_pos + n) % tail_cap;
             data = &data[n..];
         }
     }
 
-    /// The last `min(total, tail_cap)` bytes, in order.
-    fn tail(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.ring.len());
-        out.extend_from_slice(&self.ring[self.ring_pos..]);
-        out.extend_from_slice(&self.ring[..self.ring_pos]);
-        out
-    }
-
-    /// The text within the cap, and how many bytes of the stream it leaves out.
-    pub(super) fn render(&self) -> (String, u64) {
-        render(&self.head, &self.tail(), self.total, self.cap)
+    /// The text within the cap, and how many bytes of the stream it leaves out. The buffer
+    /// becomes the text where the output is UTF-8 (the ring turned in place, the marker
+    /// spliced between head and tail); only output that must be decoded lossily is copied.
+    /// The capture keeps its total, and nothing else.
+    pub(super) fn render(&mut self) -> (String, u64) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let cap = self.cap;
+        if self.total <= cap as u64 {
+            return match String::from_utf8(buf) {
+                Ok(text) => (text, 0),
+                Err(e) => render(e.as_bytes(), &[], self.total, cap),
+            };
+        }
+        let head = cap / 2;
+        buf[head..].rotate_left(self.ring_pos);
+        self.ring_pos = 0;
+        // The head up to its last whole character; the tail from its first.
+        let head_raw = match std::str::from_utf8(&buf[..head]) {
+            Ok(_) => head,
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => return render(&buf[..head], &buf[head..], self.total, cap),
+        };
+        let skip = buf[head..]
+            .iter()
+            .take(3)
+            .take_while(|b| (**b & 0xC0) == 0x80)
+            .count();
+        if std::str::from_utf8(&buf[head + skip..]).is_err() {
+            return render(&buf[..head], &buf[head..], self.total, cap);
+        }
+        let tail_raw = buf.len() - head - skip;
+        let omitted = self.total - head_raw as u64 - tail_raw as u64;
+        let mut between = String::new();
+        if head_raw > 0 && buf[head_raw - 1] != b'\n' {
+            between.push('\n');
+        }
+        between.push_str(&marker(omitted));
+        if tail_raw > 0 {
+            between.push('\n');
+        }
+        buf.splice(head_raw..head + skip, between.bytes());
+        match String::from_utf8(buf) {
+            Ok(text) => (text, omitted),
+            // Not reached: both parts and the marker are UTF-8.
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), omitted),
+        }
     }
 }
 
@@ -288,6 +330,27 @@ mod tests {
         assert!(body.len() <= 64, "{text:?}");
         assert!(body.chars().all(|c| c == '\u{FFFD}'));
         assert!(omitted > 0);
+    }
+
+    #[test]
+    fn the_capture_holds_the_cap_at_most_whatever_the_stream() {
+        for cap in [0usize, 1, 7, 100, 4096, 100_000] {
+            let mut c = Capture::new(cap);
+            let data: Vec<u8> = (0..50_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+            for _ in 0..20 {
+                for chunk in data.chunks(7919) {
+                    c.push(chunk);
+                }
+            }
+            assert!(c.held() <= cap.max(1), "cap {cap}: {} bytes held", c.held());
+            let (text, omitted) = c.render();
+            assert_eq!(omitted > 0, cap < 1_000_000, "cap {cap}");
+            assert!(
+                text.len() <= cap + 64,
+                "cap {cap}: {} bytes rendered",
+                text.len()
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!
 //! 1. At most one thread holds the input: the reader and its line buffer live in
 //!    [`PoolState::reader`] when no thread reads, and move to the thread that reads.
-//! 2. A reader is always there for the next message, cancellations included: the leader that
+//! 2. A reader is always there for the next message, cancellations included (so the pool has
+//!    one thread more than the jobs it runs at once): the leader that
 //!    meets a job runs it itself only when another thread is idle to take over the reading
 //!    (it hands the reader back and wakes one), and queues it otherwise. So no hop to
 //!    another thread lies on a call's path when a thread is free, and a long call never
@@ -78,8 +79,9 @@ struct PoolState<J> {
     error: Option<io::Error>,
 }
 
-/// Runs `jobs` over `input` on `workers` threads (named `mcp-N`) until the input ends and
-/// every job has run; returns why reading failed, if it did.
+/// Runs `jobs` over `input` until the input ends and every job has run, `workers` of them at
+/// once: on `workers + 1` threads (named `mcp-N`), since one thread is always at the reading
+/// while a job may come (invariant 2); returns why reading failed, if it did.
 pub(super) fn run<S: Jobs>(
     jobs: &S,
     input: Box<dyn BufRead + Send>,
@@ -95,7 +97,7 @@ pub(super) fn run<S: Jobs>(
         }),
     };
     thread::scope(|scope| {
-        let threads: Vec<_> = (0..workers.max(1))
+        let threads: Vec<_> = (0..workers.max(1) + 1)
             .map(|i| {
                 let pool = &pool;
                 thread::Builder::new()
@@ -284,5 +286,75 @@ mod tests {
         });
         assert_eq!(waits.starved.into_inner().unwrap(), Vec::<usize>::new());
         assert!(waits.released.into_inner().unwrap().iter().all(|&r| r));
+    }
+
+    /// Each job waits until `want` jobs run at once (or a bound passes), and records how
+    /// many it saw running.
+    struct Together {
+        want: usize,
+        running: Mutex<usize>,
+        changed: Condvar,
+        most: Mutex<usize>,
+    }
+
+    impl Jobs for Together {
+        type Job = ();
+        fn next_job(&self, reader: &mut dyn BufRead, line: &mut Vec<u8>) -> Turn<()> {
+            line.clear();
+            match reader.read_until(b'\n', line) {
+                Ok(0) => Turn::Eof,
+                Ok(_) => Turn::Job(()),
+                Err(e) => Turn::Failed(e),
+            }
+        }
+        fn run_job(&self, (): ()) {
+            let mut running = self.running.lock().unwrap();
+            *running += 1;
+            let mut most = self.most.lock().unwrap();
+            *most = (*most).max(*running);
+            drop(most);
+            self.changed.notify_all();
+            // Bounded: a pool that runs fewer at once fails the test instead of hanging it.
+            let (mut running, _) = self
+                .changed
+                .wait_timeout_while(running, Duration::from_secs(10), |_| {
+                    *self.most.lock().unwrap() < self.want
+                })
+                .unwrap();
+            *running -= 1;
+        }
+    }
+
+    #[test]
+    fn as_many_jobs_run_at_once_as_there_are_workers() {
+        for workers in [1, 2, 64] {
+            let together = Together {
+                want: workers,
+                running: Mutex::new(0),
+                changed: Condvar::new(),
+                most: Mutex::new(0),
+            };
+            // The input stays open while the jobs run, as a client's does.
+            let (reader, mut writer) = std::io::pipe().unwrap();
+            std::thread::scope(|scope| {
+                let together = &together;
+                scope.spawn(move || {
+                    writer
+                        .write_all("job\n".repeat(workers).as_bytes())
+                        .unwrap();
+                    let running = together.running.lock().unwrap();
+                    let _ = together.changed.wait_timeout_while(
+                        running,
+                        Duration::from_secs(10),
+                        |_| *together.most.lock().unwrap() < together.want,
+                    );
+                    // The jobs end; then the input.
+                    std::thread::sleep(Duration::from_millis(50));
+                    drop(writer);
+                });
+                run(together, Box::new(BufReader::new(reader)), workers).unwrap();
+            });
+            assert_eq!(*together.most.lock().unwrap(), workers, "{workers} workers");
+        }
     }
 }

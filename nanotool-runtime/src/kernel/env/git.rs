@@ -21,13 +21,17 @@
 //! `.git` or an include that appears later counts): [`Scan::is_current`] compares them again,
 //! and a change means a new scan.
 
+mod cache;
+
 use std::collections::{BTreeSet, HashSet};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
+
+pub(super) use cache::CacheDir;
 
 /// Bytes of one configuration file read.
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -36,19 +40,43 @@ pub(crate) const MAX_CONFIG_FILES: usize = 16;
 /// Levels of includes (git's own `MAX_INCLUDE_DEPTH`: git dies past it).
 pub(crate) const MAX_INCLUDE_DEPTH: usize = 10;
 /// Repositories read: the workspace's, its submodules and repositories recorded inside it.
-pub(crate) const MAX_REPOSITORIES: usize = 64;
+/// Far beyond real monorepos (the largest public ones record a few thousand submodules): it
+/// bounds the work of one reading, it does not mark a danger.
+pub(crate) const MAX_REPOSITORIES: usize = 1 << 16;
 /// Folders visited under the `modules/` folders of all repositories.
-pub(crate) const MAX_MODULE_DIRS: usize = 1024;
-/// Bytes of one index file read (for its gitlinks).
-pub(crate) const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_MODULE_DIRS: usize = 1 << 18;
+/// Bytes of one index file read (for its gitlinks): 16 GiB, some hundred million tracked
+/// files. The index is read as a stream, never held whole.
+pub(crate) const MAX_INDEX_BYTES: u64 = 16 << 30;
+
+/// The limits of one reading: the constants above (tests lower them).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// [`MAX_REPOSITORIES`].
+    pub repositories: usize,
+    /// [`MAX_MODULE_DIRS`].
+    pub module_dirs: usize,
+    /// [`MAX_INDEX_BYTES`].
+    pub index_bytes: u64,
+}
+
+impl Limits {
+    /// The limits nanotool runs with.
+    pub(super) const DEFAULT: Limits = Limits {
+        repositories: MAX_REPOSITORIES,
+        module_dirs: MAX_MODULE_DIRS,
+        index_bytes: MAX_INDEX_BYTES,
+    };
+}
 
 /// Why git is refused in a workspace: a configuration nanotool could not read whole, so the
 /// programs it names could not all be neutralised.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GitConfigError {
-    /// A configuration file is larger than `MAX_CONFIG_BYTES`.
+    /// A configuration file is larger than `MAX_CONFIG_BYTES`, or an index larger than
+    /// `MAX_INDEX_BYTES`.
     #[error(
-        "git is refused in this workspace: the configuration file `{}` is over {} MiB, the most nanotool reads of one file to neutralise the programs a configuration names; make it smaller",
+        "git is refused in this workspace: `{}` is over {} MiB, the most nanotool reads of such a file to neutralise the programs a configuration names; make it smaller",
         path.display(), limit / (1024 * 1024)
     )]
     TooLarge {
@@ -82,7 +110,7 @@ pub enum GitConfigError {
     /// More repositories (submodules, embedded repositories) than `MAX_REPOSITORIES`, or
     /// more folders under `modules/` than `MAX_MODULE_DIRS`.
     #[error(
-        "git is refused in this workspace: at `{}`, more {what} than the {limit} nanotool reads to neutralise the programs their configurations name",
+        "git is refused in this workspace: at `{}`, more {what} than the {limit} nanotool reads to neutralise the programs their configurations name (nanotool's limit, not git's: it bounds the work of one reading)",
         path.display()
     )]
     TooMany {
@@ -120,13 +148,20 @@ pub enum GitConfigError {
 /// The status of a path that decides what a scan read: `None` when it does not exist (or
 /// cannot be looked at).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+pub(super) struct Stamp {
     dev: u64,
     ino: u64,
     mode: u32,
     size: u64,
     mtime: (i64, i64),
     ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// Whether the path changed at `since` (seconds since the epoch, as `ctime`) or later.
+    fn changed_since(&self, since: i64) -> bool {
+        self.ctime.0 >= since
+    }
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
@@ -165,14 +200,33 @@ pub(super) struct Scan {
     pub refused: Option<GitConfigError>,
     /// Every path consulted and its status then.
     seen: Vec<(PathBuf, Option<Stamp>)>,
+    /// A path consulted had changed less than [`cache::RACY_SECS`] before the reading began:
+    /// a change within the same tick of the file system's clock would leave its status as it
+    /// was, so the reading is not trusted past this call (read again, never kept on disk).
+    racy: bool,
+    /// The reading was kept by an earlier process ([`Scan::cached`]).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub from_cache: bool,
 }
 
 impl Scan {
     /// Reads the repository around `cwd` (or the git dir `git_dir`, as `GIT_DIR` names it)
     /// and every repository git may open from it; `home` expands `~/` in include paths.
     pub(super) fn new(cwd: &Path, home: Option<&Path>, git_dir: Option<&Path>) -> Scan {
+        Scan::with_limits(cwd, home, git_dir, Limits::DEFAULT)
+    }
+
+    /// [`Self::new`] within `limits`.
+    pub(super) fn with_limits(
+        cwd: &Path,
+        home: Option<&Path>,
+        git_dir: Option<&Path>,
+        limits: Limits,
+    ) -> Scan {
+        let started = now_secs() - cache::RACY_SECS;
         let mut scanner = Scanner {
             home,
+            limits,
             seen: Vec::new(),
             noted: HashSet::new(),
             names: Names::default(),
@@ -180,17 +234,76 @@ impl Scan {
             module_dirs: 0,
         };
         let refused = scanner.discover(cwd, git_dir).err();
+        let racy = scanner
+            .seen
+            .iter()
+            .any(|(_, s)| s.is_some_and(|s| s.changed_since(started)));
         Scan {
             names: scanner.names,
             refused,
             seen: scanner.seen,
+            racy,
+            from_cache: false,
         }
     }
 
-    /// Whether every path consulted is as it was (a `stat` of each).
-    pub(super) fn is_current(&self) -> bool {
-        self.seen.iter().all(|(path, was)| stamp(path) == *was)
+    /// The reading kept in `cache` for this workspace when every path it consulted is as it
+    /// was, else a new reading (kept there when it may be: neither refused nor racy).
+    pub(super) fn cached(
+        cwd: &Path,
+        home: Option<&Path>,
+        git_dir: Option<&Path>,
+        cache: Option<&CacheDir>,
+    ) -> Scan {
+        let Some(cache) = cache else {
+            return Scan::new(cwd, home, git_dir);
+        };
+        let key = cache::Key { cwd, home, git_dir };
+        if let Some(saved) = cache.load(&key) {
+            let scan = Scan {
+                names: saved.names,
+                refused: None,
+                seen: saved.seen,
+                racy: false,
+                from_cache: true,
+            };
+            if scan.is_current() {
+                return scan;
+            }
+        }
+        let scan = Scan::new(cwd, home, git_dir);
+        scan.keep(cwd, home, git_dir, Some(cache));
+        scan
     }
+
+    /// Keeps this reading in `cache` for the next processes, unless it was refused or racy.
+    pub(super) fn keep(
+        &self,
+        cwd: &Path,
+        home: Option<&Path>,
+        git_dir: Option<&Path>,
+        cache: Option<&CacheDir>,
+    ) {
+        if let Some(cache) = cache
+            && self.refused.is_none()
+            && !self.racy
+        {
+            cache.store(&cache::Key { cwd, home, git_dir }, &self.names, &self.seen);
+        }
+    }
+
+    /// Whether every path consulted is as it was (a `stat` of each), and the reading was
+    /// not racy.
+    pub(super) fn is_current(&self) -> bool {
+        !self.racy && self.seen.iter().all(|(path, was)| stamp(path) == *was)
+    }
+}
+
+/// Seconds since the epoch, as the file system's clock counts them.
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// What one repository's configuration says beyond names.
@@ -204,6 +317,7 @@ struct RepoConfig {
 
 struct Scanner<'a> {
     home: Option<&'a Path>,
+    limits: Limits,
     seen: Vec<(PathBuf, Option<Stamp>)>,
     noted: HashSet<PathBuf>,
     names: Names,
@@ -274,9 +388,9 @@ impl Scanner<'_> {
         Ok(Some(path.parent().unwrap_or(Path::new("/")).join(target)))
     }
 
-    /// Reads a regular file whole (`None` when it does not exist; a folder reads empty, as
-    /// git reads it); past `limit` bytes, or anything but a regular file, is an error.
-    fn read(&mut self, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, GitConfigError> {
+    /// Opens a regular file of at most `limit` bytes (`None` when it does not exist or is a
+    /// folder); past `limit` bytes, or anything but a regular file, is an error.
+    fn open(&mut self, path: &Path, limit: u64) -> Result<Option<std::fs::File>, GitConfigError> {
         let unreadable = |reason: String| GitConfigError::Unreadable {
             path: path.to_path_buf(),
             reason,
@@ -289,7 +403,7 @@ impl Scanner<'_> {
             Err(e) => return Err(unreadable(e.to_string())),
         };
         if meta.is_dir() {
-            return Ok(Some(Vec::new()));
+            return Ok(None);
         }
         if !meta.is_file() {
             return Err(unreadable("it is not a regular file".into()));
@@ -307,16 +421,34 @@ impl Scanner<'_> {
             .custom_flags(libc::O_NONBLOCK)
             .open(path)
             .map_err(|e| unreadable(e.to_string()))?;
-        let is_file = file.metadata().map(|m| m.is_file()).unwrap_or(false);
-        if !is_file {
-            return Err(unreadable("it is not a regular file".into()));
+        match file.metadata() {
+            Ok(m) if m.is_file() && m.len() <= limit => Ok(Some(file)),
+            Ok(m) if m.is_file() => Err(too_large()),
+            _ => Err(unreadable("it is not a regular file".into())),
         }
+    }
+
+    /// Reads a regular file whole (`None` when it does not exist; a folder reads empty, as
+    /// git reads it); past `limit` bytes, or anything but a regular file, is an error.
+    fn read(&mut self, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, GitConfigError> {
+        if self.note(path).is_some_and(|m| m.is_dir()) {
+            return Ok(Some(Vec::new()));
+        }
+        let Some(file) = self.open(path, limit)? else {
+            return Ok(None);
+        };
         let mut bytes = Vec::new();
         file.take(limit + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| unreadable(e.to_string()))?;
+            .map_err(|e| GitConfigError::Unreadable {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            })?;
         if bytes.len() as u64 > limit {
-            return Err(too_large());
+            return Err(GitConfigError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+            });
         }
         Ok(Some(bytes))
     }
@@ -333,11 +465,11 @@ impl Scanner<'_> {
         if !self.repos.insert(key) {
             return Ok(());
         }
-        if self.repos.len() > MAX_REPOSITORIES {
+        if self.repos.len() > self.limits.repositories {
             return Err(GitConfigError::TooMany {
                 path: git_dir.to_path_buf(),
                 what: "repositories (submodules and repositories inside others counted)",
-                limit: MAX_REPOSITORIES,
+                limit: self.limits.repositories,
             });
         }
         let mut dirs = vec![git_dir.to_path_buf()];
@@ -384,11 +516,11 @@ impl Scanner<'_> {
             return Ok(());
         }
         self.module_dirs += 1;
-        if self.module_dirs > MAX_MODULE_DIRS {
+        if self.module_dirs > self.limits.module_dirs {
             return Err(GitConfigError::TooMany {
                 path: dir.to_path_buf(),
                 what: "folders under `modules/`",
-                limit: MAX_MODULE_DIRS,
+                limit: self.limits.module_dirs,
             });
         }
         let entries = std::fs::read_dir(dir).map_err(|e| GitConfigError::Unreadable {
@@ -421,25 +553,38 @@ impl Scanner<'_> {
         hash_len: usize,
         git_dir: &Path,
     ) -> Result<Vec<Vec<u8>>, GitConfigError> {
-        let Some(data) = self.read(index, MAX_INDEX_BYTES)? else {
+        let Some((mut links, shared)) = self.index(index, hash_len)? else {
             return Ok(Vec::new());
         };
-        if data.is_empty() {
-            return Ok(Vec::new());
-        }
-        let unparsed = |reason: &str| GitConfigError::Unparsed {
-            path: index.to_path_buf(),
-            reason: format!("is not an index git reads ({reason})"),
-        };
-        let (mut links, shared) = parse_index(&data, hash_len).map_err(unparsed)?;
-        if let Some(shared) = shared {
-            let path = git_dir.join(format!("sharedindex.{shared}"));
-            if let Some(data) = self.read(&path, MAX_INDEX_BYTES)? {
-                let (more, _) = parse_index(&data, hash_len).map_err(unparsed)?;
-                links.extend(more);
-            }
+        if let Some(shared) = shared
+            && let Some((more, _)) =
+                self.index(&git_dir.join(format!("sharedindex.{shared}")), hash_len)?
+        {
+            links.extend(more);
         }
         Ok(links)
+    }
+
+    /// One index file, read as a stream (`None` when there is none).
+    #[allow(clippy::type_complexity)]
+    fn index(
+        &mut self,
+        path: &Path,
+        hash_len: usize,
+    ) -> Result<Option<(Vec<Vec<u8>>, Option<String>)>, GitConfigError> {
+        let Some(file) = self.open(path, self.limits.index_bytes)? else {
+            return Ok(None);
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len == 0 {
+            return Ok(None);
+        }
+        parse_index(file, len, hash_len)
+            .map(Some)
+            .map_err(|reason| GitConfigError::Unparsed {
+                path: path.to_path_buf(),
+                reason: format!("is not an index git reads ({reason})"),
+            })
     }
 
     /// One configuration file and what it includes.
@@ -788,105 +933,182 @@ fn value_of(chars: &mut Chars<'_>) -> Option<Vec<u8>> {
     }
 }
 
-/// The gitlink paths of an index (versions 2 to 4) and the shared index it names, if split.
-fn parse_index(
-    data: &[u8],
+/// An index read as a stream, through a buffer: a gitlink's path is copied, every other
+/// entry skipped, so a reading costs a few loads per entry and a buffer's worth of memory
+/// however large the index.
+struct IndexStream<R> {
+    input: std::io::BufReader<R>,
+    pos: u64,
+}
+
+impl<R: Read> IndexStream<R> {
+    fn exact<const N: usize>(&mut self) -> Result<[u8; N], &'static str> {
+        let mut out = [0u8; N];
+        self.input.read_exact(&mut out).map_err(|_| "cut short")?;
+        self.pos += N as u64;
+        Ok(out)
+    }
+
+    fn bytes(&mut self, n: usize, out: &mut Vec<u8>) -> Result<(), &'static str> {
+        let start = out.len();
+        out.resize(start + n, 0);
+        self.input
+            .read_exact(&mut out[start..])
+            .map_err(|_| "cut short")?;
+        self.pos += n as u64;
+        Ok(())
+    }
+
+    fn skip(&mut self, mut n: u64) -> Result<(), &'static str> {
+        while n > 0 {
+            let buf = self.input.fill_buf().map_err(|_| "cut short")?;
+            if buf.is_empty() {
+                return Err("cut short");
+            }
+            let take = buf.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+            self.input.consume(take);
+            n -= take as u64;
+            self.pos += take as u64;
+        }
+        Ok(())
+    }
+
+    /// The bytes up to the next NUL (consumed, not kept), appended to `out`.
+    fn until_nul(&mut self, out: &mut Vec<u8>) -> Result<(), &'static str> {
+        let n = self.input.read_until(0, out).map_err(|_| "cut short")?;
+        if out.last() != Some(&0) {
+            return Err("cut short");
+        }
+        out.pop();
+        self.pos += n as u64;
+        Ok(())
+    }
+}
+
+/// The gitlink paths of an index (versions 2 to 4) of `len` bytes, and the shared index it
+/// names, if split.
+fn parse_index<R: Read>(
+    input: R,
+    len: u64,
     hash_len: usize,
 ) -> Result<(Vec<Vec<u8>>, Option<String>), &'static str> {
-    let u32_at = |at: usize| -> Result<u32, &'static str> {
-        data.get(at..at + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or("cut short")
+    let mut s = IndexStream {
+        input: std::io::BufReader::with_capacity(256 * 1024, input),
+        pos: 0,
     };
-    let u16_at = |at: usize| -> Result<u16, &'static str> {
-        data.get(at..at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]))
-            .ok_or("cut short")
-    };
-    if data.get(..4) != Some(b"DIRC") {
+    let header: [u8; 12] = s.exact()?;
+    if &header[..4] != b"DIRC" {
         return Err("no index signature");
     }
-    let version = u32_at(4)?;
+    let version = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
     if !(2..=4).contains(&version) {
         return Err("an index version git does not write");
     }
-    let count = u32_at(8)?;
-    let mut pos = 12;
+    let count = u32::from_be_bytes([header[8], header[9], header[10], header[11]]);
     let mut links = Vec::new();
+    // Version 4 names the next path by what it keeps of the one before.
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
-        let mode = u32_at(pos + 24)?;
-        let flags = u16_at(pos + 40 + hash_len)?;
-        let mut name_at = pos + 40 + hash_len + 2;
+        let start = s.pos;
+        // ctime, mtime, dev, ino, mode, uid, gid, size: 40 bytes; then the hash and flags.
+        let fixed: [u8; 40] = s.exact()?;
+        let mode = u32::from_be_bytes([fixed[24], fixed[25], fixed[26], fixed[27]]);
+        let is_link = mode & 0o170000 == 0o160000;
+        s.skip(hash_len as u64)?;
+        let flags: [u8; 2] = s.exact()?;
+        let flags = u16::from_be_bytes(flags);
         if flags & 0x4000 != 0 {
             if version < 3 {
                 return Err("extended flags in a version 2 index");
             }
-            name_at += 2;
+            s.skip(2)?;
         }
-        let name = if version == 4 {
-            let (strip, after) = varint(data, name_at).ok_or("cut short")?;
+        if version == 4 {
+            let strip = s.varint()?;
             let keep = previous
                 .len()
-                .checked_sub(strip as usize)
+                .checked_sub(usize::try_from(strip).map_err(|_| "cut short")?)
                 .ok_or("a name prefix longer than the name before it")?;
-            let end = data[after..]
-                .iter()
-                .position(|&c| c == 0)
-                .ok_or("cut short")?;
-            let mut name = previous[..keep].to_vec();
-            name.extend_from_slice(&data[after..after + end]);
-            pos = after + end + 1;
-            name
+            previous.truncate(keep);
+            s.until_nul(&mut previous)?;
+            if is_link {
+                links.push(previous.clone());
+            }
         } else {
-            let end = data
-                .get(name_at..)
-                .and_then(|rest| rest.iter().position(|&c| c == 0))
-                .ok_or("cut short")?;
-            let name = data[name_at..name_at + end].to_vec();
-            pos += (name_at - pos + end + 8) & !7;
-            name
-        };
-        if mode & 0o170000 == 0o160000 {
-            links.push(name.clone());
+            // git reads the name's length from the flags, below 0xFFF, else up to the NUL.
+            let name_at = s.pos;
+            let name_len = match usize::from(flags & 0x0fff) {
+                0x0fff => {
+                    let mut name = Vec::new();
+                    // Its NUL is read too: the padding's first byte.
+                    s.until_nul(&mut name)?;
+                    let len = name.len() as u64;
+                    if is_link {
+                        links.push(name);
+                    }
+                    len
+                }
+                len if is_link => {
+                    let mut name = Vec::with_capacity(len);
+                    s.bytes(len, &mut name)?;
+                    links.push(name);
+                    len as u64
+                }
+                len => {
+                    s.skip(len as u64)?;
+                    len as u64
+                }
+            };
+            // The entry is padded with 1 to 8 NULs to a multiple of 8 bytes.
+            let size = (name_at - start + name_len + 8) & !7;
+            s.skip(start + size - s.pos)?;
         }
-        previous = name;
     }
     // Extensions, before the trailing checksum: only `link` (a split index) matters.
     let mut shared = None;
-    while pos + 8 + hash_len <= data.len() {
-        let size = u32_at(pos + 4)? as usize;
-        if &data[pos..pos + 4] == b"link" {
-            let id = data.get(pos + 8..pos + 8 + hash_len).ok_or("cut short")?;
+    while s.pos + 8 + hash_len as u64 <= len {
+        let head: [u8; 8] = s.exact()?;
+        let size = u64::from(u32::from_be_bytes([head[4], head[5], head[6], head[7]]));
+        if &head[..4] == b"link" {
+            let mut id = Vec::new();
+            s.bytes(hash_len, &mut id)?;
             if id.iter().any(|&b| b != 0) {
                 shared = Some(id.iter().map(|b| format!("{b:02x}")).collect());
             }
+            s.skip(size.checked_sub(hash_len as u64).ok_or("cut short")?)?;
+        } else {
+            s.skip(size)?;
         }
-        pos = pos.checked_add(8 + size).ok_or("cut short")?;
     }
     Ok((links, shared))
 }
 
-/// git's offset varint (`decode_varint`): the value and the position after it.
-fn varint(data: &[u8], mut pos: usize) -> Option<(u64, usize)> {
-    let mut c = *data.get(pos)?;
-    pos += 1;
-    let mut value = u64::from(c & 127);
-    while c & 128 != 0 {
-        value = value.checked_add(1)?;
-        if value >> 57 != 0 {
-            return None;
+impl<R: Read> IndexStream<R> {
+    /// git's offset varint (`decode_varint`).
+    fn varint(&mut self) -> Result<u64, &'static str> {
+        let [mut c] = self.exact::<1>()?;
+        let mut value = u64::from(c & 127);
+        while c & 128 != 0 {
+            value = value.checked_add(1).ok_or("cut short")?;
+            if value >> 57 != 0 {
+                return Err("a name prefix longer than the name before it");
+            }
+            [c] = self.exact::<1>()?;
+            value = (value << 7) + u64::from(c & 127);
         }
-        c = *data.get(pos)?;
-        pos += 1;
-        value = (value << 7) + u64::from(c & 127);
+        Ok(value)
     }
-    Some((value, pos))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::cache::CacheDir;
     use super::*;
+
+    /// The test's user: the owner of a file it makes.
+    fn euid() -> u32 {
+        tempfile::tempfile().unwrap().metadata().unwrap().uid()
+    }
 
     fn vars(text: &str) -> Vec<String> {
         parse_config(text.as_bytes())
@@ -940,5 +1162,283 @@ mod tests {
             Some((&b"core"[..], None, &b"bare"[..]))
         );
         assert_eq!(split_var(b"nodot"), None);
+    }
+
+    /// Plain git in `dir`, without the machine's or the user's configuration.
+    fn git(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A repository in `dir` whose index holds `files` plain files (one with a name longer
+    /// than 0xFFF bytes), an intent-to-add entry (extended flags) and `links` gitlinks.
+    fn repo_with_index(dir: &Path, files: usize, links: usize) {
+        git(dir, &["init", "-q", "."]);
+        let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let commit = "0123456789abcdef0123456789abcdef01234567";
+        let mut info = String::new();
+        for i in 0..files {
+            info.push_str(&format!("100644 {blob}\tdir{}/file{i}.txt\n", i % 7));
+        }
+        info.push_str(&format!("100644 {blob}\t{}/long.txt\n", "n".repeat(5000)));
+        for i in 0..links {
+            info.push_str(&format!("160000 {commit}\tlinks/l{i}\n"));
+        }
+        let mut child = std::process::Command::new("git")
+            .args(["update-index", "--add", "--index-info"])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(info.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        std::fs::write(dir.join("new.txt"), "n").unwrap();
+        git(dir, &["add", "-N", "new.txt"]);
+    }
+
+    fn links_of(index: &Path) -> Vec<String> {
+        let file = std::fs::File::open(index).unwrap();
+        let len = file.metadata().unwrap().len();
+        let (links, _) = parse_index(file, len, 20).unwrap();
+        let mut links: Vec<String> = links
+            .into_iter()
+            .map(|l| String::from_utf8(l).unwrap())
+            .collect();
+        links.sort();
+        links
+    }
+
+    #[test]
+    fn the_index_is_read_as_a_stream_in_every_version_git_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        repo_with_index(dir.path(), 300, 12);
+        let mut want: Vec<String> = (0..12).map(|i| format!("links/l{i}")).collect();
+        want.sort();
+        let index = dir.path().join(".git/index");
+        for version in ["2", "3", "4"] {
+            git(dir.path(), &["update-index", "--index-version", version]);
+            assert_eq!(links_of(&index), want, "v{version}");
+            // Cut short anywhere: an error, never a panic or a shorter list.
+            let data = std::fs::read(&index).unwrap();
+            for cut in [5, 12, 40, 100, data.len() / 2, data.len() - 30] {
+                let short = &data[..cut];
+                assert!(
+                    parse_index(short, data.len() as u64, 20).is_err(),
+                    "v{version} {cut}"
+                );
+            }
+        }
+        // A split index: the gitlinks of the shared index count too.
+        git(dir.path(), &["update-index", "--split-index"]);
+        let mut scanner = Scanner {
+            home: None,
+            limits: Limits::DEFAULT,
+            seen: Vec::new(),
+            noted: HashSet::new(),
+            names: Names::default(),
+            repos: HashSet::new(),
+            module_dirs: 0,
+        };
+        let mut got: Vec<String> = scanner
+            .gitlinks(&index, 20, &dir.path().join(".git"))
+            .unwrap()
+            .into_iter()
+            .map(|l| String::from_utf8(l).unwrap())
+            .collect();
+        got.sort();
+        assert_eq!(got, want);
+        assert!(
+            links_of(&index).len() < want.len(),
+            "the split did not move entries"
+        );
+    }
+
+    #[test]
+    fn a_limit_reached_names_the_limit_and_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "."]);
+        for name in ["a", "b", "c"] {
+            let sub = dir.path().join(name);
+            std::fs::create_dir(&sub).unwrap();
+            git(&sub, &["init", "-q", "."]);
+            git(
+                &sub,
+                &[
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "commit",
+                    "-q",
+                    "--allow-empty",
+                    "-m",
+                    "x",
+                ],
+            );
+            git(dir.path(), &["add", name]);
+        }
+        let limits = Limits {
+            repositories: 3,
+            ..Limits::DEFAULT
+        };
+        let scan = Scan::with_limits(dir.path(), None, None, limits);
+        let message = scan.refused.expect("past the limit").to_string();
+        for part in ["3 nanotool reads", "repositories", "c/.git"] {
+            assert!(message.contains(part), "`{part}` not in: {message}");
+        }
+        // Within the limit, all four are read.
+        let limits = Limits {
+            repositories: 4,
+            ..Limits::DEFAULT
+        };
+        assert!(
+            Scan::with_limits(dir.path(), None, None, limits)
+                .refused
+                .is_none()
+        );
+        let limits = Limits {
+            index_bytes: 64,
+            ..Limits::DEFAULT
+        };
+        let message = Scan::with_limits(dir.path(), None, None, limits)
+            .refused
+            .expect("an index past the limit")
+            .to_string();
+        assert!(message.contains(".git/index"), "{message}");
+    }
+
+    /// A repository whose configuration defines the diff driver `first`, made old enough
+    /// that its reading may be kept.
+    fn aged_repo(dir: &Path) {
+        git(dir, &["init", "-q", "."]);
+        std::fs::write(dir.join(".git/config"), "[diff \"first\"]\n\tcommand = x\n").unwrap();
+        age(dir);
+    }
+
+    /// Sets every status in `dir`'s repository back past the racy window (`touch -d`
+    /// changes the mtime; the ctime is what counts, so the test waits it out instead).
+    fn age(_dir: &Path) {
+        std::thread::sleep(std::time::Duration::from_secs(cache::RACY_SECS as u64 + 1));
+    }
+
+    fn drivers(scan: &Scan) -> Vec<String> {
+        scan.names
+            .subsections
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_reading_is_used_until_anything_it_consulted_changes() {
+        let ws = tempfile::tempdir().unwrap();
+        let cache_dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(
+            cache_dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .unwrap();
+        let cache = CacheDir::checked(cache_dir.path(), ws.path(), &[]).expect("a usable folder");
+        aged_repo(ws.path());
+        let first = Scan::cached(ws.path(), None, None, Some(&cache));
+        assert!(!first.from_cache);
+        let again = Scan::cached(ws.path(), None, None, Some(&cache));
+        assert!(
+            again.from_cache,
+            "the second process reads the kept reading"
+        );
+        assert_eq!(drivers(&again), ["first"]);
+        // A driver added: the kept reading is not current, the new one names both.
+        std::fs::write(
+            ws.path().join(".git/config"),
+            "[diff \"first\"]\n\tcommand = x\n[diff \"second\"]\n\tcommand = y\n",
+        )
+        .unwrap();
+        let changed = Scan::cached(ws.path(), None, None, Some(&cache));
+        assert!(!changed.from_cache);
+        assert_eq!(drivers(&changed), ["first", "second"]);
+        // That reading was racy (the config had just changed): not kept, read again.
+        assert!(!Scan::cached(ws.path(), None, None, Some(&cache)).from_cache);
+        // An include that appears where the config names one counts as a change too.
+        age(ws.path());
+        let _ = Scan::cached(ws.path(), None, None, Some(&cache));
+        assert!(Scan::cached(ws.path(), None, None, Some(&cache)).from_cache);
+        std::fs::write(
+            ws.path().join(".git/config.worktree"),
+            "[diff \"third\"]\n\tcommand = z\n",
+        )
+        .unwrap();
+        let appeared = Scan::cached(ws.path(), None, None, Some(&cache));
+        assert!(!appeared.from_cache);
+        assert_eq!(drivers(&appeared), ["first", "second", "third"]);
+    }
+
+    #[test]
+    fn a_kept_reading_nobody_may_trust_is_ignored() {
+        use std::os::unix::fs::PermissionsExt;
+        let ws = tempfile::tempdir().unwrap();
+        let cache_dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(cache_dir.path(), PermissionsExt::from_mode(0o700)).unwrap();
+        let cache = CacheDir::checked(cache_dir.path(), ws.path(), &[]).unwrap();
+        aged_repo(ws.path());
+        let _ = Scan::cached(ws.path(), None, None, Some(&cache));
+        let file = std::fs::read_dir(cache_dir.path())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let kept = || Scan::cached(ws.path(), None, None, Some(&cache)).from_cache;
+        assert!(kept());
+        // Readable or writable by others.
+        std::fs::set_permissions(&file, PermissionsExt::from_mode(0o666)).unwrap();
+        assert!(!kept());
+        // Rewritten by the reading above, as the agent's user, 0600: trusted again.
+        assert!(kept());
+        // Another user's file.
+        if euid() == 0 {
+            std::os::unix::fs::chown(&file, Some(65534), None).unwrap();
+            assert!(!kept());
+            assert!(kept());
+        }
+        // A link in the file's place, to a file that says what the attacker likes.
+        let elsewhere = cache_dir.path().join("elsewhere");
+        std::fs::rename(&file, &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &file).unwrap();
+        assert!(!kept());
+        // A file written for another workspace (the key inside is checked).
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        let other = text.replace(ws.path().to_str().unwrap(), "/elsewhere");
+        std::fs::write(&file, other).unwrap();
+        std::fs::set_permissions(&file, PermissionsExt::from_mode(0o600)).unwrap();
+        assert!(!kept());
+        // A folder commands may reach is not used at all.
+        assert!(CacheDir::checked(&ws.path().join("cache"), ws.path(), &[]).is_none());
+        assert!(
+            CacheDir::checked(
+                cache_dir.path(),
+                ws.path(),
+                &[cache_dir.path().canonicalize().unwrap()]
+            )
+            .is_none()
+        );
+        std::fs::set_permissions(cache_dir.path(), PermissionsExt::from_mode(0o755)).unwrap();
+        assert!(CacheDir::checked(cache_dir.path(), ws.path(), &[]).is_none());
     }
 }

@@ -147,9 +147,21 @@ pub(crate) struct Assembled {
 }
 
 pub(crate) fn assemble(common: &Common) -> Result<Assembled, Failure> {
+    assemble_for(common, None)
+}
+
+/// [`assemble`] for one call of the tool `name`: a built-in (or `exec`) loads no descriptor,
+/// and a descriptor named after the tool (`WORK/tools/NAME.tool.json`) that defines it loads
+/// alone, so a call's cost does not grow with the tools it does not use; any other name loads
+/// them all (the tool may be in a file named otherwise, or not exist: its error lists them).
+pub(crate) fn assemble_call(common: &Common, name: &str) -> Result<Assembled, Failure> {
+    assemble_for(common, Some(name))
+}
+
+fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failure> {
     let dir = tools_dir(common)?;
     let config = host_config(common)?;
-    let assembled = assemble_from(common, config.as_ref(), dir.as_deref())?;
+    let assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
     for warning in &assembled.host.warnings {
         eprintln!("warning: {warning}");
     }
@@ -163,6 +175,7 @@ pub(crate) fn assemble_from(
     common: &Common,
     config: Option<&HostConfig>,
     dir: Option<&Path>,
+    only: Option<&str>,
 ) -> Result<Assembled, Failure> {
     let host = settings::resolve(common, config)?;
     let mut toolbox = Toolbox::new(kernel(host.kernel.clone())?);
@@ -197,7 +210,14 @@ pub(crate) fn assemble_from(
             })?;
     }
     let before = toolbox.tools().len();
+    // One call needs one tool: found already, or in the file named after it.
+    let partial = match (only, dir) {
+        (Some(name), _) if toolbox.get(name).is_some() => true,
+        (Some(name), Some(dir)) => toolbox.load_descriptor_named(dir, name),
+        _ => false,
+    };
     let errors = match dir {
+        _ if partial => Vec::new(),
         Some(dir) => {
             std::fs::read_dir(dir).map_err(|e| {
                 Failure::cannot_run(format!(
@@ -221,6 +241,8 @@ pub(crate) fn assemble_from(
     for (name, own) in &host.tools {
         match toolbox.set_tool_settings(name, own) {
             Ok(()) => {}
+            // Not loaded for this call: nothing to say (`list` and `check` say it).
+            Err(RegisterError::Unknown(_)) if partial => {}
             Err(RegisterError::Unknown(unknown)) => unknown_tools.push(format!(
                 "config file: `tools.{name}`: {unknown} (its settings apply to no tool)"
             )),

@@ -264,7 +264,11 @@ pub(crate) fn parse_timeout(s: &str) -> Result<Duration, String> {
 }
 
 pub(crate) fn parse_max_output(s: &str) -> Result<usize, String> {
+    use nanotool_runtime::kernel::MAX_OUTPUT_LIMIT;
     match s.trim().parse::<usize>() {
+        Ok(n) if n > MAX_OUTPUT_LIMIT => Err(format!(
+            "`{s}` is over the limit of {MAX_OUTPUT_LIMIT} bytes (16 MiB): the output is held in memory and sent to a model whole; give at most {MAX_OUTPUT_LIMIT}"
+        )),
         Ok(n) if n >= 1 => Ok(n),
         Ok(_) => Err(format!(
             "`{s}` keeps nothing; give at least 1 byte, e.g. --max-output 4096"

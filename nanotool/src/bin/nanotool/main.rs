@@ -29,7 +29,7 @@ mod report;
 mod settings;
 mod signals;
 
-use assembly::{Assembled, assemble, warn_descriptors, warn_unreadable};
+use assembly::{Assembled, assemble, assemble_call, warn_descriptors, warn_unreadable};
 use cli::{Cli, Command};
 use logging::init_logging;
 use report::Failure;
@@ -82,7 +82,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Call { name, args, json } => {
             let Assembled {
                 toolbox, errors, ..
-            } = assemble(common)?;
+            } = assemble_call(common, name)?;
             warn_descriptors(&errors);
             commands::call::run(&toolbox, name, args, *json)
         }

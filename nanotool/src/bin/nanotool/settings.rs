@@ -275,6 +275,9 @@ pub(crate) fn resolve(common: &Common, file: Option<&HostConfig>) -> Result<Host
         limits,
         cgroup,
         temp_size,
+        // A call is one process: the reading of a large repository's configuration is kept
+        // between calls, in the agent's user's cache folder.
+        git_cache: nanotool_runtime::kernel::user_git_cache(),
         ..KernelSettings::default()
     };
     Ok(HostSettings {

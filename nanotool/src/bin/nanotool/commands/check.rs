@@ -44,7 +44,7 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         descriptors,
         host,
         unknown_tools,
-    } = assemble_from(common, config.as_ref(), Some(&dir))?;
+    } = assemble_from(common, config.as_ref(), Some(&dir), None)?;
     let loaded: Vec<&str> = descriptors.iter().map(String::as_str).collect();
     // An entry for no tool is an error here: `check` is where a typo must show.
     let mut config_problems: Vec<(String, String, String)> = config_errors
