@@ -1087,13 +1087,23 @@ fn project() -> tempfile::TempDir {
             "arguments": {"file": {"type": "path", "description": "The file"}}}"#,
     )
     .unwrap();
+    // A `writes` tool beside the work folder: its content runs once approved.
+    let approved = nanotool(p.path(), &["trust"]);
+    assert!(approved.status.success(), "{approved:?}");
     p
+}
+
+/// The user's state folder, where `nanotool trust` keeps its approvals: cargo's scratch
+/// folder for tests, out of every project's reach.
+fn state_home() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("nanotool-state")
 }
 
 fn nanotool(dir: &Path, args: &[&str]) -> Output {
     Command::new(nanotool_bin())
         .args(args)
         .current_dir(dir)
+        .env("XDG_STATE_HOME", state_home())
         .env("NANOTOOL_LOG", "off")
         .output()
         .unwrap()
@@ -1270,6 +1280,7 @@ fn required_without_landlock_runs_nothing_and_best_effort_says_what_is_missing()
     let p = project();
     let run = |args: &[&str]| {
         let mut cmd = Command::new(nanotool_bin());
+        cmd.env("XDG_STATE_HOME", state_home());
         cmd.args(args)
             .current_dir(p.path())
             .env("NANOTOOL_LOG", "off");
@@ -1332,7 +1343,9 @@ fn serve_logs_the_status_and_each_tool_out_of_reach_at_start_up() {
         r#"{"name": "homebrewed", "description": "A tool from ~/.local/bin", "command": "homebrewed"}"#,
     )
     .unwrap();
+    assert!(nanotool(p.path(), &["trust"]).status.success());
     let out = Command::new(nanotool_bin())
+        .env("XDG_STATE_HOME", state_home())
         .arg("serve")
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "info")
@@ -1649,6 +1662,7 @@ fn serve_lists_each_tools_profile_as_annotations() {
     use std::io::Write;
     let p = project();
     let mut child = Command::new(nanotool_bin())
+        .env("XDG_STATE_HOME", state_home())
         .arg("serve")
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off")

@@ -150,6 +150,9 @@ pub(crate) fn assemble(common: &Common) -> Result<Assembled, Failure> {
     let dir = tools_dir(common)?;
     let config = host_config(common)?;
     let assembled = assemble_from(common, config.as_ref(), dir.as_deref())?;
+    if let Some(work) = work_dir(common) {
+        crate::trust::check(&work, &writers(&assembled.toolbox, &assembled.host))?;
+    }
     for warning in &assembled.host.warnings {
         eprintln!("warning: {warning}");
     }
@@ -238,6 +241,34 @@ pub(crate) fn assemble_from(
         host,
         unknown_tools,
     })
+}
+
+/// The paths commands of this toolbox may write, and who may ([`crate::trust`]).
+pub(crate) fn writers(toolbox: &Toolbox, host: &HostSettings) -> Vec<crate::trust::Writer> {
+    let writing: Vec<String> = toolbox
+        .tools()
+        .iter()
+        .filter(|t| t.access().writes)
+        // `exec` is named with the flag that lets it write.
+        .filter(|t| !(host.exec_writes && t.spec().is_none() && t.name() == "exec"))
+        .map(|t| t.name().to_owned())
+        .collect();
+    crate::trust::writers(host, &writing)
+}
+
+/// `nanotool trust`: approves the work folder's current content.
+pub(crate) fn approve(common: &Common) -> Result<u8, Failure> {
+    let Some(work) = work_dir(common) else {
+        return Err(Failure::cannot_run(
+            "no work folder to approve: `.work` does not exist here; name one with --work DIR",
+        ));
+    };
+    let dir = tools_dir(common)?;
+    let config = host_config(common)?;
+    let assembled = assemble_from(common, config.as_ref(), dir.as_deref())?;
+    let said = crate::trust::approve(&work, &writers(&assembled.toolbox, &assembled.host))?;
+    crate::report::write_stdout(&said)?;
+    Ok(0)
 }
 
 pub(crate) fn warn_descriptors(errors: &[DescriptorError]) {
