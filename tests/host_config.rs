@@ -16,6 +16,8 @@ use common::run::Run;
 /// A project folder (the cwd of every run) with `.work/tools` and maybe `.work/config.json`.
 struct Project {
     dir: tempfile::TempDir,
+    /// The user's state folder (`nanotool trust` keeps its approvals there).
+    state: tempfile::TempDir,
 }
 
 impl Project {
@@ -23,7 +25,10 @@ impl Project {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join(".work/tools")).unwrap();
         std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n").unwrap();
-        Project { dir }
+        Project {
+            dir,
+            state: tempfile::tempdir().unwrap(),
+        }
     }
 
     fn path(&self) -> &Path {
@@ -51,7 +56,10 @@ impl Project {
 
     fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut command = Command::new(nanotool_bin());
-        command.args(args).current_dir(self.path());
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env("XDG_STATE_HOME", self.state.path());
         for (k, v) in env {
             command.env(k, v);
         }
@@ -533,7 +541,7 @@ fn the_config_schema_and_the_loader_agree() {
     let p = Project::new();
     let every_key = json!({
         "$schema": "../schemas/config.schema.json", "cwd": "..", "sandbox": "best-effort",
-        "sandbox_read": ["/usr"], "sandbox_write": ["/tmp"], "pid_namespace": false,
+        "sandbox_read": ["/usr"], "sandbox_write": ["/var/tmp"], "pid_namespace": false,
         "timeout": 60, "max_output": 65536, "memory": "2G", "file_size": 1048576,
         "open_files": 256, "cpu_time": "none", "processes": 512, "temp_size": "512M", "cgroup": "auto",
         "allow_exec": ["ls"], "exec_writes": false,
@@ -589,6 +597,8 @@ fn a_tools_own_limits_hold_for_its_calls_only() {
         json!({"name": "grow", "description": "Copy a file", "command": "cp src.bin big.bin",
         "writes": true}),
     );
+    // Writes tools beside the work folder: its content runs once approved.
+    p.run(&["trust"]).expect(0);
     let small = p.run(&["call", "grow_small", "--json"]).expect(0).json();
     assert!(
         small["text"]
@@ -611,6 +621,7 @@ fn a_tools_own_limits_hold_for_its_calls_only() {
     // The host's entry for the other tool sets it there too.
     std::fs::remove_file(p.path().join("big.bin")).unwrap();
     p.config(r#"{"tools": {"grow": {"file_size": 2048}}}"#);
+    p.run(&["trust"]).expect(0);
     let big = p.run(&["call", "grow", "--json"]).expect(0).json();
     assert!(
         big["text"]

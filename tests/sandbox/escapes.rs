@@ -1100,13 +1100,23 @@ fn project() -> tempfile::TempDir {
             "arguments": {"file": {"type": "path", "description": "The file"}}}"#,
     )
     .unwrap();
+    // A `writes` tool beside the work folder: its content runs once approved.
+    let approved = nanotool(p.path(), &["trust"]);
+    assert!(approved.status.success(), "{approved:?}");
     p
+}
+
+/// The user's state folder, where `nanotool trust` keeps its approvals: cargo's scratch
+/// folder for tests, out of every project's reach.
+fn state_home() -> std::path::PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("nanotool-state")
 }
 
 fn nanotool(dir: &Path, args: &[&str]) -> Output {
     Command::new(nanotool_bin())
         .args(args)
         .current_dir(dir)
+        .env("XDG_STATE_HOME", state_home())
         .env("NANOTOOL_LOG", "off")
         .output()
         .unwrap()
@@ -1283,6 +1293,7 @@ fn required_without_landlock_runs_nothing_and_best_effort_says_what_is_missing()
     let p = project();
     let run = |args: &[&str]| {
         let mut cmd = Command::new(nanotool_bin());
+        cmd.env("XDG_STATE_HOME", state_home());
         cmd.args(args)
             .current_dir(p.path())
             .env("NANOTOOL_LOG", "off");
@@ -1345,7 +1356,9 @@ fn serve_logs_the_status_and_each_tool_out_of_reach_at_start_up() {
         r#"{"name": "homebrewed", "description": "A tool from ~/.local/bin", "command": "homebrewed"}"#,
     )
     .unwrap();
+    assert!(nanotool(p.path(), &["trust"]).status.success());
     let out = Command::new(nanotool_bin())
+        .env("XDG_STATE_HOME", state_home())
         .arg("serve")
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "info")
@@ -1662,6 +1675,7 @@ fn serve_lists_each_tools_profile_as_annotations() {
     use std::io::Write;
     let p = project();
     let mut child = Command::new(nanotool_bin())
+        .env("XDG_STATE_HOME", state_home())
         .arg("serve")
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off")
@@ -1822,5 +1836,96 @@ fn the_escape_suite_holds_at_every_landlock_abi() {
             others.is_empty(),
             "the replay at ABI {abi} ran tests of other modules: {others:?}"
         );
+    }
+}
+
+/// The probe of the host-wide and inode ioctls and calls a read-only tool must not make:
+/// one line per attempt, `name errno` (0: it worked).
+const HOST_WIDE_PROBE: &str = r#"
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p]
+def say(name, r):
+    print(name, 0 if r >= 0 else ctypes.get_errno())
+fd = os.open(sys.argv[1], os.O_RDONLY)
+v = ctypes.c_long(7)
+for name, req in [("EXT4_IOC_SETVERSION", 0x40086604), ("FS_IOC_SETVERSION", 0x40087602),
+                  ("BTRFS_IOC_SUBVOL_SETFLAGS", 0x4008941A), ("FIONREAD", 0x541B)]:
+    say(name, libc.ioctl(fd, req, ctypes.byref(v)))
+buf = ctypes.create_string_buffer(256)
+say("getxattr", libc.getxattr(sys.argv[2].encode(), b"user.canary", buf, 256))
+say("listxattr", libc.listxattr(sys.argv[2].encode(), buf, 256))
+say("fgetxattr", libc.fgetxattr(fd, b"user.none", buf, 256))
+ctx = ctypes.c_ulong(0)
+r = libc.syscall(206, 1, ctypes.byref(ctx))  # io_setup
+say("io_setup", r)
+if r == 0:
+    libc.syscall(207, ctx)  # io_destroy
+say("modify_ldt", libc.syscall(154, 0, buf, 16))
+r = libc.syscall(447, 0)  # memfd_secret
+say("memfd_secret", r)
+"#;
+
+/// Inode versions (the generic and ext4's own number), a file system's private flag ioctl,
+/// extended attributes of a path outside, legacy AIO (the host-wide `aio-max-nr`), `modify_ldt`
+/// and `memfd_secret`: a read-only tool gets none of them; FIONREAD and an fd's own xattrs
+/// stay. The control, unconfined, shows each is there to take on this machine.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn inode_versions_private_ioctls_outside_xattrs_and_host_wide_quotas_are_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("f"), "x").unwrap();
+    let secret = outside.path().join("private");
+    std::fs::write(&secret, "x").unwrap();
+    let has_xattr = Command::new("setfattr")
+        .args(["-n", "user.canary", "-v", "leaked"])
+        .arg(&secret)
+        .status()
+        .is_ok_and(|s| s.success());
+    let probe = |k: &CommandExecKernel| {
+        let mut cmd = python(HOST_WIDE_PROBE);
+        cmd.push("f".into());
+        cmd.push(secret.display().to_string());
+        let r = k.run(&cmd);
+        let answers: std::collections::HashMap<String, i32> = r
+            .output
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(n, e)| (n.to_owned(), e.parse().unwrap()))
+            .collect();
+        (r, answers)
+    };
+    let k = confined(ws.path());
+    let (r, got) = probe(&k);
+    if !confined_here(&k, &r) {
+        return;
+    }
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    for name in [
+        "EXT4_IOC_SETVERSION",
+        "FS_IOC_SETVERSION",
+        "BTRFS_IOC_SUBVOL_SETFLAGS",
+    ] {
+        assert_eq!(got[name], libc::ENOTTY, "{name}: {}", r.output);
+    }
+    assert_eq!(got["FIONREAD"], 0, "{}", r.output);
+    assert_eq!(got["getxattr"], libc::EOPNOTSUPP, "{}", r.output);
+    assert_eq!(got["listxattr"], libc::EOPNOTSUPP, "{}", r.output);
+    assert_ne!(got["fgetxattr"], libc::EOPNOTSUPP, "{}", r.output);
+    for name in ["io_setup", "modify_ldt", "memfd_secret"] {
+        assert_eq!(got[name], libc::ENOSYS, "{name}: {}", r.output);
+    }
+    // Control: unconfined, the same file system takes the version and the AIO context.
+    let (r, got) = probe(&unconfined(ws.path()));
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 && got["FS_IOC_SETVERSION"] == 0 {
+        assert_eq!(got["EXT4_IOC_SETVERSION"], 0, "{}", r.output);
+    }
+    assert_eq!(got["io_setup"], 0, "{}", r.output);
+    if has_xattr {
+        assert_eq!(got["getxattr"], 0, "{}", r.output);
     }
 }

@@ -128,9 +128,14 @@ fn serve_leaves_nothing(stop: Stop) {
         .spawn()
         .unwrap();
     let started = Instant::now();
+    // The agent's own folder in the shared temp dir holds it.
+    let own = base
+        .path()
+        .join(format!("nanotool-{}", unsafe { libc::geteuid() }));
     let tmp = loop {
-        let made: Vec<PathBuf> = std::fs::read_dir(base.path())
-            .unwrap()
+        let made: Vec<PathBuf> = std::fs::read_dir(&own)
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|e| e.path())
             .collect();
@@ -407,13 +412,242 @@ fn the_tmpfs_mount_point_is_made_where_a_folder_costs_least() {
             (true, _) => named.path().canonicalize().unwrap(),
             (false, true) => PathBuf::from("/dev/shm").canonicalize().unwrap(),
             (false, false) => std::env::temp_dir().canonicalize().unwrap(),
-        };
+        }
+        .join(own_folder_name());
         assert_eq!(tmp.parent(), Some(expected.as_path()), "{}", tmp.display());
         let r = k.run(&sh("echo x > \"$TMPDIR/f\" && stat -f -c %T \"$TMPDIR\""));
         assert_eq!(r.output, "tmpfs\n", "{}", r.text());
         drop(k);
         assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
     }
+}
+
+/// The name of the agent's own folder in a shared place: `nanotool-<euid>`.
+fn own_folder_name() -> String {
+    // SAFETY: geteuid cannot fail.
+    format!("nanotool-{}", unsafe { libc::geteuid() })
+}
+
+/// The agent's own folder in `/dev/shm`, made as the kernel makes it (`0700`) where missing:
+/// `None` (after saying why) where `/dev/shm` cannot hold it or it is not this user's.
+fn own_shm_folder() -> Option<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let own = PathBuf::from("/dev/shm").join(own_folder_name());
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&own);
+    match std::fs::symlink_metadata(&own) {
+        // SAFETY: geteuid cannot fail.
+        Ok(m) if m.is_dir() && m.uid() == unsafe { libc::geteuid() } => Some(own),
+        other => {
+            eprintln!(
+                "{} cannot be this user's folder here: {other:?}",
+                own.display()
+            );
+            None
+        }
+    }
+}
+
+/// A FIFO at `path`.
+fn mkfifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo of a NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o666) },
+        0,
+        "{}",
+        path.display()
+    );
+}
+
+/// What an inotify instance watching `paths` (each itself, never a link's target) saw being
+/// opened, changed, moved or removed, read once without waiting.
+struct Watch(std::os::fd::OwnedFd, Vec<(i32, PathBuf)>);
+
+impl Watch {
+    fn new(paths: &[&std::path::Path]) -> Watch {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: inotify_init1 returns a fresh fd or -1; each watch takes a NUL-terminated
+        // path.
+        unsafe {
+            let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+            assert!(fd >= 0);
+            let mut wds = Vec::new();
+            for path in paths {
+                let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+                let mask = libc::IN_OPEN
+                    | libc::IN_ATTRIB
+                    | libc::IN_MODIFY
+                    | libc::IN_DELETE_SELF
+                    | libc::IN_MOVE_SELF
+                    | libc::IN_DONT_FOLLOW;
+                let wd = libc::inotify_add_watch(fd, c.as_ptr(), mask);
+                assert!(wd >= 0, "{}", path.display());
+                wds.push((wd, path.to_path_buf()));
+            }
+            Watch(std::os::fd::OwnedFd::from_raw_fd(fd), wds)
+        }
+    }
+
+    /// The events waiting: each watched path with its event mask.
+    fn seen(&self) -> Vec<(PathBuf, u32)> {
+        use std::os::fd::AsRawFd;
+        let mut buf = [0u8; 4096];
+        // SAFETY: read into a buffer of ours, from an fd we own (non-blocking).
+        let n = unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        let mut events = Vec::new();
+        let mut at = 0;
+        let head = std::mem::size_of::<libc::inotify_event>();
+        while n > 0 && at + head <= n as usize {
+            // SAFETY: the kernel wrote whole events into the buffer; read unaligned.
+            let ev: libc::inotify_event =
+                unsafe { std::ptr::read_unaligned(buf.as_ptr().add(at).cast()) };
+            let path = self
+                .1
+                .iter()
+                .find(|(wd, _)| *wd == ev.wd)
+                .map(|(_, p)| p.clone());
+            events.push((path.unwrap_or_default(), ev.mask));
+            at += head + ev.len as usize;
+        }
+        events
+    }
+}
+
+/// Whatever another user plants where a kernel looks for its folders (a FIFO named like a
+/// stale mount point — whose blocking open hung every start —, a link, a folder of theirs;
+/// in `/dev/shm`, in the agent's own folder there, and squatting the agent's folder's name in
+/// the host's temp dir): a kernel still starts, and nothing of theirs is opened, changed or
+/// removed. The control, a stale folder of the agent's own, is swept
+/// (`mount_points_of_agents_gone_are_swept_from_dev_shm`).
+#[test]
+fn nothing_another_user_plants_where_a_kernel_looks_is_opened_or_removed() {
+    if !in_own_process(
+        module_path!(),
+        "nothing_another_user_plants_where_a_kernel_looks_is_opened_or_removed",
+    ) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    const NOBODY: u32 = 65534;
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("planting files of another user needs a root test");
+        return;
+    }
+    let gone = std::process::Command::new("true")
+        .spawn()
+        .and_then(|mut c| c.wait().map(|_| c.id()))
+        .unwrap();
+    let chown =
+        |p: &std::path::Path| std::os::unix::fs::lchown(p, Some(NOBODY), Some(NOBODY)).unwrap();
+    let mut planted: Vec<PathBuf> = Vec::new();
+    // In `/dev/shm` itself, the reproduction, and in the agent's folder there.
+    let top = PathBuf::from(format!("/dev/shm/nanotool-{gone}-deadbeef-0"));
+    let own = own_shm_folder();
+    let target = tempfile::tempdir().unwrap();
+    let theirs = target.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    chown(&theirs);
+    if std::fs::metadata("/dev/shm").is_ok() {
+        mkfifo(&top);
+        chown(&top);
+        planted.push(top.clone());
+    }
+    if let Some(own) = &own {
+        let fifo = own.join(format!("nanotool-{gone}-deadbeef-1"));
+        let link = own.join(format!("nanotool-{gone}-deadbeef-2"));
+        let dir = own.join(format!("nanotool-{gone}-deadbeef-3"));
+        mkfifo(&fifo);
+        std::os::unix::fs::symlink(&theirs, &link).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        for p in [&fifo, &link, &dir] {
+            chown(p);
+            planted.push(p.clone());
+        }
+    }
+    // The host's temp dir (sticky, anyone's), where the agent's folder's name is taken by
+    // another user: a FIFO, a link, a folder of theirs.
+    let shared = [
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    ];
+    for (i, base) in shared.iter().enumerate() {
+        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+        let squat = base.path().join(own_folder_name());
+        match i {
+            0 => mkfifo(&squat),
+            1 => std::os::unix::fs::symlink(&theirs, &squat).unwrap(),
+            _ => std::fs::create_dir(&squat).unwrap(),
+        }
+        chown(&squat);
+        planted.push(squat);
+    }
+    let mut watched: Vec<&std::path::Path> = planted.iter().map(PathBuf::as_path).collect();
+    watched.push(&theirs);
+    let watch = Watch::new(&watched);
+    let ws = tempfile::tempdir().unwrap();
+    let mut tmpdirs = Vec::new();
+    for base in [None]
+        .into_iter()
+        .chain(shared.iter().map(|b| Some(b.path())))
+    {
+        // SAFETY: this test runs alone in its own process; each kernel reads it once.
+        unsafe {
+            match base {
+                Some(dir) => std::env::set_var("TMPDIR", dir),
+                None => std::env::remove_var("TMPDIR"),
+            }
+        }
+        let settings = KernelSettings {
+            temp_size: Some(4 << 20),
+            ..settings(ws.path(), SandboxMode::BestEffort)
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(CommandExecKernel::new(settings));
+        });
+        let k = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| {
+                panic!("a kernel did not start beside what uid {NOBODY} planted (TMPDIR {base:?})")
+            })
+            .unwrap();
+        let tmp = tmpdir_of(&k);
+        let r = k.run(&sh("echo x > \"$TMPDIR/f\" && cat \"$TMPDIR/f\""));
+        assert_eq!(r.output, "x\n", "{}", r.text());
+        tmpdirs.push(tmp.clone());
+        if let Some(base) = base {
+            assert_eq!(
+                tmp.parent(),
+                Some(base.canonicalize().unwrap().as_path()),
+                "{}",
+                tmp.display()
+            );
+        }
+        drop(k);
+        assert!(!tmp.exists(), "{} outlived its kernel", tmp.display());
+    }
+    let seen = watch.seen();
+    let left: Vec<_> = planted
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .collect();
+    for p in planted.iter().chain([&theirs]) {
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir(p);
+        } else {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    assert_eq!(
+        seen,
+        [],
+        "something uid {NOBODY} planted was opened or changed"
+    );
+    assert!(left.is_empty(), "removed: {left:?}");
 }
 
 /// An agent killed with `SIGKILL` runs no cleanup: its tmpfs goes with its namespace, but
@@ -435,16 +669,16 @@ fn mount_points_of_agents_gone_are_swept_from_dev_shm() {
         .spawn()
         .and_then(|mut c| c.wait().map(|_| c.id()))
         .unwrap();
-    let stale = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-0"));
-    let alive = PathBuf::from(format!(
-        "/dev/shm/nanotool-{}-5eed0000-7",
-        std::process::id()
-    ));
-    let stale_not_empty = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-1"));
-    let not_ours = PathBuf::from(format!("/dev/shm/nanotool-{gone}-notours"));
+    let Some(own) = own_shm_folder() else {
+        return;
+    };
+    let stale = own.join(format!("nanotool-{gone}-5eed0000-0"));
+    let alive = own.join(format!("nanotool-{}-5eed0000-7", std::process::id()));
+    let stale_not_empty = own.join(format!("nanotool-{gone}-5eed0000-1"));
+    let not_ours = own.join(format!("nanotool-{gone}-notours"));
     // An agent in another PID namespace sharing `/dev/shm` (its pid unseen here): its kernel
     // holds a shared lock on its folder.
-    let elsewhere = PathBuf::from(format!("/dev/shm/nanotool-{gone}-5eed0000-2"));
+    let elsewhere = own.join(format!("nanotool-{gone}-5eed0000-2"));
     for dir in [&stale, &alive, &stale_not_empty, &not_ours, &elsewhere] {
         if std::fs::create_dir(dir).is_err() {
             eprintln!("/dev/shm cannot hold a folder here");

@@ -488,7 +488,14 @@ impl Cgroups {
                 ));
             }
         }
-        sweep_stale(&agent);
+        // The calls' folders live in the agent's cgroup: only where no other user may write
+        // there (a root agent started from a cgroup delegated to an ordinary user would
+        // otherwise sweep, and make its calls' cgroups in, a folder that user controls).
+        let own = match super::sandbox::own_dir::OwnDir::existing(&agent) {
+            Ok(own) => own,
+            Err(e) => return none(format!("the agent's cgroup is not this user's alone: {e}")),
+        };
+        sweep_stale(&own);
         let n = KERNELS.fetch_add(1, Ordering::Relaxed);
         let parent = agent.join(format!("nanotool-{}-{n}", std::process::id()));
         if let Err(e) = std::fs::create_dir(&parent) {
@@ -683,22 +690,32 @@ impl Drop for Cgroups {
 
 /// Removes the calls' folders that agents no longer running left in `agent` (an agent killed
 /// with `SIGKILL` runs no cleanup; its commands died with it, by their parent-death signal).
-fn sweep_stale(agent: &Path) {
-    let Ok(entries) = std::fs::read_dir(agent) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+/// Only directories of this user named as the kernel names them are touched (looked at
+/// without following or opening anything else: [`own_dir::open_own_entry`]), and the sweep
+/// stops at [`own_dir::SweepBudget`].
+///
+/// [`own_dir::open_own_entry`]: super::sandbox::own_dir::open_own_entry
+/// [`own_dir::SweepBudget`]: super::sandbox::own_dir::SweepBudget
+fn sweep_stale(agent: &super::sandbox::own_dir::OwnDir) {
+    use super::sandbox::own_dir;
+    let mut budget = own_dir::SweepBudget::new();
+    for name in own_dir::entry_names(agent.fd(), &mut budget) {
         let pid = name
             .to_str()
+            .ok()
             .and_then(|n| n.strip_prefix("nanotool-"))
             .and_then(|n| n.split_once('-'))
             .and_then(|(pid, _)| pid.parse::<u32>().ok());
         if let Some(pid) = pid
             && pid != std::process::id()
             && !Path::new(&format!("/proc/{pid}")).exists()
+            && own_dir::open_own_entry(agent.fd(), &name).is_some()
         {
-            let _ = remove_cgroup_tree(&entry.path());
+            use std::os::unix::ffi::OsStrExt;
+            let path = agent
+                .path()
+                .join(std::ffi::OsStr::from_bytes(name.as_bytes()));
+            let _ = remove_cgroup_tree(&path);
         }
     }
 }
@@ -1028,6 +1045,48 @@ mod tests {
         // What is left (if the test fails) dies with cgroup.kill where there is one.
         drop(guard);
         assert!(emptied && left == 0, "{left} processes left in the cgroup");
+    }
+
+    /// What another user (or anything but a cgroup) leaves named as the calls' folders in the
+    /// agent's cgroup: a FIFO (whose open would wait), a link, a folder of uid 65534. The sweep
+    /// returns, and leaves each where it was.
+    #[test]
+    fn the_sweep_opens_nothing_but_this_users_folders() {
+        use std::os::unix::ffi::OsStrExt;
+        let agent = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let gone = std::process::Command::new("true")
+            .spawn()
+            .and_then(|mut c| c.wait().map(|_| c.id()))
+            .unwrap();
+        let fifo = agent.path().join(format!("nanotool-{gone}-0"));
+        let link = agent.path().join(format!("nanotool-{gone}-1"));
+        let theirs = agent.path().join(format!("nanotool-{gone}-2"));
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo of a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+        std::os::unix::fs::symlink(elsewhere.path(), &link).unwrap();
+        std::fs::create_dir(&theirs).unwrap();
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            std::os::unix::fs::lchown(&theirs, Some(65534), Some(65534)).unwrap();
+        }
+        let own = super::super::sandbox::own_dir::OwnDir::existing(agent.path()).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            sweep_stale(&own);
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("the sweep returns beside a FIFO");
+        for p in [&fifo, &link, &theirs] {
+            assert!(
+                std::fs::symlink_metadata(p).is_ok(),
+                "{} removed",
+                p.display()
+            );
+        }
+        assert!(elsewhere.path().exists());
     }
 
     #[test]

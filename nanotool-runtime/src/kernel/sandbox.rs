@@ -32,6 +32,7 @@
 
 // Linux: Landlock, the seccomp filter, the clone spawn. Elsewhere (and under
 // `--cfg nanotool_portable`): the portable backend, std's spawn and no confinement.
+pub(crate) mod own_dir;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 #[path = "sandbox/portable.rs"]
 mod portable;
@@ -518,7 +519,7 @@ impl Sandbox {
         read.extend(enclosing_git_dirs(workspace));
         // SAFETY: geteuid cannot fail.
         let root = unsafe { libc::geteuid() } == 0;
-        let on_disk = || TempDir::new_in(&std::env::temp_dir());
+        let on_disk = || TempDir::new_in_shared(&std::env::temp_dir());
         let (tmpdir, tempfs, shm_lock) = match (mode, temp_size) {
             (SandboxMode::Off, _) => (
                 None,
@@ -618,7 +619,7 @@ impl Sandbox {
             // The tmpfs first (its namespace and root fd), then the folder it covered.
             self.tempfs = Err(why.to_owned());
             if self.shm_lock.is_some() {
-                let moved = TempDir::new_in(&std::env::temp_dir())?;
+                let moved = TempDir::new_in_shared(&std::env::temp_dir())?;
                 self.set_tmpdir(Some(moved));
                 self.shm_lock = None;
             }
@@ -1050,33 +1051,37 @@ fn mount_point_base() -> Option<PathBuf> {
     on_tmpfs.then(|| PathBuf::from("/dev/shm"))
 }
 
-/// The tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]), with its lock taken
-/// before anything is mounted on it (so no sweep removes a folder with a tmpfs on it; one
-/// that got there first leaves no folder to mount on, and the mount fails); stale ones of
-/// agents gone swept first. `None`: made in the host's temp dir instead.
+/// The tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]), in the agent's own
+/// folder there (`/dev/shm/nanotool-<uid>`, checked: [`own_dir::OwnDir`]), with its lock
+/// taken before anything is mounted on it (so no sweep removes a folder with a tmpfs on it;
+/// one that got there first leaves no folder to mount on, and the mount fails); stale ones of
+/// agents gone swept first. `None`: made in the host's temp dir instead (no `/dev/shm`, or
+/// its folder of the agent's name is not the agent's).
 fn shm_mount_point() -> Option<(TempDir, OwnedFd)> {
     let base = mount_point_base()?;
-    sweep_stale_mount_points(&base);
-    let dir = TempDir::new_in(&base).ok()?;
+    let own = own_dir::OwnDir::in_shared(&base).ok()?;
+    sweep_stale_mount_points(&own);
+    let dir = TempDir::new_in(own.path()).ok()?;
     let lock = lock_shared(&dir.0)?;
     Some((dir, lock))
 }
 
-/// Removes the mount points that agents no longer running left in `base` (`/dev/shm`): an
-/// agent killed with `SIGKILL` runs no cleanup, and while its tmpfs goes with its namespace,
-/// the empty folder it covered stays. Only a folder named as [`TempDir::new_in`] names them,
-/// of a pid that no longer runs, that no kernel holds (`flock`, see `Sandbox::shm_lock`), and
-/// empty (one `rmdir`, which refuses anything else); a running agent's are left alone, this
-/// one's other kernels' included.
+/// Removes the mount points that agents no longer running left in `own` (the agent's own
+/// folder in `/dev/shm`): an agent killed with `SIGKILL` runs no cleanup, and while its tmpfs
+/// goes with its namespace, the empty folder it covered stays. Only a directory of this user
+/// named as [`TempDir::new_in`] names them, of a pid that no longer runs, that no kernel holds
+/// (`flock`, see `Sandbox::shm_lock`), and empty (one `rmdir`, which refuses anything else); a
+/// running agent's are left alone, this one's other kernels' included. Each entry is opened
+/// only as [`own_dir::open_own_entry`] opens one (never a FIFO, a link or another user's), and
+/// the sweep stops at [`own_dir::SweepBudget`].
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn sweep_stale_mount_points(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
+fn sweep_stale_mount_points(own: &own_dir::OwnDir) {
+    use std::os::fd::AsRawFd;
+    let mut budget = own_dir::SweepBudget::new();
+    for name in own_dir::entry_names(own.fd(), &mut budget) {
         let Some(pid) = name
             .to_str()
+            .ok()
             .and_then(|n| n.strip_prefix("nanotool-"))
             .and_then(|n| {
                 let mut parts = n.split('-');
@@ -1094,18 +1099,15 @@ fn sweep_stale_mount_points(base: &Path) {
             continue;
         }
         // Gone from this PID namespace; held by no kernel (in any namespace) either.
-        let Ok(dir) = std::fs::File::open(entry.path()) else {
+        let Some(dir) = own_dir::open_own_entry(own.fd(), &name) else {
             continue;
         };
         // SAFETY: flock on an fd we own.
-        let free = unsafe {
-            libc::flock(
-                std::os::fd::AsRawFd::as_raw_fd(&dir),
-                libc::LOCK_EX | libc::LOCK_NB,
-            )
-        } == 0;
+        let free = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
         if free {
-            let _ = std::fs::remove_dir(entry.path());
+            // SAFETY: unlinkat of a NUL-terminated name in a folder we hold; `AT_REMOVEDIR`
+            // removes an empty directory only.
+            unsafe { libc::unlinkat(own.fd().as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
         }
     }
 }
@@ -1127,7 +1129,7 @@ fn lock_shared(_dir: &Path) -> Option<OwnedFd> {
 
 /// No tmpfs is mounted off Linux: nothing is left to sweep.
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-fn sweep_stale_mount_points(_base: &Path) {}
+fn sweep_stale_mount_points(_own: &own_dir::OwnDir) {}
 
 /// No tmpfs is mounted off Linux: the host's temp dir.
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
@@ -1139,6 +1141,17 @@ fn mount_point_base() -> Option<PathBuf> {
 struct TempDir(PathBuf);
 
 impl TempDir {
+    /// A new one in the agent's own folder in `base`, a place other users may write (the
+    /// host's temp dir): `<base>/nanotool-<uid>/nanotool-<pid>-...` ([`own_dir::OwnDir`]);
+    /// where that folder is not the agent's (another user made it first), straight in `base`
+    /// (one `mkdir`, which takes no name anyone holds).
+    fn new_in_shared(base: &Path) -> std::io::Result<TempDir> {
+        match own_dir::OwnDir::in_shared(base) {
+            Ok(own) => TempDir::new_in(own.path()),
+            Err(_) => TempDir::new_in(base),
+        }
+    }
+
     /// A new one in `base`, named `nanotool-<pid>-...`.
     fn new_in(base: &Path) -> std::io::Result<TempDir> {
         use std::os::unix::fs::DirBuilderExt;

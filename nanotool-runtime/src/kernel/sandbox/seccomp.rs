@@ -24,7 +24,10 @@
 //! | `kill`, `tkill`, `tgkill`, `rt_sigqueueinfo`, `rt_tgsigqueueinfo`, `pidfd_open`, `pidfd_send_signal`; `fcntl` `F_SETOWN`/`F_SETOWN_EX`/`F_SETSIG`, `ioctl` `FIOSETOWN`/`SIOCSPGRP` | allowed where Landlock's signal scope (ABI 6) or a PID namespace confines them; otherwise the agent's pid, its group and `-1` are refused, `tkill` and the pidfd calls whole | signals towards the agent |
 //! | `setpriority`, `sched_setparam`, `sched_setscheduler`, `sched_setattr`, `sched_setaffinity`, `ioprio_set`, `prlimit64` | only on the caller itself (pid 0) or its own group, never a whole user's processes, unless a PID namespace confines them | scheduling or limits of the agent (Landlock does not govern these) |
 //! | `ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd`, `process_madvise`, `kcmp`, `get_robust_list`, `move_pages`, `migrate_pages` | allowed where Landlock or a PID namespace confines them (Landlock refuses ptrace-class access outside the domain); `EPERM` otherwise | reading or steering the agent |
-//! | `ioctl` `TIOCSTI`, `TIOCLINUX`, `FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`, `FS_IOC_SETVERSION` | `EPERM` | typing into a terminal; inode flags (Landlock does not govern them; a root agent's command could mark `/etc/passwd`) |
+//! | `ioctl` of a tool that does not write: anything but the read-only queries of `IOCTL_READ_ONLY` (`TCGETS`, `TIOCGWINSZ`, `FIONREAD`, `FIONBIO`, `FIOCLEX`, `FIONCLEX`, `FS_IOC_GETFLAGS`, `FS_IOC_FIEMAP`, `SIOCGIF*`, ...) | `ENOTTY` | an allowlist: file systems have private numbers for the same operations (ext4's `EXT4_IOC_SETVERSION` beside `FS_IOC_SETVERSION`), which a denylist misses |
+//! | `ioctl` of a `writes` tool: `TIOCSTI`, `TIOCLINUX`, `FS_IOC_SETFLAGS`, `FS_IOC_FSSETXATTR`, `FS_IOC_SETVERSION`, `EXT4_IOC_SETVERSION`, `BTRFS_IOC_SUBVOL_SETFLAGS`, `F2FS_IOC_SET_PIN_FILE` | `EPERM` | typing into a terminal; inode flags and versions (Landlock does not govern them; a root agent's command could mark `/etc/passwd`); what writing needs (`FICLONE*`, `FIDEDUPERANGE`) stays |
+//! | `io_setup`, `modify_ldt`, `memfd_secret` | `ENOSYS` | a host-wide quota (`fs.aio-max-nr`: one call held every other process's AIO; glibc's POSIX AIO uses threads and never needs it); 16-bit segments (Wine, DOSEMU; Docker refuses it); pure kernel attack surface |
+//! | `getxattr`, `lgetxattr`, `listxattr`, `llistxattr`, `getxattrat`, `listxattrat` (by path) | `EOPNOTSUPP` | a path outside the sandbox's reach would tell its attributes (Landlock does not mediate xattrs); the fd forms stay |
 //! | `chmod`/`chown`/`utime` families | `EPERM` for a read-only tool; a `writes` tool's `chmod` never sets setuid or write-for-everyone (nor setgid, for a root agent) | metadata Landlock does not govern |
 //! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) |
 //! | below Landlock ABI 3: `truncate`, `open`/`openat` with `O_TRUNC` and read-only access; `openat2` | `EPERM`; `ENOSYS` | Landlock governs truncation from ABI 3 only; `openat2` hides its flags in memory |
@@ -82,16 +85,61 @@ const IOCTL_OWNER: [u32; 2] = [
     0x8901, // FIOSETOWN
     0x8902, // SIOCSPGRP
 ];
-/// `ioctl` requests no command makes: typing into a terminal, and inode flags (the 64-bit
-/// and 32-bit encodings).
-const IOCTL_REFUSED: [u32; 7] = [
+/// `ioctl` requests no `writes` command makes: typing into a terminal, inode flags and
+/// versions, in the generic numbers and the file systems' own ones for the same operations
+/// (the 64-bit and 32-bit encodings). A tool that does not write gets [`IOCTL_READ_ONLY`]
+/// instead: an allowlist, every other request `ENOTTY`.
+const IOCTL_REFUSED: [u32; 11] = [
     0x5412,      // TIOCSTI
     0x541C,      // TIOCLINUX
-    0x4008_6602, // FS_IOC_SETFLAGS
+    0x4008_6602, // FS_IOC_SETFLAGS (= EXT4_IOC_SETFLAGS)
     0x4004_6602, // FS_IOC32_SETFLAGS
-    0x401C_5820, // FS_IOC_FSSETXATTR
+    0x401C_5820, // FS_IOC_FSSETXATTR (= XFS_IOC_FSSETXATTR)
     0x4008_7602, // FS_IOC_SETVERSION
     0x4004_7602, // FS_IOC32_SETVERSION
+    0x4008_6604, // EXT4_IOC_SETVERSION
+    0x4004_6604, // EXT4_IOC32_SETVERSION
+    0x4008_941A, // BTRFS_IOC_SUBVOL_SETFLAGS
+    0x4004_F50D, // F2FS_IOC_SET_PIN_FILE
+];
+
+/// The `ioctl` requests a tool that does not write may make: the queries ordinary programs
+/// make on what they may read (is this a terminal, its size, bytes waiting, non-blocking and
+/// close-on-exec by ioctl, a file's flags, extents and block size, the network interfaces'
+/// names and addresses). Every other request answers `ENOTTY`, as for a file that has no
+/// such operation.
+const IOCTL_READ_ONLY: [u32; 31] = [
+    0x5401,      // TCGETS
+    0x802C_542A, // TCGETS2
+    0x5405,      // TCGETA
+    0x5413,      // TIOCGWINSZ
+    0x540F,      // TIOCGPGRP
+    0x5429,      // TIOCGSID
+    0x541B,      // FIONREAD (= TIOCINQ, SIOCINQ)
+    0x5411,      // TIOCOUTQ (= SIOCOUTQ)
+    0x5421,      // FIONBIO
+    0x5451,      // FIOCLEX
+    0x5450,      // FIONCLEX
+    0x5460,      // FIOQSIZE
+    0x8903,      // FIOGETOWN
+    0x8905,      // SIOCATMARK
+    0x0002,      // FIGETBSZ
+    0x8008_6601, // FS_IOC_GETFLAGS
+    0x8004_6601, // FS_IOC32_GETFLAGS
+    0x8008_7601, // FS_IOC_GETVERSION
+    0x8004_7601, // FS_IOC32_GETVERSION
+    0x801C_581F, // FS_IOC_FSGETXATTR
+    0xC020_660B, // FS_IOC_FIEMAP
+    0x8910,      // SIOCGIFNAME
+    0x8912,      // SIOCGIFCONF
+    0x8913,      // SIOCGIFFLAGS
+    0x8915,      // SIOCGIFADDR
+    0x8919,      // SIOCGIFBRDADDR
+    0x891B,      // SIOCGIFNETMASK
+    0x8921,      // SIOCGIFMTU
+    0x8927,      // SIOCGIFHWADDR
+    0x8933,      // SIOCGIFINDEX
+    0x8906,      // SIOCGSTAMP
 ];
 
 /// `setpriority` and `ioprio_set` targets that name every process of a user.
@@ -186,14 +234,8 @@ const ALLOWED: &[&str] = &[
     "mknod",
     "mknodat",
     "umask",
-    "getxattr",
-    "lgetxattr",
     "fgetxattr",
-    "listxattr",
-    "llistxattr",
     "flistxattr",
-    "getxattrat",
-    "listxattrat",
     "name_to_handle_at",
     "copy_file_range",
     "sendfile",
@@ -203,7 +245,6 @@ const ALLOWED: &[&str] = &[
     "execve",
     "execveat",
     "memfd_create",
-    "memfd_secret",
     // Waiting and events.
     "poll",
     "ppoll",
@@ -222,7 +263,6 @@ const ALLOWED: &[&str] = &[
     "timerfd_create",
     "timerfd_settime",
     "timerfd_gettime",
-    "io_setup",
     "io_destroy",
     "io_getevents",
     "io_pgetevents",
@@ -270,7 +310,6 @@ const ALLOWED: &[&str] = &[
     "arch_prctl",
     "set_thread_area",
     "get_thread_area",
-    "modify_ldt",
     "prctl",
     "seccomp",
     "landlock_create_ruleset",
@@ -518,18 +557,42 @@ fn program_for(
         rules.answer(name, ret_errno(libc::EOPNOTSUPP));
     }
 
-    // ioctl: no owner for an fd's I/O signals where signals are not otherwise confined, no
-    // typing into a terminal, no inode flags.
-    let owner_refused = !spec.signals_confined();
-    rules.body("ioctl", move |a, rets| {
-        let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
-        a.ld(off_arg_low(1));
-        let mut refused: Vec<u32> = IOCTL_REFUSED.to_vec();
-        if owner_refused {
-            refused.extend(IOCTL_OWNER);
-        }
-        one_of(a, &refused, refuse, allow);
-    });
+    // Extended attributes read by path: answered as a file system without them would, so a
+    // command learns nothing of a path outside (Landlock does not mediate xattrs); the fd
+    // forms read only what the command could open.
+    for name in [
+        "getxattr",
+        "lgetxattr",
+        "listxattr",
+        "llistxattr",
+        "getxattrat",
+        "listxattrat",
+    ] {
+        rules.answer(name, ret_errno(libc::EOPNOTSUPP));
+    }
+
+    // ioctl. A tool that does not write: the read-only queries, everything else ENOTTY. A
+    // `writes` tool: no owner for an fd's I/O signals where signals are not otherwise
+    // confined, no typing into a terminal, no inode flags or versions.
+    if spec.writes {
+        let owner_refused = !spec.signals_confined();
+        rules.body("ioctl", move |a, rets| {
+            let (refuse, allow) = (rets.label(a, eperm), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(1));
+            let mut refused: Vec<u32> = IOCTL_REFUSED.to_vec();
+            if owner_refused {
+                refused.extend(IOCTL_OWNER);
+            }
+            one_of(a, &refused, refuse, allow);
+        });
+    } else {
+        let enotty = ret_errno(libc::ENOTTY);
+        rules.body("ioctl", move |a, rets| {
+            let (refuse, allow) = (rets.label(a, enotty), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(1));
+            one_of(a, &IOCTL_READ_ONLY, allow, refuse);
+        });
+    }
 
     // Signals and the calls that name another process.
     if spec.signals_confined() {

@@ -161,7 +161,22 @@ pub(crate) fn assemble_call(common: &Common, name: &str) -> Result<Assembled, Fa
 fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failure> {
     let dir = tools_dir(common)?;
     let config = host_config(common)?;
+    let work = work_dir(common);
+    // Who may write the work folder depends on every tool, not only the one a call needs:
+    // where some command could reach it (it lies in or holds the working directory or a
+    // `--sandbox-write` path), a call loads them all for the check.
+    let only = match (only, &work) {
+        (Some(_), Some(work))
+            if crate::trust::reachable(work, &settings::resolve(common, config.as_ref())?) =>
+        {
+            None
+        }
+        (only, _) => only,
+    };
     let assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
+    if let Some(work) = work {
+        crate::trust::check(&work, &writers(&assembled.toolbox, &assembled.host))?;
+    }
     for warning in &assembled.host.warnings {
         eprintln!("warning: {warning}");
     }
@@ -260,6 +275,34 @@ pub(crate) fn assemble_from(
         host,
         unknown_tools,
     })
+}
+
+/// The paths commands of this toolbox may write, and who may ([`crate::trust`]).
+pub(crate) fn writers(toolbox: &Toolbox, host: &HostSettings) -> Vec<crate::trust::Writer> {
+    let writing: Vec<String> = toolbox
+        .tools()
+        .iter()
+        .filter(|t| t.access().writes)
+        // `exec` is named with the flag that lets it write.
+        .filter(|t| !(host.exec_writes && t.spec().is_none() && t.name() == "exec"))
+        .map(|t| t.name().to_owned())
+        .collect();
+    crate::trust::writers(host, &writing)
+}
+
+/// `nanotool trust`: approves the work folder's current content.
+pub(crate) fn approve(common: &Common) -> Result<u8, Failure> {
+    let Some(work) = work_dir(common) else {
+        return Err(Failure::cannot_run(
+            "no work folder to approve: `.work` does not exist here; name one with --work DIR",
+        ));
+    };
+    let dir = tools_dir(common)?;
+    let config = host_config(common)?;
+    let assembled = assemble_from(common, config.as_ref(), dir.as_deref(), None)?;
+    let said = crate::trust::approve(&work, &writers(&assembled.toolbox, &assembled.host))?;
+    crate::report::write_stdout(&said)?;
+    Ok(0)
 }
 
 pub(crate) fn warn_descriptors(errors: &[DescriptorError]) {

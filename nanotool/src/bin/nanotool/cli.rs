@@ -239,6 +239,8 @@ pub(crate) enum Command {
     },
     /// Serve the tools over stdio to an MCP client (protocol 2025-11-25 and 2026-07-28)
     Serve,
+    /// Approve the current content of WORK/config.json and WORK/tools where commands may write them
+    Trust,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -15,6 +15,7 @@
 //! | `report` | a failure and its exit status; writing to stdout |
 //! | `logging` | the log: its level, and the pipe the server logs through |
 //! | `signals` | signal handling and process hardening: all of the binary's `unsafe` |
+//! | `trust` | the work folder's files used only where no command can write them, or as approved |
 
 use std::process::ExitCode;
 
@@ -28,6 +29,7 @@ mod logging;
 mod report;
 mod settings;
 mod signals;
+mod trust;
 
 use assembly::{Assembled, assemble, assemble_call, warn_descriptors, warn_unreadable};
 use cli::{Cli, Command};
@@ -88,5 +90,6 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Command::Check { dir, json } => commands::check::run(common, dir.as_deref(), *json),
         Command::Serve => commands::serve::run(common),
+        Command::Trust => assembly::approve(common),
     }
 }

@@ -28,6 +28,7 @@ const EPERM: u32 = ret_errno(libc::EPERM);
 const EACCES: u32 = ret_errno(libc::EACCES);
 const ENOSYS: u32 = ret_errno(libc::ENOSYS);
 const EOPNOTSUPP: u32 = ret_errno(libc::EOPNOTSUPP);
+const ENOTTY: u32 = ret_errno(libc::ENOTTY);
 
 fn spec() -> FilterSpec {
     FilterSpec {
@@ -105,7 +106,7 @@ fn every_spec_assembles_and_answers_every_number() {
             for nr in 0..1100u32 {
                 let r = run(&f.prog, f.arch, nr, [0; 3]);
                 assert!(
-                    [RET_ALLOW, EPERM, EACCES, ENOSYS, EOPNOTSUPP].contains(&r),
+                    [RET_ALLOW, EPERM, EACCES, ENOSYS, EOPNOTSUPP, ENOTTY].contains(&r),
                     "{nr}: {r:#x}"
                 );
             }
@@ -141,13 +142,14 @@ fn the_allowlist_allows_what_programs_need_on_both_architectures() {
                     assert_eq!(f.call(name, [0; 3]), RET_ALLOW, "{name}");
                 }
             }
-            for name in ["fcntl", "ioctl", "kill", "clone", "personality", "openat"] {
+            for name in ["fcntl", "kill", "clone", "personality", "openat"] {
                 assert_eq!(
                     f.call(name, [0; 3]),
                     RET_ALLOW,
                     "{name} with plain arguments"
                 );
             }
+            assert_eq!(f.call("ioctl", [0, 0x541B, 0]), RET_ALLOW, "FIONREAD");
         }
     }
 }
@@ -173,6 +175,10 @@ fn calls_off_the_list_are_not_implemented() {
                 "io_uring_enter",
                 "keyctl",
                 "add_key",
+                "request_key",
+                "io_setup",
+                "modify_ldt",
+                "memfd_secret",
                 "bpf",
                 "userfaultfd",
                 "perf_event_open",
@@ -437,7 +443,8 @@ fn signals_reach_the_agent_only_where_something_confines_them() {
             assert_eq!(f.call("fcntl", [3, cmd, 1234]), EPERM);
         }
         for req in IOCTL_OWNER {
-            assert_eq!(f.call("ioctl", [3, req, 0]), EPERM);
+            // EPERM for a `writes` tool; a read-only one's allowlist leaves it out (ENOTTY).
+            assert_ne!(f.call("ioctl", [3, req, 0]), RET_ALLOW);
         }
         for cmd in [
             libc::F_GETFL,
@@ -449,6 +456,7 @@ fn signals_reach_the_agent_only_where_something_confines_them() {
         }
     }
     for s in [scoped, namespaced] {
+        let writes = s.writes;
         for f in Filter::both(s) {
             for name in [
                 "kill",
@@ -460,7 +468,9 @@ fn signals_reach_the_agent_only_where_something_confines_them() {
                 assert_eq!(f.call(name, [1234, 9, 0]), RET_ALLOW, "{name}");
             }
             assert_eq!(f.call("fcntl", [3, F_SETOWN, 1234]), RET_ALLOW);
-            assert_eq!(f.call("ioctl", [3, IOCTL_OWNER[0], 0]), RET_ALLOW);
+            // A read-only tool's ioctl allowlist leaves FIOSETOWN out whatever confines signals.
+            let owner = if writes { RET_ALLOW } else { ENOTTY };
+            assert_eq!(f.call("ioctl", [3, IOCTL_OWNER[0], 0]), owner);
         }
     }
 }
@@ -543,13 +553,36 @@ fn ptrace_class_calls_need_landlock_or_a_namespace() {
 #[test]
 fn terminals_and_inode_flags_are_never_set() {
     for s in every_spec() {
+        let writes = s.writes;
         for f in Filter::both(s) {
+            let refused = if writes { EPERM } else { ENOTTY };
             for req in IOCTL_REFUSED {
-                assert_eq!(f.call("ioctl", [3, req, 0]), EPERM, "{req:#x}");
+                assert_eq!(f.call("ioctl", [3, req, 0]), refused, "{req:#x}");
             }
-            // Reading flags, asking the terminal's size, FIONREAD, FICLONE stay.
-            for req in [0x8008_6601u32, 0x5413, 0x541B, 0x4004_9409] {
+            // Reading flags, asking the terminal's size, FIONREAD stay.
+            for req in [0x8008_6601u32, 0x5413, 0x541B] {
                 assert_eq!(f.call("ioctl", [3, req, 0]), RET_ALLOW, "{req:#x}");
+            }
+            // FICLONE and FIDEDUPERANGE: what writing needs, for a `writes` tool only.
+            for req in [0x4004_9409u32, 0xC018_9436] {
+                let answer = if writes { RET_ALLOW } else { ENOTTY };
+                assert_eq!(f.call("ioctl", [3, req, 0]), answer, "{req:#x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tool_that_does_not_write_makes_only_the_listed_ioctls() {
+    for s in every_spec().into_iter().filter(|s| !s.writes) {
+        for f in Filter::both(s) {
+            for req in IOCTL_READ_ONLY {
+                assert_eq!(f.call("ioctl", [3, req, 0]), RET_ALLOW, "{req:#x}");
+            }
+            // Anything else is not a request the file knows; the high word of the argument
+            // (which the kernel ignores) changes nothing.
+            for req in [0u32, 1, 0x5402, 0x5452, 0x8901, 0x4008_6604, 0xFFFF_FFFF] {
+                assert_eq!(f.call("ioctl", [3, req, 0]), ENOTTY, "{req:#x}");
             }
         }
     }
@@ -612,7 +645,21 @@ fn metadata_follows_the_profile() {
             for name in ["setxattr", "fremovexattr", "setxattrat", "lsetxattr"] {
                 assert_eq!(f.call(name, [0; 3]), EOPNOTSUPP, "{name}");
             }
-            assert_eq!(f.call("getxattr", [0; 3]), RET_ALLOW);
+            // Reading by path answers as a file system without xattrs; by fd, allowed.
+            for name in [
+                "getxattr",
+                "lgetxattr",
+                "listxattr",
+                "llistxattr",
+                "getxattrat",
+                "listxattrat",
+            ] {
+                if f.table.iter().any(|(n, _)| *n == name) {
+                    assert_eq!(f.call(name, [0; 3]), EOPNOTSUPP, "{name}");
+                }
+            }
+            assert_eq!(f.call("fgetxattr", [0; 3]), RET_ALLOW);
+            assert_eq!(f.call("flistxattr", [0; 3]), RET_ALLOW);
         }
     }
 }

@@ -59,6 +59,17 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
     for unknown in &unknown_tools {
         config_problems.push((file.clone(), "tools".to_owned(), unknown.clone()));
     }
+    // What a command could have written is reported as the start would refuse it.
+    if let Some(work) = work_dir(common) {
+        let writers = crate::assembly::writers(&toolbox, &host);
+        if let Err(e) = crate::trust::check(&work, &writers) {
+            config_problems.push((
+                work.join("config.json").display().to_string(),
+                "trust".to_owned(),
+                e.message,
+            ));
+        }
+    }
     for warning in &host.warnings {
         eprintln!("warning: {warning}");
     }
