@@ -74,7 +74,7 @@ impl Reaper {
             return Err(io::Error::last_os_error());
         }
         Ok(Reaper {
-            image: super::spawn::above_stdio(file.into())?,
+            image: super::super::sys::above_stdio(file.into())?,
         })
     }
 

@@ -37,6 +37,7 @@
 //! writes its name and errno where the parent reads them, and the child exits.
 
 use super::super::limits::ChildLimits;
+use super::super::sys::above_stdio;
 use super::reaper::Reaper;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
@@ -1649,19 +1650,4 @@ fn capabilities_to_keep(writes: bool) -> Option<[CapData; 2]> {
     data[0].inheritable = 0;
     data[1] = CapData::default();
     Some(data)
-}
-
-/// `fd`, moved above 0, 1 and 2 if it sits there (a host that closed its stdio), so the
-/// child's `dup3` onto stdio never overwrites it.
-pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
-    if fd.as_raw_fd() > 2 {
-        return Ok(fd);
-    }
-    // SAFETY: F_DUPFD_CLOEXEC on an fd we own returns a fresh fd >= 3 or -1.
-    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
-    if moved < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh fd that nobody else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
 }
