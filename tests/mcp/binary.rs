@@ -403,9 +403,23 @@ fn binary_on_sigterm_kills_running_commands_and_exits() {
         "{status:?} {:?}",
         status.signal()
     );
+    // Only the user's own folder (`nanotool-<uid>`, kept like `/run/user/<uid>`) may stay,
+    // and nothing of the server's inside it.
+    // SAFETY: geteuid cannot fail.
+    let own = format!("nanotool-{}", unsafe { libc::geteuid() });
     let left: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().path())
+        .flat_map(|p| {
+            if p.file_name().is_some_and(|n| n == own.as_str()) {
+                std::fs::read_dir(&p)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect()
+            } else {
+                vec![p]
+            }
+        })
         .collect();
     assert!(
         left.is_empty(),
