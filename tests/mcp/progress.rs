@@ -37,6 +37,7 @@ impl Tool for Script {
             text: result.output.clone(),
             is_error: result.exit_code != 0,
             code: None,
+            exit_meaning: None,
             exec: Some(result),
             argv: None,
         }

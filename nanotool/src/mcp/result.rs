@@ -21,6 +21,9 @@ pub fn structured_content(output: &ToolOutput) -> Option<Value> {
             if let Some(note) = &exec.sandbox_note {
                 structured["sandbox_note"] = json!(note);
             }
+            if let Some(meaning) = &output.exit_meaning {
+                structured["exit_meaning"] = json!(meaning);
+            }
             Some(structured)
         }
         // A tool that ran no command: its text is its output.
