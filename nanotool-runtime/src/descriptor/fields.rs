@@ -434,9 +434,13 @@ pub(crate) fn run_settings(
                             settings = settings.with_sandbox_read(real);
                         }
                     }
-                    Err(RunSettingsError::SandboxRead { reason, .. }) => {
-                        problems.push((at, format!("`{text}`: {reason}")))
-                    }
+                    Err(RunSettingsError::SandboxRead { reason, .. }) => problems.push((
+                        at,
+                        format!(
+                            "{}: {reason}",
+                            hint::resolved_path(text, &expanded, home.as_deref())
+                        ),
+                    )),
                     Err(e) => problems.push((at, e.to_string())),
                 }
             }
