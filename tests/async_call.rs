@@ -91,6 +91,7 @@ impl Tool for WhereAmI {
             text: "here".into(),
             is_error: false,
             code: None,
+            exit_meaning: None,
             exec: None,
             argv: None,
         }

@@ -378,9 +378,8 @@ fn commands_start_with_no_signal_blocked_or_ignored() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|v| v["id"] == 2)
         .expect("a reply to the call");
-    let text = reply["result"]["structuredContent"]["output"]
-        .as_str()
-        .unwrap();
+    // The result's text: the exit status, then the output as lines.
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
     assert_eq!(mask(text, "SigBlk:"), 0, "{text}");
     assert_eq!(mask(text, "SigIgn:") & watched, 0, "{text}");
 }

@@ -1,5 +1,6 @@
 //! The host's config file (`WORK/config.json`) and `--env`, through the `nanotool` binary:
-//! flag > file > default, every bad file an error naming the file and the key, variables
+//! flag > file > default, every bad entry left out with a warning naming the file and the key
+//! (and an MCP log message to the client of `serve`), variables
 //! reaching commands (never a refused name), per-tool entries over a tool's own settings, a
 //! tool's own readable paths given to that tool only, and `check` reporting it all.
 
@@ -207,7 +208,7 @@ fn a_relative_cwd_in_the_file_is_read_from_the_files_folder_so_serve_needs_only_
 }
 
 #[test]
-fn every_bad_config_file_is_an_error_naming_the_file_and_the_key() {
+fn every_bad_config_entry_is_left_out_with_a_warning_and_check_fails() {
     let cases: &[(&str, &str)] = &[
         (r#"{"timout": 60}"#, "`timout`"),
         (r#"{"timeout": 0}"#, "`timeout`"),
@@ -273,16 +274,24 @@ fn every_bad_config_file_is_an_error_naming_the_file_and_the_key() {
     for (text, key) in cases {
         let p = Project::new();
         p.config(text);
-        for args in [&["list"][..], &["call", "grep", "{}"], &["serve"]] {
+        // The bad entry is dropped with a warning naming the file and the key, as a bad
+        // descriptor drops its tool: the tools still list, run and serve.
+        for args in [
+            &["list"][..],
+            &["call", "grep", r#"{"pattern": "one"}"#],
+            &["serve"],
+        ] {
             let run = p.run(args);
             let err = run.stderr();
-            assert_eq!(run.code(), 1, "{text} {args:?}: {err}");
+            assert_eq!(run.code(), 0, "{text} {args:?}: {err}");
             assert!(
                 err.contains("config.json") && err.contains(key),
-                "{text} {args:?}: the error names neither the file nor {key}: {err}"
+                "{text} {args:?}: the warning names neither the file nor {key}: {err}"
             );
+            assert!(err.contains("left out"), "{text} {args:?}: {err}");
             assert!(!err.contains("panicked"), "{err}");
         }
+        assert!(p.run(&["list"]).stdout().contains("grep"), "{text}");
         // `check` reports it as an error (exit 1), in text and JSON.
         let run = p.run(&["check"]);
         assert_eq!(run.code(), 1, "{text}: {}", run.stdout());
@@ -581,7 +590,11 @@ fn the_config_schema_and_the_loader_agree() {
     ] {
         assert!(!schema.is_valid(&bad), "the schema lets {bad} through");
         p.config(&bad.to_string());
-        assert_eq!(p.run(&["list"]).code(), 1, "the loader lets {bad} through");
+        assert_eq!(p.run(&["check"]).code(), 1, "the loader lets {bad} through");
+        assert!(
+            p.run(&["list"]).stderr().contains("config.json"),
+            "no warning for {bad}"
+        );
     }
 }
 
@@ -892,4 +905,136 @@ fn the_pid_namespace_mode_comes_from_the_flag_or_the_file() {
         "{}",
         out.stderr()
     );
+}
+
+/// Drives `nanotool serve` in `p` through the handshake era: initialize, initialized, then
+/// `requests`; returns every message the server wrote (answers and notifications) and stderr.
+fn serve(p: &Project, env: &[(&str, &str)], requests: &[Value]) -> (Vec<Value>, String) {
+    use std::io::Write;
+    let mut command = Command::new(nanotool_bin());
+    command
+        .arg("serve")
+        .current_dir(p.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("start serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    lines.extend(requests.iter().cloned());
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let messages = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (messages, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn serve_with_a_bad_entry_keeps_its_tools_and_tells_the_client_at_level_error() {
+    let p = Project::new();
+    p.descriptor(printenv());
+    let home = tempfile::tempdir().unwrap();
+    let home_text = home.path().to_str().unwrap();
+    p.config(
+        &json!({
+            "timeout": 0,
+            "env": {"GOOD": "yes"},
+            "sandbox_read": ["~/no-such-toolchain"],
+            "tools": {"grep": {"timeout": "soon"}, "show_env": {"env": {"TOOL": "kept"}}}
+        })
+        .to_string(),
+    );
+    let (messages, stderr) = serve(
+        &p,
+        &[("HOME", home_text)],
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "show_env", "arguments": {}}}),
+        ],
+    );
+    let answer = |id: i64| {
+        messages
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {messages:?}"))
+    };
+    // The server declares logging, and says at level `error` what it left out, each entry
+    // naming the file and the key.
+    assert_eq!(answer(0)["result"]["capabilities"]["logging"], json!({}));
+    let logs: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| {
+            assert_eq!(m["params"]["level"], "error", "{m}");
+            m["params"]["data"].as_str().unwrap()
+        })
+        .collect();
+    for key in ["`timeout`", "`sandbox_read[0]`", "`tools.grep.timeout`"] {
+        assert!(
+            logs.iter()
+                .any(|l| l.contains("config.json") && l.contains(key)),
+            "no log for {key}: {logs:?}"
+        );
+        assert!(stderr.contains(key), "stderr lacks {key}: {stderr}");
+    }
+    // `~` is shown as it was resolved, with the HOME used.
+    let tilde = logs.iter().find(|l| l.contains("sandbox_read[0]")).unwrap();
+    assert!(
+        tilde.contains(&format!("HOME={home_text}"))
+            && tilde.contains(&format!("{home_text}/no-such-toolchain")),
+        "{tilde}"
+    );
+    // Every tool is served, and the good entries hold.
+    let names: Vec<&str> = answer(1)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["grep", "find", "sed_print", "show_env"]);
+    let text = answer(2)["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("GOOD=yes") && text.contains("TOOL=kept"),
+        "{text}"
+    );
+    // `check` still fails on it.
+    assert_eq!(p.run(&["check"]).code(), 1);
+}
+
+#[test]
+fn a_config_that_is_not_json_leaves_the_file_out_and_serves_the_tools() {
+    let p = Project::new();
+    p.config(r#"{"timeout": 5"#);
+    let (messages, stderr) = serve(
+        &p,
+        &[],
+        &[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})],
+    );
+    let tools = messages.iter().find(|m| m["id"] == 1).unwrap()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(tools, 3, "{messages:?}");
+    let log = messages
+        .iter()
+        .find(|m| m["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log message: {messages:?}"));
+    assert_eq!(log["params"]["level"], "error");
+    let data = log["params"]["data"].as_str().unwrap();
+    assert!(
+        data.contains("config.json") && data.contains("not valid JSON"),
+        "{data}"
+    );
+    assert!(stderr.contains("not valid JSON"), "{stderr}");
 }

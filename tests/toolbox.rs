@@ -81,6 +81,7 @@ impl Tool for Echo {
             text: args.to_string(),
             is_error: false,
             code: None,
+            exit_meaning: None,
             exec: None,
             argv: None,
         }

@@ -77,7 +77,8 @@ fn descriptor_side_gives_each_setting_row_its_ui_verdict() {
     for form in SETTING_FORMS {
         let spec = CommandSpec::new(form.name, "Runs the tests.", form.template, vec![])
             .expect("the template is fine")
-            .with_settings(form.run_settings());
+            .with_settings(form.run_settings())
+            .and_then(|spec| spec.with_exit_codes(form.exit_codes()));
         let file = format!("{}.tool.json", form.name);
         let json = serde_json::to_vec(&form.descriptor()).expect("descriptor JSON");
         let loaded = DescriptorLoader::new().parse(Path::new(&file), &json);
@@ -86,6 +87,13 @@ fn descriptor_side_gives_each_setting_row_its_ui_verdict() {
                 let spec = spec.unwrap_or_else(|e| panic!("{}: {e}", form.name));
                 let loaded = loaded.unwrap_or_else(|e| panic!("{}: {e}", form.name));
                 assert_eq!(spec.settings(), loaded.settings(), "{}", form.name);
+                assert_eq!(spec.exit_codes(), loaded.exit_codes(), "{}", form.name);
+                assert_eq!(
+                    loaded.exit_codes(),
+                    &form.exit_codes(),
+                    "{}: the descriptor's exit statuses are the row's",
+                    form.name
+                );
                 assert_eq!(
                     loaded.settings(),
                     &form.run_settings(),
@@ -157,7 +165,7 @@ fn refused_for_its_class(class: &str, error: &SpecError) -> bool {
                 | SpecError::EnumValue { .. }
         ),
         // A run setting out of range, or a variable a tool may not set.
-        "bad_setting" => matches!(error, SpecError::Settings(_)),
+        "bad_setting" => matches!(error, SpecError::Settings(_) | SpecError::ExitCode(_)),
         _ => panic!("class `{class}` has no pinned refusal: add it here"),
     }
 }
@@ -202,6 +210,12 @@ fn same_schema(code: &CommandSpec, descriptor: &CommandSpec) {
         code.name()
     );
     assert_eq!(code.template().source(), descriptor.template().source());
+    assert_eq!(
+        code.exit_codes(),
+        descriptor.exit_codes(),
+        "{} exit statuses",
+        code.name()
+    );
     assert_eq!(
         code.description(),
         descriptor.description(),

@@ -140,6 +140,19 @@ fn every_fixture_row_has_its_ui_case_and_back() {
                 file.display()
             );
         }
+        if !form.exit_codes.is_empty() {
+            let list = form
+                .exit_codes
+                .iter()
+                .map(|(code, meaning)| format!("{code} = {meaning:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            assert!(
+                args.contains(&format!("exit_codes({list})")),
+                "{}: exit_codes({list})",
+                file.display()
+            );
+        }
         if !form.sandbox_read.is_empty() {
             let list = form
                 .sandbox_read

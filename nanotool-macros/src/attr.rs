@@ -1,6 +1,6 @@
 //! Parsing of the macro's arguments (`"TEMPLATE", name = "...", writes, network` or
 //! `network = "local"`, `timeout = 900, max_output = 65536, env(NAME = "value")`,
-//! `sandbox_read("~/.cargo")`, the limits `memory = "8G"`, `file_size`, `open_files`,
+//! `sandbox_read("~/.cargo")`, `exit_codes(1 = "no match")`, the limits `memory = "8G"`, `file_size`, `open_files`,
 //! `cpu_time`, `processes`), of `#[slot(...)]` field and variant attributes, and of doc comments. Every
 //! problem goes to the [`Ctxt`]; nothing here panics.
 
@@ -40,6 +40,9 @@ pub struct Settings {
     pub limits: Vec<(&'static str, u128, Span)>,
     /// `sandbox_read("~/.cargo", "/opt/sdk")`: paths this tool's commands may also read.
     pub sandbox_read: Vec<LitStr>,
+    /// `exit_codes(1 = "no match")`: exit statuses that are not failures, each with its
+    /// meaning (the status's value, its literal, and the meaning).
+    pub exit_codes: Vec<(i64, syn::LitInt, LitStr)>,
 }
 
 /// The resource limits the attribute takes, and whether each is a size (`"8G"` allowed).
@@ -91,7 +94,7 @@ fn path_list(input: ParseStream) -> syn::Result<Vec<LitStr>> {
     Ok(paths.into_iter().collect())
 }
 
-const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network` (or `, network = \"local\"`), `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`, `, processes = N`";
+const TOOL_ARGS_HELP: &str = "write `#[command_tool(\"grep -rn <pattern> <path>\")]`, optionally followed by `, name = \"search\"`, `, writes`, `, network` (or `, network = \"local\"`), `, timeout = SECONDS`, `, max_output = BYTES`, `, env(NAME = \"value\")`, `, sandbox_read(\"~/.cargo\")`, `, exit_codes(1 = \"no match\")` and the limits `, memory = \"8G\"`, `, file_size = \"100M\"`, `, open_files = N`, `, cpu_time = SECONDS`, `, processes = N`";
 
 /// A whole number literal (`900`, `65_536`), for a setting.
 fn whole_number(key: &syn::Ident, value: &Expr) -> Result<(u128, Span), syn::Error> {
@@ -137,6 +140,45 @@ fn env_pairs(input: ParseStream) -> syn::Result<Vec<(syn::Ident, LitStr)>> {
             )
         })?;
         pairs.push((name, value));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<syn::Token![,]>()?;
+    }
+    Ok(pairs)
+}
+
+/// The inside of `exit_codes(1 = "no match", ...)`.
+fn exit_code_pairs(input: ParseStream) -> syn::Result<Vec<(i64, syn::LitInt, LitStr)>> {
+    const HELP: &str = "write `exit_codes(1 = \"no match\")`: each exit status that is not a failure, `=`, and what it means";
+    let content;
+    syn::parenthesized!(content in input);
+    let mut pairs = Vec::new();
+    while !content.is_empty() {
+        let code: syn::LitInt = content.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("expected an exit status (a whole number): {HELP}"),
+            )
+        })?;
+        let value = code.base10_parse::<i64>().map_err(|e| {
+            syn::Error::new(code.span(), format!("exit status `{code}`: {e}: {HELP}"))
+        })?;
+        content.parse::<syn::Token![=]>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!(
+                    "expected `=` after `{code}`: write `exit_codes({code} = \"what it means\")`"
+                ),
+            )
+        })?;
+        let meaning: LitStr = content.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("the meaning of exit status {code} must be a string literal: write `exit_codes({code} = \"no match\")`"),
+            )
+        })?;
+        pairs.push((value, code, meaning));
         if content.is_empty() {
             break;
         }
@@ -256,6 +298,28 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
                 settings.env.extend(pairs);
                 continue;
             }
+            if key == "exit_codes" {
+                if !input.peek(syn::token::Paren) {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "`exit_codes` lists the statuses in parentheses: write `exit_codes(1 = \"no match\")`",
+                    ));
+                    if input.peek(syn::Token![=]) {
+                        input.parse::<syn::Token![=]>()?;
+                        input.parse::<Expr>()?;
+                    }
+                    continue;
+                }
+                let pairs = exit_code_pairs(input)?;
+                if !settings.exit_codes.is_empty() {
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        "duplicate `exit_codes`: list every status in one `exit_codes(...)`",
+                    ));
+                }
+                settings.exit_codes.extend(pairs);
+                continue;
+            }
             if key == "sandbox_read" {
                 if !input.peek(syn::token::Paren) {
                     errors.push(syn::Error::new(
@@ -329,7 +393,7 @@ pub fn tool_args(cx: &mut Ctxt, args: TokenStream) -> Option<ToolArgs> {
             } else {
                 errors.push(syn::Error::new(
                     key.span(),
-                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = \"value\")`, `sandbox_read(\"PATH\", ...)`, `memory = SIZE`, `file_size = SIZE`, `open_files = N`, `cpu_time = SECONDS` and `processes = N`"),
+                    format!("unknown argument `{key}` of #[command_tool]: after the template come only `name = \"...\"`, `writes`, `network`, `timeout = SECONDS`, `max_output = BYTES`, `env(NAME = \"value\")`, `sandbox_read(\"PATH\", ...)`, `exit_codes(1 = \"no match\")`, `memory = SIZE`, `file_size = SIZE`, `open_files = N`, `cpu_time = SECONDS` and `processes = N`"),
                 ));
             }
         }

@@ -192,6 +192,7 @@ fn settings(cx: &mut Ctxt, settings: &Settings) {
             );
         }
     }
+    exit_codes(cx, settings);
     if settings.env.len() > kernel::MAX_ENV_VARS {
         cx.error_at(
             settings.env[kernel::MAX_ENV_VARS].0.span(),
@@ -213,6 +214,39 @@ fn settings(cx: &mut Ctxt, settings: &Settings) {
         match kernel::check_env(&text, &value.value()) {
             Err(e @ kernel::RunSettingsError::EnvValue { .. }) => cx.error_spanned_by(value, e),
             Err(e) => cx.error_spanned_by(name, e),
+            Ok(()) => {}
+        }
+    }
+}
+
+/// `exit_codes(...)`, through the runtime's own check (the descriptor loader runs the same):
+/// each status once, from 1 to 123, with a short meaning.
+fn exit_codes(cx: &mut Ctxt, settings: &Settings) {
+    let codes = &settings.exit_codes;
+    if codes.len() > nanotool_runtime::spec::MAX_EXIT_CODES {
+        cx.error_at(
+            codes[nanotool_runtime::spec::MAX_EXIT_CODES].1.span(),
+            format!(
+                "a tool may declare at most {} exit statuses that are not failures",
+                nanotool_runtime::spec::MAX_EXIT_CODES
+            ),
+        );
+    }
+    for (i, (code, literal, meaning)) in codes.iter().enumerate() {
+        if codes[..i].iter().any(|(c, _, _)| c == code) {
+            cx.error_spanned_by(
+                literal,
+                format!(
+                    "exit status {code} is declared twice in `exit_codes(...)`: declare it once"
+                ),
+            );
+            continue;
+        }
+        match nanotool_runtime::spec::check_exit_code(*code, &meaning.value()) {
+            Err(e @ nanotool_runtime::spec::ExitCodeError::Meaning { .. }) => {
+                cx.error_spanned_by(meaning, e)
+            }
+            Err(e) => cx.error_spanned_by(literal, e),
             Ok(()) => {}
         }
     }

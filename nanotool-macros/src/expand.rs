@@ -170,6 +170,12 @@ fn generate(
     let sandbox_read = &settings.sandbox_read;
     let env_names: Vec<String> = settings.env.iter().map(|(n, _)| n.to_string()).collect();
     let env_values: Vec<&syn::LitStr> = settings.env.iter().map(|(_, v)| v).collect();
+    let exit_statuses: Vec<Literal> = settings
+        .exit_codes
+        .iter()
+        .map(|(c, _, _)| Literal::i64_suffixed(*c))
+        .collect();
+    let exit_meanings: Vec<&syn::LitStr> = settings.exit_codes.iter().map(|(_, _, m)| m).collect();
     let ident = &input.ident;
     let mut specs = Vec::new();
     for f in fields {
@@ -242,7 +248,7 @@ fn generate(
             fn built() -> ::core::result::Result<&'static #p::CommandTool, &'static #p::SpecError> {
                 static TOOL: #p::OnceLock<::core::result::Result<#p::CommandTool, #p::SpecError>> =
                     #p::OnceLock::new();
-                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*], sandbox_read: &[#(#sandbox_read),*], memory: #memory, file_size: #file_size, open_files: #open_files, cpu_time: #cpu_time, processes: #processes }))
+                TOOL.get_or_init(|| #p::build_tool(#name, #description, #template, &[#(#specs),*], #p::Access { writes: #writes, network: #network, local_network: #local_network }, #p::SettingsDef { timeout: #timeout, max_output: #max_output, env: &[#( (#env_names, #env_values) ),*], sandbox_read: &[#(#sandbox_read),*], memory: #memory, file_size: #file_size, open_files: #open_files, cpu_time: #cpu_time, processes: #processes, exit_codes: &[#( (#exit_statuses, #exit_meanings) ),*] }))
                     .as_ref()
             }
 

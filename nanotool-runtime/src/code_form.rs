@@ -26,7 +26,7 @@ use crate::kernel::{Access, RunSettings};
 use crate::kernel::{CommandExecKernel, ExecResult};
 use crate::policy::SlotFreedom;
 use crate::slot::{SlotClass, SlotError, SlotKind, SlotSpec};
-use crate::spec::{Argv, CommandSpec, SpecError};
+use crate::spec::{Argv, CommandSpec, ExitCodes, SpecError};
 use crate::tool::{CommandTool, Tool, ToolContext, ToolOutput};
 use serde_json::Value;
 use std::fmt;
@@ -584,6 +584,8 @@ pub struct SettingsDef {
     pub cpu_time: Option<u64>,
     /// `processes = N`.
     pub processes: Option<u64>,
+    /// `exit_codes(1 = "no match", ...)`: exit statuses that are not failures.
+    pub exit_codes: &'static [(i64, &'static str)],
 }
 
 impl SettingsDef {
@@ -667,6 +669,14 @@ pub fn build_tool(
         .collect();
     CommandSpec::new(name, description, template, specs)?
         .with_access(access)
-        .with_settings(settings.run_settings())
+        .with_settings(settings.run_settings())?
+        .with_exit_codes(
+            settings
+                .exit_codes
+                .iter()
+                .fold(ExitCodes::new(), |codes, (code, meaning)| {
+                    codes.with(*code, *meaning)
+                }),
+        )
         .map(CommandTool::new)
 }

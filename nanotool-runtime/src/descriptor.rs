@@ -132,6 +132,7 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "open_files",
     "cpu_time",
     "processes",
+    "exit_codes",
 ];
 
 /// The fields of [`DESCRIPTOR_FIELDS`] that are run settings: what a host's per-tool entry may
@@ -484,6 +485,7 @@ impl DescriptorLoader {
             .map_err(|e| spec_error(file, command, &e))?
             .with_access(raw.access)
             .with_settings(raw.settings)
+            .and_then(|spec| spec.with_exit_codes(raw.exit_codes))
             .map_err(|e| spec_error(file, command, &e))?;
         if !self.deny.is_empty() {
             spec.check_denied(&self.deny)

@@ -98,7 +98,8 @@ pub fn command_output_schema() -> Value {
             "truncated": {"type": "boolean", "description": "The output was cut to the cap"},
             "timed_out": {"type": "boolean", "description": "The command was killed at the timeout"},
             "confined": {"type": "boolean", "description": "The command ran inside the sandbox (Landlock and seccomp)"},
-            "sandbox_note": {"type": "string", "description": "Present when a confined command failed with a refusal the sandbox may have caused: what the tool may not do and how its author could allow it"}
+            "sandbox_note": {"type": "string", "description": "Present when a confined command failed with a refusal the sandbox may have caused: what the tool may not do and how its author could allow it"},
+            "exit_meaning": {"type": "string", "description": "Present when the tool declares the exit status as no failure: what it means (grep's 1: \"no match\")"}
         },
         "required": ["exit_code", "output", "truncated", "timed_out", "confined"],
         "additionalProperties": false

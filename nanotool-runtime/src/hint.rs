@@ -100,6 +100,38 @@ pub fn json_kind(value: &Value) -> &'static str {
     }
 }
 
+/// A path as written, with what it became when it starts with `~`: the folder and the `HOME`
+/// it was read from, as a process started by an MCP client may have another `HOME` than the
+/// user's shell (`` `~/.rustup` (`/root/.rustup`; `~` is HOME=/root) ``). A path without `~`
+/// is shown as written.
+///
+/// ```
+/// use nanotool_runtime::hint::resolved_path;
+/// use std::path::Path;
+///
+/// let home = Some(Path::new("/home/ann"));
+/// assert_eq!(
+///     resolved_path("~/.cargo", Path::new("/home/ann/.cargo"), home),
+///     "`~/.cargo` (`/home/ann/.cargo`; `~` is HOME=/home/ann)"
+/// );
+/// assert_eq!(resolved_path("/opt/go", Path::new("/opt/go"), home), "`/opt/go`");
+/// ```
+pub fn resolved_path(
+    text: &str,
+    resolved: &std::path::Path,
+    home: Option<&std::path::Path>,
+) -> String {
+    match home {
+        Some(home) if text.starts_with('~') => format!(
+            "`{text}` (`{}`; `~` is HOME={})",
+            resolved.display(),
+            home.display()
+        ),
+        _ if text.starts_with('~') => format!("`{text}` (HOME is not set)"),
+        _ => format!("`{text}`"),
+    }
+}
+
 /// Optimal string alignment distance, case folded: insertions, deletions, substitutions and
 /// swaps of neighbours (`gerp` is one step from `grep`).
 pub fn edit_distance(a: &str, b: &str) -> usize {

@@ -17,9 +17,14 @@ use serde_json::{Map, Value};
 use std::ops::{Deref, Range};
 
 mod error;
+mod exit_codes;
 mod render;
 
 pub use error::SpecError;
+pub use exit_codes::{
+    ExitCodeError, ExitCodes, MAX_DECLARED_EXIT_CODE, MAX_EXIT_CODES, MAX_EXIT_MEANING_CHARS,
+    check_exit_code,
+};
 
 use render::negative_allowed;
 
@@ -124,6 +129,7 @@ pub struct CommandSpec {
     slots: Vec<SlotSpec>,
     access: Access,
     settings: RunSettings,
+    exit_codes: ExitCodes,
 }
 
 /// The most commands [`CommandSpec::new`] checks for one template: the combinations of its enum
@@ -258,6 +264,7 @@ impl CommandSpec {
             slots,
             access: Access::READ_ONLY,
             settings: RunSettings::default(),
+            exit_codes: ExitCodes::default(),
         };
         spec.check_default_tokens()?;
         spec.check_denied(&[])?;
@@ -483,6 +490,35 @@ impl CommandSpec {
     /// The tool's own run settings (empty: the kernel's apply).
     pub fn settings(&self) -> &RunSettings {
         &self.settings
+    }
+
+    /// The same spec with exit statuses that are not failures, checked
+    /// ([`ExitCodes::check`]): the descriptor's `"exit_codes"` field and the macro's
+    /// `exit_codes(...)` argument end here. A call whose command ends with one of them is not
+    /// an error, and its result says what the status means.
+    ///
+    /// ```
+    /// use nanotool_runtime::CommandSpec;
+    /// use nanotool_runtime::spec::ExitCodes;
+    ///
+    /// let spec = CommandSpec::new("differ", "Compare two files", "diff -u a b", vec![]).unwrap();
+    /// let spec = spec.with_exit_codes(ExitCodes::new().with(1, "the files differ")).unwrap();
+    /// assert_eq!(spec.exit_codes().meaning(1), Some("the files differ"));
+    ///
+    /// let spec = CommandSpec::new("differ", "Compare two files", "diff -u a b", vec![]).unwrap();
+    /// let err = spec.with_exit_codes(ExitCodes::new().with(0, "same")).unwrap_err();
+    /// assert!(err.to_string().contains("0 is a success already"), "{err}");
+    /// ```
+    #[allow(clippy::result_large_err)]
+    pub fn with_exit_codes(mut self, exit_codes: ExitCodes) -> Result<Self, SpecError> {
+        exit_codes.check()?;
+        self.exit_codes = exit_codes;
+        Ok(self)
+    }
+
+    /// The exit statuses of the tool's command that are not failures (empty: only 0).
+    pub fn exit_codes(&self) -> &ExitCodes {
+        &self.exit_codes
     }
 
     /// The tool's name.

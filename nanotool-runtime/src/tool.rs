@@ -33,7 +33,7 @@
 
 use crate::kernel::{Access, CancelHandle, CommandExecKernel, ExecResult, RunSettings};
 use crate::slot::SlotError;
-use crate::spec::{CommandSpec, SpecError};
+use crate::spec::{CommandSpec, ExitCodes, SpecError};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -52,10 +52,14 @@ pub struct ToolOutput {
     /// The result text.
     pub text: String,
     /// Whether the call failed: refused (614), or the command failed — it could not start,
-    /// timed out, was cancelled or exited non-zero (MCP's `isError`). The exit
-    /// code stays in [`ExecResult::exit_code`] and in the text, so a caller for whom a
-    /// non-zero exit means something else (grep's 1 is "no match") can still tell.
+    /// timed out, was cancelled, was killed, or exited with a status other than 0 that its tool
+    /// does not declare (MCP's `isError`). A status the tool declares ([`CommandSpec::exit_codes`],
+    /// grep's 1 is "no match") is not a failure: [`ToolOutput::exit_meaning`] says what it
+    /// means.
     pub is_error: bool,
+    /// What the command's exit status means, when its tool declares it as not a failure
+    /// (`no match` for grep's 1); the text shows it after the status (`exit: 1 (no match)`).
+    pub exit_meaning: Option<String>,
     /// The error code (614 for refused arguments), if any.
     pub code: Option<u16>,
     /// What the kernel did, when a command ran.
@@ -81,6 +85,7 @@ impl ToolOutput {
             text: format!("error {}: {error}", error.code()),
             is_error: true,
             code: Some(error.code()),
+            exit_meaning: None,
             exec: None,
             argv: None,
         }
@@ -100,6 +105,7 @@ impl ToolOutput {
             text,
             is_error: true,
             code: Some(crate::error::CODE_INVALID_ARGUMENTS),
+            exit_meaning: None,
             exec: None,
             argv: None,
         }
@@ -112,19 +118,57 @@ impl ToolOutput {
             text,
             is_error: true,
             code: None,
+            exit_meaning: None,
             exec: None,
             argv: None,
         }
     }
 
     /// The result of a command that ran (or tried to): the text is [`ExecResult::text`];
-    /// an error when the command failed to start, timed out, was cancelled or exited
-    /// non-zero.
+    /// an error when the command failed to start, timed out, was cancelled, was killed or
+    /// exited non-zero.
     pub fn from_exec(result: ExecResult) -> Self {
+        Self::from_exec_with(result, &ExitCodes::new())
+    }
+
+    /// [`ToolOutput::from_exec`] for a tool that declares `exit_codes`: a command that ends
+    /// with one of them is not an error, and the text says what the status means
+    /// (`exit: 1 (no match)`).
+    ///
+    /// ```
+    /// use nanotool_runtime::{ExecResult, ToolOutput};
+    /// use nanotool_runtime::spec::ExitCodes;
+    ///
+    /// let no_match = ExecResult { exit_code: 1, ..ExecResult::default() };
+    /// let out = ToolOutput::from_exec_with(no_match.clone(), &ExitCodes::new().with(1, "no match"));
+    /// assert!(!out.is_error);
+    /// assert!(out.text.starts_with("exit: 1 (no match)\n"), "{}", out.text);
+    /// assert_eq!(out.exit_meaning.as_deref(), Some("no match"));
+    /// // Undeclared, the same status is a failure.
+    /// assert!(ToolOutput::from_exec(no_match).is_error);
+    /// ```
+    pub fn from_exec_with(result: ExecResult, exit_codes: &ExitCodes) -> Self {
+        let ended_by_itself = result.start_error.is_none()
+            && !result.timed_out
+            && !result.cancelled
+            && result.signal.is_none()
+            && result.limit.is_none();
+        let meaning = exit_codes
+            .meaning(result.exit_code)
+            .filter(|_| ended_by_itself);
+        let mut text = result.text();
+        if let Some(meaning) = meaning {
+            // The text begins with `exit: N`; the meaning goes right after the status.
+            let status = format!("exit: {}", result.exit_code);
+            if text.starts_with(&status) {
+                text.insert_str(status.len(), &format!(" ({meaning})"));
+            }
+        }
         ToolOutput {
-            text: result.text(),
-            is_error: exec_failed(&result),
+            text,
+            is_error: !ended_by_itself || (result.exit_code != 0 && meaning.is_none()),
             code: None,
+            exit_meaning: meaning.map(str::to_owned),
             exec: Some(result),
             argv: None,
         }
@@ -137,10 +181,6 @@ impl ToolOutput {
             ..ToolOutput::from_exec(result)
         }
     }
-}
-
-fn exec_failed(result: &ExecResult) -> bool {
-    result.start_error.is_some() || result.timed_out || result.cancelled || result.exit_code != 0
 }
 
 /// One tool: a name, a description, an input schema, and a call.
@@ -240,6 +280,9 @@ impl Tool for CommandTool {
         let result =
             ctx.kernel
                 .run_with(&argv, self.spec.access(), self.spec.settings(), ctx.cancel);
-        ToolOutput::ran(argv.into_vec(), result)
+        ToolOutput {
+            argv: Some(argv.into_vec()),
+            ..ToolOutput::from_exec_with(result, self.spec.exit_codes())
+        }
     }
 }

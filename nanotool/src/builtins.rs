@@ -10,15 +10,19 @@
 //!
 //! let call = Grep { pattern: "fn_main".into(), path: WorkPath::from(".") };
 //! let argv = call.argv(std::path::Path::new(".")).unwrap();
-//! assert_eq!(argv.as_slice(), ["grep", "-rn", "fn_main", "."]);
+//! assert_eq!(argv.as_slice(), ["grep", "-rn", "--exclude-dir=.git", "fn_main", "."]);
 //! ```
 
 use crate::{CommandStruct, Tool, WorkPath, command_tool};
 use std::sync::Arc;
 
 /// Search file contents in the workspace, recursively, and print each matching line with its
-/// file name and line number (`grep -rn`). Exit code 1 means nothing matched.
-#[command_tool("grep -rn <pattern> <path>")]
+/// file name and line number (`grep -rn`, skipping `.git` folders). Exit code 1 means nothing
+/// matched.
+#[command_tool(
+    "grep -rn --exclude-dir=.git <pattern> <path>",
+    exit_codes(1 = "no match")
+)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grep {
     /// The text or basic regular expression to search for

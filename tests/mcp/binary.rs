@@ -177,7 +177,12 @@ fn binary_speaks_both_eras_and_keeps_stdout_pure() {
     assert_eq!(names, ["grep", "find", "sed_print", "nothing"]);
     let r = s.request(modern(json!(3), "tools/call", json!({"name": "nothing"})));
     assert_eq!(r["result"]["isError"], false, "{r}");
-    assert_eq!(r["result"]["structuredContent"]["exit_code"], 0);
+    // By default a result is its text alone: what Claude Code and Codex show the model.
+    assert_eq!(
+        r["result"]["content"][0]["text"], "exit: 0\noutput: ",
+        "{r}"
+    );
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
     // Garbage in between, then the handshake era on the same process.
     s.send(&json!("just a string"));
     assert_eq!(error_code(&s.recv()), -32600);
@@ -220,7 +225,10 @@ fn binary_marks_a_failed_command_as_an_error_with_its_structured_result() {
         ),
     ]);
     let cwd = tempfile::tempdir().unwrap();
-    let mut s = Served::start(work.path(), cwd.path(), |_| {});
+    // Structured results are asked for.
+    let mut s = Served::start(work.path(), cwd.path(), |cmd| {
+        cmd.arg("--structured-content");
+    });
     let r = s.request(req(
         json!(1),
         "initialize",
@@ -356,7 +364,7 @@ fn binary_is_not_dumpable_so_tools_cannot_read_its_environment() {
         !text.contains("hunter2"),
         "a tool read the server's environment: {text}"
     );
-    assert_eq!(r["result"]["structuredContent"]["exit_code"], 1, "{r}");
+    assert!(text.starts_with("exit: 1\n"), "{r}");
     assert!(text.contains("Permission denied"), "{text}");
     let (status, _, stderr) = s.finish();
     assert!(status.success(), "{stderr}");

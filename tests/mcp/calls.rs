@@ -35,7 +35,7 @@ fn calls_run_concurrently_and_the_reader_never_waits_for_one() {
     for _ in 0..2 {
         let r = h.recv();
         assert_eq!(
-            r["result"]["structuredContent"]["output"], "overlapped",
+            r["result"]["content"][0]["text"], "exit: 0\noutput: overlapped",
             "{r}"
         );
         seen.push(r["id"].as_str().unwrap().to_owned());
@@ -69,8 +69,8 @@ fn thirty_two_concurrent_calls_all_complete() {
             let r = h.recv();
             let id = r["id"].as_i64().unwrap();
             assert_eq!(
-                r["result"]["structuredContent"]["output"],
-                json!({"text": format!("call {id}")}).to_string()
+                r["result"]["content"][0]["text"],
+                format!("exit: 0\noutput: {}", json!({"text": format!("call {id}")}))
             );
             id
         })

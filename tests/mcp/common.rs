@@ -68,6 +68,7 @@ impl Tool for TestTool {
             text: format!("exit: 0\noutput: {output}"),
             is_error: false,
             code: None,
+            exit_meaning: None,
             exec: Some(ExecResult {
                 exit_code: 0,
                 output,
@@ -81,6 +82,7 @@ impl Tool for TestTool {
                 text: "error 614: argument `text`: not allowed; write plain words".into(),
                 is_error: true,
                 code: Some(614),
+                exit_meaning: None,
                 exec: None,
                 argv: None,
             },
@@ -93,6 +95,7 @@ impl Tool for TestTool {
                             text: "cancelled".into(),
                             is_error: true,
                             code: None,
+                            exit_meaning: None,
                             exec: Some(ExecResult {
                                 exit_code: 137,
                                 cancelled: true,

@@ -232,10 +232,8 @@ fn tools_list_pages_in_a_fixed_order_with_an_opaque_cursor() {
         for t in tools {
             names.push(t["name"].as_str().unwrap().to_owned());
             assert_eq!(t["inputSchema"]["type"], "object");
-            assert_eq!(
-                t["outputSchema"]["required"],
-                json!(["exit_code", "output", "truncated", "timed_out", "confined"])
-            );
+            // Results carry no `structuredContent` by default: no schema promises one.
+            assert!(t.get("outputSchema").is_none(), "{t}");
         }
         pages += 1;
         match result.get("nextCursor").and_then(Value::as_str) {
@@ -300,7 +298,33 @@ fn legacy_results_carry_no_modern_fields() {
 #[test]
 fn tools_call_results_errors_and_refusals() {
     let probe = Arc::new(Probe::default());
-    let mut h = Harness::start(host(&probe, 0), ServerOptions::default());
+    // By default a result is its text: the exit status and the output as lines, nothing
+    // JSON-escaped for a client to show the model instead.
+    let mut plain = Harness::start(host(&probe, 0), ServerOptions::default());
+    let r = plain.request(modern(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    ));
+    assert_eq!(
+        r["result"]["content"],
+        json!([{"type": "text", "text": "exit: 0\noutput: {\"text\":\"hi\"}"}])
+    );
+    assert_eq!(r["result"]["isError"], false);
+    assert!(r["result"].get("structuredContent").is_none(), "{r}");
+    let r = plain.request(modern(json!(2), "tools/list", json!({})));
+    assert!(r["result"]["tools"][0].get("outputSchema").is_none(), "{r}");
+    // Asked for, structured results come beside the text, with their schema.
+    let structured = ServerOptions {
+        structured_content: true,
+        ..ServerOptions::default()
+    };
+    let mut h = Harness::start(host(&probe, 0), structured);
+    let r = h.request(modern(json!(0), "tools/list", json!({})));
+    assert_eq!(
+        r["result"]["tools"][0]["outputSchema"]["required"],
+        json!(["exit_code", "output", "truncated", "timed_out", "confined"])
+    );
     // A good call: text content and structured content matching the output schema.
     let r = h.request(modern(
         json!(1),

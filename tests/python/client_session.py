@@ -73,14 +73,21 @@ async def main(binary, work, cwd, mode):
         check("sleep" in names, f"no sleep tool in {names}")
         for tool in listing.tools:
             check(tool.input_schema.get("type") == "object", f"{tool.name} input schema {tool.input_schema}")
-            check(tool.output_schema is not None, f"{tool.name} has no output schema")
+            # Results are text by default: no schema promises structured content.
+            check(tool.output_schema is None, f"{tool.name} has an output schema")
 
         good = await client.call_tool("grep", {"pattern": "needle", "path": "."})
         text = good.content[0].text
         check(not good.is_error, f"good call failed: {text}")
+        check(text.startswith("exit: 0\n"), f"grep text: {text}")
         check("needle in a haystack" in text, f"grep output: {text}")
-        check(good.structured_content["exit_code"] == 0, f"structured {good.structured_content}")
-        check(good.structured_content["timed_out"] is False, f"structured {good.structured_content}")
+        check(good.structured_content is None, f"structured {good.structured_content}")
+
+        # grep's 1 is no failure: the text says what it means.
+        nothing = await client.call_tool("grep", {"pattern": "nowhere-to-be-found", "path": "."})
+        text = nothing.content[0].text
+        check(not nothing.is_error, f"no match was an error: {text}")
+        check(text.startswith("exit: 1 (no match)\n"), f"no-match text: {text}")
 
         refused = await client.call_tool("grep", {"pattern": "x", "path": "../../etc"})
         text = refused.content[0].text

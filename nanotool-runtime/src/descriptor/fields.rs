@@ -6,7 +6,7 @@ use super::{ARGUMENT_FIELDS, ARGUMENT_TYPES, DESCRIPTOR_FIELDS, DescriptorError}
 use crate::hint;
 use crate::kernel::{self, Access, RunSettings, RunSettingsError};
 use crate::slot::{SlotKind, SlotSpec};
-use crate::spec::{SpecError, is_tool_name};
+use crate::spec::{ExitCodes, SpecError, check_exit_code, is_tool_name};
 use crate::template::is_slot_name;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -75,6 +75,10 @@ pub(super) fn spec_error(file: &Path, command: &str, e: &SpecError) -> Descripto
             };
             (pointer, e.to_string())
         }
+        SpecError::ExitCode(exit) => match exit.code() {
+            Some(code) => (format!("exit_codes.{code}"), e.to_string()),
+            None => ("exit_codes".to_owned(), e.to_string()),
+        },
     };
     if let Some(span) = e.span() {
         message.push('\n');
@@ -103,6 +107,7 @@ pub(super) struct RawDescriptor<'v> {
     pub(super) slots: Vec<SlotSpec>,
     pub(super) access: Access,
     pub(super) settings: RunSettings,
+    pub(super) exit_codes: ExitCodes,
 }
 
 impl<'v> RawDescriptor<'v> {
@@ -208,6 +213,7 @@ impl<'v> RawDescriptor<'v> {
             local_network,
         };
         let settings = run_settings(object, &mut problems);
+        let exit_codes = exit_codes(object, &mut problems);
         let mut slots = Vec::new();
         match object.get("arguments") {
             None => {}
@@ -240,11 +246,72 @@ impl<'v> RawDescriptor<'v> {
                     slots,
                     access,
                     settings,
+                    exit_codes,
                 })
             }
             _ => Err(problems),
         }
     }
+}
+
+/// `exit_codes`: an object from exit status (as a string: JSON keys are strings) to what it
+/// means, each checked by [`check_exit_code`], the rule the macro's `exit_codes(...)` follows.
+fn exit_codes(object: &Map<String, Value>, problems: &mut Vec<Problem>) -> ExitCodes {
+    let mut codes = ExitCodes::new();
+    let Some(value) = object.get("exit_codes") else {
+        return codes;
+    };
+    let Value::Object(entries) = value else {
+        problems.push((
+            "exit_codes".into(),
+            format!(
+                "is {}; write an object from exit status to what it means, e.g. {{\"1\": \"no match\"}}",
+                hint::json_kind(value)
+            ),
+        ));
+        return codes;
+    };
+    if entries.len() > crate::spec::MAX_EXIT_CODES {
+        problems.push((
+            "exit_codes".into(),
+            format!(
+                "{} statuses; a tool may declare at most {}",
+                entries.len(),
+                crate::spec::MAX_EXIT_CODES
+            ),
+        ));
+    }
+    for (key, meaning) in entries {
+        let at = format!("exit_codes.{key}");
+        let code = match key.parse::<i64>() {
+            Ok(code) if key.bytes().all(|b| b.is_ascii_digit() || b == b'-') => code,
+            _ => {
+                problems.push((
+                    at,
+                    format!(
+                        "`{key}` is not an exit status; the keys are whole numbers from 1 to {}, e.g. \"1\": \"no match\"",
+                        crate::spec::MAX_DECLARED_EXIT_CODE
+                    ),
+                ));
+                continue;
+            }
+        };
+        let Value::String(meaning) = meaning else {
+            problems.push((
+                at,
+                format!(
+                    "is {}; write what the status means as a string, e.g. \"{key}\": \"no match\"",
+                    hint::json_kind(meaning)
+                ),
+            ));
+            continue;
+        };
+        match check_exit_code(code, meaning) {
+            Ok(()) => codes = codes.with(code, meaning.as_str()),
+            Err(e) => problems.push((at, e.to_string())),
+        }
+    }
+    codes
 }
 
 /// The run settings of a descriptor (or of a host's per-tool entry): `timeout` (seconds),
@@ -367,9 +434,13 @@ pub(crate) fn run_settings(
                             settings = settings.with_sandbox_read(real);
                         }
                     }
-                    Err(RunSettingsError::SandboxRead { reason, .. }) => {
-                        problems.push((at, format!("`{text}`: {reason}")))
-                    }
+                    Err(RunSettingsError::SandboxRead { reason, .. }) => problems.push((
+                        at,
+                        format!(
+                            "{}: {reason}",
+                            hint::resolved_path(text, &expanded, home.as_deref())
+                        ),
+                    )),
                     Err(e) => problems.push((at, e.to_string())),
                 }
             }

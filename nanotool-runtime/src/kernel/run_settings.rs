@@ -81,7 +81,9 @@ pub struct RunSettings {
     /// Output cap in bytes, kept as head + tail (default: the kernel's).
     pub max_output: Option<usize>,
     /// Variables set for the command, after every variable the kernel sets (names checked by
-    /// [`env_name_problem`]). A later entry with the same name wins.
+    /// [`env_name_problem`]). [`with_env`](Self::with_env) keeps them in name order, one entry
+    /// per name (a later value replaces the earlier one): a command's environment is a set,
+    /// so settings compare equal however their variables were written or parsed.
     pub env: Vec<(String, String)>,
     /// Extra paths this tool's confined commands may read (and execute), on top of the
     /// kernel's: a toolchain one tool needs (`~/.cargo`), granted to that tool only. Each is
@@ -204,9 +206,14 @@ impl RunSettings {
         self
     }
 
-    /// The same settings with one more environment variable.
+    /// The same settings with one more environment variable, kept in name order; a variable
+    /// already set takes the new value.
     pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.env.push((name.into(), value.into()));
+        let (name, value) = (name.into(), value.into());
+        match self.env.binary_search_by(|(n, _)| n.as_str().cmp(&name)) {
+            Ok(at) => self.env[at].1 = value,
+            Err(at) => self.env.insert(at, (name, value)),
+        }
         self
     }
 
@@ -217,10 +224,14 @@ impl RunSettings {
     }
 
     /// `other`'s values where it sets them, these where it does not; the environment is
-    /// these variables then `other`'s (a later entry wins), the readable paths both lists.
+    /// these variables and `other`'s (`other`'s value wins for a name both set), the readable
+    /// paths both lists.
     pub fn overridden_by(&self, other: &RunSettings) -> RunSettings {
-        let mut env = self.env.clone();
-        env.extend(other.env.iter().cloned());
+        let mut merged = RunSettings::new();
+        for (name, value) in self.env.iter().chain(&other.env) {
+            merged = merged.with_env(name.as_str(), value.as_str());
+        }
+        let env = merged.env;
         let mut sandbox_read = self.sandbox_read.clone();
         for path in &other.sandbox_read {
             if !sandbox_read.contains(path) {
@@ -613,5 +624,41 @@ mod tests {
         for n in [8, 4096, 1 << 22] {
             check_limit("processes", n).unwrap();
         }
+    }
+
+    #[test]
+    fn variables_are_a_set_by_name_whatever_order_they_were_given_in() {
+        // A descriptor's `env` object comes back from the JSON parser in an order that
+        // depends on its features; the command sees a set of variables either way.
+        let written = RunSettings::new()
+            .with_env("RUST_BACKTRACE", "1")
+            .with_env("PYTHONPATH", "src");
+        let parsed = RunSettings::new()
+            .with_env("PYTHONPATH", "src")
+            .with_env("RUST_BACKTRACE", "1");
+        assert_eq!(written, parsed);
+        assert_eq!(
+            written.env,
+            [
+                ("PYTHONPATH".to_owned(), "src".to_owned()),
+                ("RUST_BACKTRACE".to_owned(), "1".to_owned())
+            ]
+        );
+        // A later value of the same name replaces the earlier one, here and in a merge.
+        let again = written.clone().with_env("PYTHONPATH", "lib");
+        assert_eq!(again.env.len(), 2);
+        assert_eq!(again.env[0], ("PYTHONPATH".to_owned(), "lib".to_owned()));
+        let host = RunSettings::new()
+            .with_env("A_HOST_VAR", "x")
+            .with_env("RUST_BACKTRACE", "full");
+        let merged = written.overridden_by(&host);
+        assert_eq!(
+            merged.env,
+            [
+                ("A_HOST_VAR".to_owned(), "x".to_owned()),
+                ("PYTHONPATH".to_owned(), "src".to_owned()),
+                ("RUST_BACKTRACE".to_owned(), "full".to_owned())
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! [`SpecError`]: why a [`CommandSpec`] could not be built, where in the template, and the
 //! caret line under it.
 
+use super::ExitCodeError;
 use crate::kernel::RunSettingsError;
 use crate::policy::PolicyError;
 use crate::template::TemplateError;
@@ -171,6 +172,9 @@ pub enum SpecError {
     /// A run setting of the tool (`timeout`, `max_output`, `env`) cannot be used.
     #[error(transparent)]
     Settings(#[from] RunSettingsError),
+    /// A declared exit status that is not a failure (`exit_codes`) cannot be used.
+    #[error(transparent)]
+    ExitCode(#[from] ExitCodeError),
 }
 
 impl SpecError {
@@ -183,7 +187,8 @@ impl SpecError {
             SpecError::InvalidName { .. }
             | SpecError::EmptyDescription { .. }
             | SpecError::SpecWithoutSlot { .. }
-            | SpecError::Settings(_) => None,
+            | SpecError::Settings(_)
+            | SpecError::ExitCode(_) => None,
             SpecError::DuplicateSpec { span, .. } => span.clone(),
             SpecError::SlotWithoutSpec { span, .. }
             | SpecError::EmptySlotDescription { span, .. }

@@ -67,6 +67,6 @@ pub use era::{
 pub use host::ToolHost;
 pub use log::{LogPipe, LogWriter, MAX_LOG_LINE};
 pub use options::ServerOptions;
-pub use result::{call_result, structured_content};
+pub use result::{call_result, structured_content, text_call_result};
 pub use server::McpServer;
 pub use wire::ErrorCode;

@@ -28,6 +28,17 @@ pub struct ServerOptions {
     pub version: String,
     /// `instructions` for the model, if any.
     pub instructions: Option<String>,
+    /// Whether call results carry `structuredContent` (and command tools an `outputSchema`)
+    /// beside the text (default `false`). Claude Code and Codex show the model the JSON of
+    /// `structuredContent` when a result has one, the output JSON-escaped on one line; without
+    /// it they show the text, the output as lines under its exit status (docs/DECISIONS.md,
+    /// "What a model reads of a result"). A host whose client reads the fields sets it.
+    pub structured_content: bool,
+    /// What the host left out when it assembled the tools (a descriptor that did not load, a
+    /// config entry dropped), one message each: sent to the client as MCP log messages at
+    /// level `error` once it has initialised (the server then declares `logging`), so a user
+    /// sees in the client why a tool is missing.
+    pub left_out: Vec<String>,
 }
 
 impl Default for ServerOptions {
@@ -42,6 +53,8 @@ impl Default for ServerOptions {
             name: "nanotool".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
+            structured_content: false,
+            left_out: Vec::new(),
         }
     }
 }

@@ -22,7 +22,7 @@ use super::options::ServerOptions;
 use super::paging;
 use super::pool::{Jobs, Turn};
 use super::progress::{self, Ticker};
-use super::result::call_result;
+use super::result::{call_result, text_call_result};
 use super::wire::{
     ErrorCode, Frame, Output, RpcError, error_message, parse_line, read_frame, result_message,
     too_long,
@@ -56,13 +56,26 @@ pub(super) struct Session {
     fingerprint: u64,
     /// The `tools/list` entries, computed once: the tool set of a session never changes.
     definitions: Vec<Value>,
+    /// Whether [`ServerOptions::left_out`] went to the client already (once per session).
+    left_out_sent: AtomicBool,
 }
+
+/// The `_meta` key of a 2026-07-28 request asking for log messages at a level or above.
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 impl Session {
     /// A session offering `host`'s tools, writing its messages to `out`.
     pub(super) fn new(host: Arc<dyn ToolHost>, options: ServerOptions, out: Output) -> Self {
         let fingerprint = paging::fingerprint(host.tools());
-        let definitions = host.definitions();
+        let mut definitions = host.definitions();
+        if !options.structured_content {
+            // No `structuredContent` in the results: no schema promising one.
+            for definition in &mut definitions {
+                if let Some(object) = definition.as_object_mut() {
+                    object.remove("outputSchema");
+                }
+            }
+        }
         let server_info = json!({"name": options.name, "version": options.version});
         Session {
             host,
@@ -73,6 +86,22 @@ impl Session {
             server_info,
             fingerprint,
             definitions,
+            left_out_sent: AtomicBool::new(false),
+        }
+    }
+
+    /// Sends what the host left out ([`ServerOptions::left_out`]) as log messages at level
+    /// `error`, once per session.
+    fn send_left_out(&self) {
+        if self.options.left_out.is_empty() || self.left_out_sent.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        for message in &self.options.left_out {
+            self.out.send(&json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "error", "logger": "nanotool", "data": message},
+            }));
         }
     }
 
@@ -199,6 +228,7 @@ impl Session {
         match method {
             "notifications/initialized" => {
                 self.initialized.store(true, Ordering::SeqCst);
+                self.send_left_out();
             }
             "notifications/cancelled" => {
                 if let Some(request) = params.get("requestId") {
@@ -215,19 +245,33 @@ impl Session {
     fn handle_request(&self, id: Value, method: &str, params: Map<String, Value>) -> Option<Job> {
         let initialized = self.initialized.load(Ordering::SeqCst);
         let instructions = self.options.instructions.as_deref();
+        // A 2026-07-28 request asks for log messages in its `_meta`: what the host left out
+        // goes before its answer.
+        if params
+            .get("_meta")
+            .and_then(|m| m.get(META_LOG_LEVEL))
+            .is_some()
+        {
+            self.send_left_out();
+        }
         let result = match method {
             "initialize" => {
                 // Requests after `initialize` follow the handshake rules (the spec lets a
                 // client send requests before `notifications/initialized` arrives only in a
                 // narrow window; being lenient here costs nothing).
                 self.initialized.store(true, Ordering::SeqCst);
-                Ok(era::initialize_result(
-                    &params,
-                    self.server_info.clone(),
-                    instructions,
-                ))
+                let mut result =
+                    era::initialize_result(&params, self.server_info.clone(), instructions);
+                if !self.options.left_out.is_empty() {
+                    // The messages of what was left out follow `notifications/initialized`.
+                    result["capabilities"]["logging"] = json!({});
+                }
+                Ok(result)
             }
             "ping" => Ok(json!({})),
+            // Declared (`logging`) only to send what was left out, at level `error`, which
+            // any level a client sets lets through.
+            "logging/setLevel" if initialized => Ok(json!({})),
             "server/discover" => era::era_of(&params, true, initialized)
                 .map(|_| era::discover_result(self.options.ttl_ms, instructions)),
             "tools/list" => era::era_of(&params, false, initialized)
@@ -423,7 +467,11 @@ impl Jobs for Session {
         let reply = match outcome {
             Ok(output) => {
                 audit("mcp", job.tool.name(), &job.args, &output, duration);
-                Ok(call_result(&output))
+                Ok(if self.options.structured_content {
+                    call_result(&output)
+                } else {
+                    text_call_result(&output)
+                })
             }
             Err(panic) => {
                 let why = panic

@@ -12,6 +12,6 @@ fn main() {
     assert_eq!(spec.settings().max_output, Some(65536));
     assert_eq!(
         spec.settings().env,
-        [("RUST_BACKTRACE".to_owned(), "1".to_owned()), ("PYTHONPATH".to_owned(), "src".to_owned())]
+        [("PYTHONPATH".to_owned(), "src".to_owned()), ("RUST_BACKTRACE".to_owned(), "1".to_owned())]
     );
 }

@@ -9,7 +9,7 @@ use nanotool::{
 };
 
 use crate::cli::Common;
-use crate::config::{self, HostConfig};
+use crate::config::{self, ConfigError, HostConfig};
 use crate::report::Failure;
 use crate::settings::{self, HostSettings};
 
@@ -78,23 +78,16 @@ pub(crate) fn work_dir(common: &Common) -> Option<PathBuf> {
 }
 
 /// The config file of the work folder, read and checked (`None` without one, or with
-/// `--no-config`); its problems, each naming the file and the key, are one failure.
-pub(crate) fn host_config(common: &Common) -> Result<Option<HostConfig>, Failure> {
+/// `--no-config`), and its problems, each naming the file and the key: a bad entry is left out
+/// and the rest of the file applies.
+pub(crate) fn host_config(common: &Common) -> (Option<HostConfig>, Vec<ConfigError>) {
     if common.no_config {
-        return Ok(None);
+        return (None, Vec::new());
     }
     let Some(work) = work_dir(common) else {
-        return Ok(None);
+        return (None, Vec::new());
     };
-    config::load(&work).map_err(|errors| {
-        Failure::cannot_run(
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\nnanotool: "),
-        )
-    })
+    config::load(&work)
 }
 
 pub(crate) fn kernel(settings: KernelSettings) -> Result<CommandExecKernel, Failure> {
@@ -144,6 +137,22 @@ pub(crate) struct Assembled {
     pub(crate) host: HostSettings,
     /// The config file's per-tool entries that name no tool: `(name, suggestion)`.
     pub(crate) unknown_tools: Vec<String>,
+    /// The config file's per-tool entries a tool could not take (left out; the tool runs with
+    /// its own settings), one message each.
+    pub(crate) dropped_tool_settings: Vec<String>,
+    /// Every config file problem (each entry left out) and every descriptor that did not
+    /// load, one message each: what `serve` tells its client at level `error`.
+    pub(crate) left_out: Vec<String>,
+}
+
+/// How a config file problem reads in a warning and a log message: what was left out, and
+/// that the rest applies.
+pub(crate) fn config_problem(error: &ConfigError) -> String {
+    if error.key.is_empty() {
+        format!("{error} (the whole file is left out: fix it and restart)")
+    } else {
+        format!("{error} (this entry is left out; the rest of the file applies)")
+    }
 }
 
 pub(crate) fn assemble(common: &Common) -> Result<Assembled, Failure> {
@@ -160,7 +169,7 @@ pub(crate) fn assemble_call(common: &Common, name: &str) -> Result<Assembled, Fa
 
 fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failure> {
     let dir = tools_dir(common)?;
-    let config = host_config(common)?;
+    let (config, config_errors) = host_config(common);
     let work = work_dir(common);
     // Who may write the work folder depends on every tool, not only the one a call needs:
     // where some command could reach it (it lies in or holds the working directory or a
@@ -173,16 +182,21 @@ fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failur
         }
         (only, _) => only,
     };
-    let assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
+    let mut assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
     if let Some(work) = work {
         crate::trust::check(&work, &writers(&assembled.toolbox, &assembled.host))?;
     }
     for warning in &assembled.host.warnings {
         eprintln!("warning: {warning}");
     }
-    for unknown in &assembled.unknown_tools {
-        eprintln!("warning: {unknown}");
+    let mut left_out: Vec<String> = config_errors.iter().map(config_problem).collect();
+    left_out.extend(assembled.dropped_tool_settings.iter().cloned());
+    left_out.extend(assembled.unknown_tools.iter().cloned());
+    for problem in &left_out {
+        eprintln!("warning: {problem}");
     }
+    left_out.extend(assembled.errors.iter().map(descriptor_problem));
+    assembled.left_out = left_out;
     Ok(assembled)
 }
 
@@ -253,19 +267,25 @@ pub(crate) fn assemble_from(
     // not here (its descriptor did not load, or a typo) is reported; settings a tool cannot
     // take are a failure, as a bad flag is.
     let mut unknown_tools = Vec::new();
+    let mut dropped_tool_settings = Vec::new();
+    let file = host
+        .config
+        .as_ref()
+        .map(|p| format!(" `{}`", p.display()))
+        .unwrap_or_default();
     for (name, own) in &host.tools {
         match toolbox.set_tool_settings(name, own) {
             Ok(()) => {}
             // Not loaded for this call: nothing to say (`list` and `check` say it).
             Err(RegisterError::Unknown(_)) if partial => {}
             Err(RegisterError::Unknown(unknown)) => unknown_tools.push(format!(
-                "config file: `tools.{name}`: {unknown} (its settings apply to no tool)"
+                "config file{file}: `tools.{name}`: {unknown} (its settings apply to no tool)"
             )),
-            Err(e) => {
-                return Err(Failure::cannot_run(format!(
-                    "config file: `tools.{name}`: {e}"
-                )));
-            }
+            // Settings the tool cannot take: left out, as a bad entry of the file is; the
+            // tool runs with its own.
+            Err(e) => dropped_tool_settings.push(format!(
+                "config file{file}: `tools.{name}`: {e} (this entry is left out; the tool runs with its own settings)"
+            )),
         }
     }
     Ok(Assembled {
@@ -274,6 +294,8 @@ pub(crate) fn assemble_from(
         descriptors,
         host,
         unknown_tools,
+        dropped_tool_settings,
+        left_out: Vec::new(),
     })
 }
 
@@ -298,15 +320,20 @@ pub(crate) fn approve(common: &Common) -> Result<u8, Failure> {
         ));
     };
     let dir = tools_dir(common)?;
-    let config = host_config(common)?;
+    let (config, _) = host_config(common);
     let assembled = assemble_from(common, config.as_ref(), dir.as_deref(), None)?;
     let said = crate::trust::approve(&work, &writers(&assembled.toolbox, &assembled.host))?;
     crate::report::write_stdout(&said)?;
     Ok(0)
 }
 
+/// How a descriptor that did not load reads in a warning and a log message.
+pub(crate) fn descriptor_problem(error: &DescriptorError) -> String {
+    format!("{error} (this file is skipped; the others load)")
+}
+
 pub(crate) fn warn_descriptors(errors: &[DescriptorError]) {
     for e in errors {
-        eprintln!("warning: {e} (this file is skipped; the others load)");
+        eprintln!("warning: {}", descriptor_problem(e));
     }
 }

@@ -238,7 +238,12 @@ pub(crate) enum Command {
         json: bool,
     },
     /// Serve the tools over stdio to an MCP client (protocol 2025-11-25 and 2026-07-28)
-    Serve,
+    Serve {
+        /// Send `structuredContent` (and an `outputSchema`) beside each result's text; off by
+        /// default, as Claude Code and Codex then show the model that JSON instead of the text
+        #[arg(long)]
+        structured_content: bool,
+    },
     /// Approve the current content of WORK/config.json and WORK/tools where commands may write them
     Trust,
 }

@@ -109,51 +109,65 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-/// Reads `WORK/config.json` when `work` has one: `Ok(None)` when there is no such file.
-pub(crate) fn load(work: &Path) -> Result<Option<HostConfig>, Vec<ConfigError>> {
+/// Reads `WORK/config.json` when `work` has one: the config (`None` when there is no such
+/// file, or when it cannot be read as a JSON object at all) and its problems. A bad entry is
+/// left out of the config, as a bad descriptor is left out of the tools: the rest of the file
+/// applies, and each problem names the file and the key.
+pub(crate) fn load(work: &Path) -> (Option<HostConfig>, Vec<ConfigError>) {
     let path = work.join(CONFIG_FILE);
     let whole = |message: String| {
-        vec![ConfigError {
-            file: path.clone(),
-            key: String::new(),
-            message,
-        }]
+        (
+            None,
+            vec![ConfigError {
+                file: path.clone(),
+                key: String::new(),
+                message,
+            }],
+        )
     };
     let file = match std::fs::File::open(&path) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(whole(format!("cannot be read: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, Vec::new()),
+        Err(e) => return whole(format!("cannot be read: {e}")),
     };
     let mut bytes = Vec::new();
     if let Err(e) = file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes) {
-        return Err(whole(format!("cannot be read: {e}")));
+        return whole(format!("cannot be read: {e}"));
     }
     if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(whole(format!(
+        return whole(format!(
             "is larger than {MAX_CONFIG_BYTES} bytes; a config file is a short JSON object"
-        )));
+        ));
     }
     let Ok(text) = String::from_utf8(bytes) else {
-        return Err(whole("is not UTF-8 text; save it as UTF-8 JSON".to_owned()));
+        return whole("is not UTF-8 text; save it as UTF-8 JSON".to_owned());
     };
-    let value = parse_json(&text).map_err(|e| {
-        whole(format!(
-            "is not valid JSON: {e}; fix the syntax (line and column above)"
-        ))
-    })?;
+    let value = match parse_json(&text) {
+        Ok(value) => value,
+        Err(e) => {
+            return whole(format!(
+                "is not valid JSON: {e}; fix the syntax (line and column above)"
+            ));
+        }
+    };
     let base = path
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
-    from_value(&value, &path, &base).map(Some)
+    match from_value(&value, &path, &base) {
+        // Not an object: nothing of it applies.
+        (_, problems) if !value.is_object() => (None, problems),
+        (config, problems) => (Some(config), problems),
+    }
 }
 
-/// Reads a config file's JSON; every problem is reported, not only the first.
+/// Reads a config file's JSON: the config with every bad entry left out, and every problem
+/// (not only the first).
 pub(crate) fn from_value(
     value: &Value,
     file: &Path,
     base: &Path,
-) -> Result<HostConfig, Vec<ConfigError>> {
+) -> (HostConfig, Vec<ConfigError>) {
     let mut reader = Reader {
         problems: Vec::new(),
         base,
@@ -171,7 +185,7 @@ pub(crate) fn from_value(
                 hint::json_kind(value)
             ),
         );
-        return Err(reader.errors(file));
+        return (config, reader.errors(file));
     };
     for key in object.keys() {
         if !CONFIG_KEYS.contains(&key.as_str()) {
@@ -269,18 +283,15 @@ pub(crate) fn from_value(
     config.allow_exec = reader.names(object, "allow_exec", "[\"git\", \"ls\"]");
     config.deny = reader.names(object, "deny", "[\"curl\", \"wget\"]");
     config.env = reader.env(object);
-    config.pass_env = reader.names(object, "pass_env", "[\"DATABASE_URL\"]");
-    for (i, name) in config.pass_env.iter().enumerate() {
-        if let Err(e) = check_env(name, "") {
-            reader.problem(&format!("pass_env[{i}]"), e.to_string());
+    let pass_env = reader.names(object, "pass_env", "[\"DATABASE_URL\"]");
+    for (i, name) in pass_env.into_iter().enumerate() {
+        match check_env(&name, "") {
+            Ok(()) => config.pass_env.push(name),
+            Err(e) => reader.problem(&format!("pass_env[{i}]"), e.to_string()),
         }
     }
     config.tools = reader.tools(object);
-    if reader.problems.is_empty() {
-        Ok(config)
-    } else {
-        Err(reader.errors(file))
-    }
+    (config, reader.errors(file))
 }
 
 /// Reads the values of one file, collecting its problems.
@@ -372,19 +383,25 @@ impl Reader<'_> {
             self.problem(
                 key,
                 format!(
-                    "`{text}`: `~` stands for the agent's own home only (`~/...`), and only where $HOME is set; write the path"
+                    "`{text}`: `~` stands for the agent's own home only (`~/...`), and only where $HOME is set ({}); write the path",
+                    match &self.home {
+                        Some(home) => format!("HOME={}", home.display()),
+                        None => "HOME is not set".to_owned(),
+                    }
                 ),
             );
             return None;
         };
         let path = self.base.join(expanded);
         if must_exist && !path.exists() {
+            let shown = if text.starts_with('~') {
+                hint::resolved_path(text, &path, self.home.as_deref())
+            } else {
+                format!("`{text}` ({})", path.display())
+            };
             self.problem(
                 key,
-                format!(
-                    "`{text}` ({}) does not exist; name a file or folder on this machine",
-                    path.display()
-                ),
+                format!("{shown} does not exist; name a file or folder on this machine"),
             );
             return None;
         }
@@ -563,21 +580,62 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(value: Value) -> Result<HostConfig, Vec<ConfigError>> {
+    fn read(value: Value) -> (HostConfig, Vec<ConfigError>) {
         from_value(&value, Path::new("/w/config.json"), Path::new("/"))
     }
 
     fn keys(value: Value) -> Vec<String> {
-        read(value)
-            .unwrap_err()
-            .into_iter()
-            .map(|e| e.key)
-            .collect()
+        read(value).1.into_iter().map(|e| e.key).collect()
+    }
+
+    #[test]
+    fn a_bad_entry_is_left_out_and_the_good_ones_are_read() {
+        let (config, problems) = read(json!({
+            "timeout": 0, "max_output": 1000,
+            "pass_env": ["GIT_DIR", "DATABASE_URL"],
+            "deny": ["curl", "rm -rf"],
+            "sandbox_read": ["/no/such/dir", "/usr"],
+            "tools": {"t": {"timeout": 0}, "u": {"timeout": 900}, "v": {"writes": true}},
+        }));
+        let mut keys: Vec<&str> = problems.iter().map(|e| e.key.as_str()).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "deny[1]",
+                "pass_env[0]",
+                "sandbox_read[0]",
+                "timeout",
+                "tools.t.timeout",
+                "tools.v.writes"
+            ]
+        );
+        assert_eq!(config.timeout, None);
+        assert_eq!(config.max_output, Some(1000));
+        assert_eq!(config.pass_env, ["DATABASE_URL"]);
+        assert_eq!(config.deny, ["curl"]);
+        assert_eq!(config.sandbox_read, [PathBuf::from("/usr")]);
+        let tools: Vec<&str> = config.tools.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(tools, ["u"]);
+    }
+
+    #[test]
+    fn a_missing_path_under_home_is_shown_resolved_with_the_home_used() {
+        let mut reader = Reader {
+            problems: Vec::new(),
+            base: Path::new("/"),
+            home: Some(PathBuf::from("/home/ann")),
+        };
+        assert_eq!(reader.path_of("sandbox_read[0]", "~/.rustup", true), None);
+        assert_eq!(
+            reader.problems[0].1,
+            "`~/.rustup` (`/home/ann/.rustup`; `~` is HOME=/home/ann) does not exist; name a file or folder on this machine"
+        );
     }
 
     #[test]
     fn every_key_is_read() {
-        let config = read(json!({
+        let (config, problems) = read(json!({
             "$schema": "x", "cwd": "/", "sandbox": "required", "sandbox_read": ["/usr"],
             "sandbox_write": ["/tmp"], "pid_namespace": true, "timeout": 60, "max_output": 1000,
             "memory": "2G", "file_size": 1048576, "open_files": 64, "cpu_time": "none",
@@ -585,8 +643,8 @@ mod tests {
             "allow_exec": ["ls"], "exec_writes": true, "deny": ["curl"],
             "env": {"RUST_BACKTRACE": "1"}, "pass_env": ["DATABASE_URL"],
             "tools": {"t": {"timeout": 900, "env": {"A": "b"}, "processes": 32}},
-        }))
-        .unwrap();
+        }));
+        assert_eq!(problems, []);
         assert_eq!(config.cwd.as_deref(), Some(Path::new("/")));
         assert_eq!(config.sandbox, Some(SandboxMode::Required));
         assert_eq!(config.timeout, Some(Duration::from_secs(60)));
@@ -641,7 +699,7 @@ mod tests {
             ["tools.t.sandbox_read[0]"]
         );
         assert_eq!(keys(json!([1])), [""]);
-        let message = read(json!({"timout": 5})).unwrap_err()[0].to_string();
+        let message = read(json!({"timout": 5})).1[0].to_string();
         assert!(
             message.contains("/w/config.json") && message.contains("timeout"),
             "{message}"

@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    init_logging(matches!(cli.command, Command::Serve));
+    init_logging(matches!(cli.command, Command::Serve { .. }));
     match run(cli) {
         Ok(status) => ExitCode::from(status),
         Err(failure) => {
@@ -89,7 +89,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             commands::call::run(&toolbox, name, args, *json)
         }
         Command::Check { dir, json } => commands::check::run(common, dir.as_deref(), *json),
-        Command::Serve => commands::serve::run(common),
+        Command::Serve { structured_content } => commands::serve::run(common, *structured_content),
         Command::Trust => assembly::approve(common),
     }
 }

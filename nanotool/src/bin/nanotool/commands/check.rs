@@ -30,12 +30,9 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         )));
     }
     // The config file: its problems are reported with the descriptors' (the descriptors are
-    // then checked as without it).
+    // then checked with what is left of it).
     let (config, config_errors) = match work_dir(common).filter(|_| !common.no_config) {
-        Some(work) => match config::load(&work) {
-            Ok(config) => (config, Vec::new()),
-            Err(errors) => (None, errors),
-        },
+        Some(work) => config::load(&work),
         None => (None, Vec::new()),
     };
     let Assembled {
@@ -44,6 +41,8 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         descriptors,
         host,
         unknown_tools,
+        dropped_tool_settings,
+        ..
     } = assemble_from(common, config.as_ref(), Some(&dir), None)?;
     let loaded: Vec<&str> = descriptors.iter().map(String::as_str).collect();
     // An entry for no tool is an error here: `check` is where a typo must show.
@@ -56,7 +55,7 @@ pub(crate) fn run(common: &Common, dir: Option<&Path>, json: bool) -> Result<u8,
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    for unknown in &unknown_tools {
+    for unknown in unknown_tools.iter().chain(&dropped_tool_settings) {
         config_problems.push((file.clone(), "tools".to_owned(), unknown.clone()));
     }
     // What a command could have written is reported as the start would refuse it.

@@ -13,9 +13,12 @@ use crate::logging::{LOG_FLUSH_WAIT, LOG_PIPE};
 use crate::report::Failure;
 use crate::signals::{SignalWatch, make_non_dumpable};
 
-pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
+pub(crate) fn run(common: &Common, structured_content: bool) -> Result<u8, Failure> {
     let Assembled {
-        toolbox, errors, ..
+        toolbox,
+        errors,
+        left_out,
+        ..
     } = assemble(common)?;
     warn_descriptors(&errors);
     make_non_dumpable();
@@ -45,7 +48,14 @@ pub(crate) fn run(common: &Common) -> Result<u8, Failure> {
     // Likewise the calls' cgroups.
     let cgroups = toolbox.kernel().limits_status().cgroup.parent;
     let cgroups_at_eof = cgroups.clone();
-    let server = Arc::new(McpServer::new(Arc::new(toolbox), ServerOptions::default()));
+    // What was left out reaches the client too (MCP logging at level `error`): a user sees in
+    // the client why a tool or a setting is missing, not only in a log file.
+    let options = ServerOptions {
+        structured_content,
+        left_out,
+        ..ServerOptions::default()
+    };
+    let server = Arc::new(McpServer::new(Arc::new(toolbox), options));
     if let Some(signals) = signals {
         let server = server.clone();
         signals.on_signal(move |signal| {
