@@ -665,13 +665,20 @@ fn an_output_cap_over_the_limit_is_refused_naming_it() {
         r#"{"max_output": 16777217}"#,
     )
     .unwrap();
+    // A bad entry of the config file is dropped with a warning naming the limit (the tools
+    // still serve), and `check` fails on it.
     let run = p.run(&["list"]);
-    run.expect(1);
+    run.expect(0);
     let err = run.stderr();
     assert!(
         err.contains("max_output") && err.contains("16 MiB"),
         "the limit is not named: {err}"
     );
+    std::fs::create_dir_all(p.path().join(".work/tools")).unwrap();
+    let run = p.run(&["check"]);
+    run.expect(1);
+    let said = format!("{}{}", run.stdout(), run.stderr());
+    assert!(said.contains("max_output") && said.contains("16 MiB"), "{said}");
 }
 
 /// The peak resident memory of `cmd` run to its end, in KiB (`wait4`'s `ru_maxrss`).

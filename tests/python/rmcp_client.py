@@ -78,10 +78,11 @@ async def main(binary, server_mode, cwd, tools, mode):
         check(good.structured_content["exit_code"] == 0, f"structured {good.structured_content}")
         check(good.structured_content["confined"] in (True, False), f"structured {good.structured_content}")
 
-        failed = await client.call_tool("grep", {"pattern": "absent", "path": "."})
-        check(failed.is_error, "grep without a match is not marked as an error")
-        check(failed.content[0].text.startswith("exit: 1\n"), f"failed text: {failed.content[0].text}")
-        check(failed.structured_content["exit_code"] == 1, f"structured {failed.structured_content}")
+        # grep's 1 is "no match", an answer, not a failure.
+        nothing = await client.call_tool("grep", {"pattern": "absent", "path": "."})
+        check(not nothing.is_error, f"no match was an error: {nothing.content[0].text}")
+        check(nothing.content[0].text.startswith("exit: 1 (no match)\n"), f"no-match text: {nothing.content[0].text}")
+        check(nothing.structured_content["exit_code"] == 1, f"structured {nothing.structured_content}")
 
         refused = await client.call_tool("grep", {"pattern": "x", "path": "../../etc"})
         text = refused.content[0].text

@@ -1674,9 +1674,10 @@ fn exec_is_read_only_unless_the_host_enables_writes_and_never_has_the_network() 
 fn serve_lists_each_tools_profile_as_annotations() {
     use std::io::Write;
     let p = project();
+    // With `structuredContent` asked for: the result's fields, `confined` among them.
     let mut child = Command::new(nanotool_bin())
         .env("XDG_STATE_HOME", state_home())
-        .arg("serve")
+        .args(["serve", "--structured-content"])
         .current_dir(p.path())
         .env("NANOTOOL_LOG", "off")
         .stdin(std::process::Stdio::piped())
