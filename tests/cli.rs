@@ -682,6 +682,7 @@ fn an_output_cap_over_the_limit_is_refused_naming_it() {
 }
 
 /// The peak resident memory of `cmd` run to its end, in KiB (`wait4`'s `ru_maxrss`).
+#[allow(clippy::zombie_processes)] // reaped by the `wait4` below, which also gives its usage
 fn peak_rss_kib(cmd: &mut Command) -> (i32, i64) {
     let child = cmd
         .stdout(std::process::Stdio::null())
