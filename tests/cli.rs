@@ -678,7 +678,10 @@ fn an_output_cap_over_the_limit_is_refused_naming_it() {
     let run = p.run(&["check"]);
     run.expect(1);
     let said = format!("{}{}", run.stdout(), run.stderr());
-    assert!(said.contains("max_output") && said.contains("16 MiB"), "{said}");
+    assert!(
+        said.contains("max_output") && said.contains("16 MiB"),
+        "{said}"
+    );
 }
 
 /// The peak resident memory of `cmd` run to its end, in KiB (`wait4`'s `ru_maxrss`).

@@ -335,6 +335,21 @@ pub(super) fn can_enter(path: &std::path::Path) -> io::Result<()> {
     .map(|_| ())
 }
 
+/// `fd`, moved above 0, 1 and 2 if it sits there (a host that closed its stdio), so the
+/// child's `dup3` onto stdio never overwrites it.
+pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC on an fd we own returns a fresh fd >= 3 or -1.
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if moved < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh fd that nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::BatchGuard;
@@ -357,19 +372,4 @@ mod tests {
         .join()
         .unwrap();
     }
-}
-
-/// `fd`, moved above 0, 1 and 2 if it sits there (a host that closed its stdio), so the
-/// child's `dup3` onto stdio never overwrites it.
-pub(crate) fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
-    if fd.as_raw_fd() > 2 {
-        return Ok(fd);
-    }
-    // SAFETY: F_DUPFD_CLOEXEC on an fd we own returns a fresh fd >= 3 or -1.
-    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
-    if moved < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh fd that nobody else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(moved) })
 }
