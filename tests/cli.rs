@@ -651,6 +651,8 @@ fn an_output_cap_over_the_limit_is_refused_naming_it() {
 }
 
 /// The peak resident memory of `cmd` run to its end, in KiB (`wait4`'s `ru_maxrss`).
+// `wait4` reaps the child (for its `rusage`), so std's `wait` must not.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(cmd: &mut Command) -> (i32, i64) {
     let child = cmd
         .stdout(std::process::Stdio::null())
