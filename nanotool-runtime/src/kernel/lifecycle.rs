@@ -127,7 +127,7 @@ pub enum PidNamespace {
 
 /// What a host does to let an ordinary user's agent make PID namespaces (through a user
 /// namespace), as the status says it where none can be had.
-pub const HOW_TO_ALLOW_NAMESPACES: &str = "run the agent as root, or allow user namespaces: sysctl user.max_user_namespaces above 0 (and kernel.unprivileged_userns_clone=1 where it exists); on Ubuntu 23.10 and later an AppArmor profile that grants `userns` to the nanotool binary (README, \"User namespaces and AppArmor\"); a container needs a seccomp profile that allows clone with CLONE_NEWUSER";
+pub const HOW_TO_ALLOW_NAMESPACES: &str = "run the agent as root, or allow user namespaces: sysctl user.max_user_namespaces above 0 (and kernel.unprivileged_userns_clone=1 where it exists); on Ubuntu 23.10 and later an AppArmor profile that grants `userns` to the nanotool binary (docs/guide/sandbox.md, \"User namespaces and AppArmor\"); a container needs a seccomp profile that allows clone with CLONE_NEWUSER";
 
 /// How commands are started and ended on this host, beside the sandbox's status: one line
 /// with `Display`, for `nanotool list` and the `serve` start-up log.
