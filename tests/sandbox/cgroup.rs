@@ -352,6 +352,9 @@ fn an_ordinary_user_without_a_delegated_cgroup_is_told_not_refused() {
                 || text.contains("is in this cgroup v2 hierarchy"),
             "{text}"
         );
+        // The reason is said once, however many limits it leaves unbounded.
+        let note = status.cgroup.note.as_deref().unwrap();
+        assert_eq!(text.matches(note).count(), 1, "{text}");
         let r = k.run(&sh("echo ran"));
         assert_eq!(r.output, "ran\n", "{mode}: {}", r.text());
     }

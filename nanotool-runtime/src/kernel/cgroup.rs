@@ -101,8 +101,13 @@ impl CgroupStatus {
         self.parent.is_some() && self.controllers.iter().any(|c| c == controller)
     }
 
-    /// `: <why>` when the status knows why `controller` is missing.
+    /// `: <why>` when the status knows why `controller` is missing. Where no call has a
+    /// cgroup, the `limits:` line gives the reason once, at its end (`no cgroup per call
+    /// (why)`), and each limit it leaves unbounded points there.
     pub(super) fn why(&self, controller: &str) -> String {
+        if self.parent.is_none() && self.note.is_some() {
+            return ": see \"no cgroup per call\"".to_owned();
+        }
         self.note
             .as_deref()
             .or_else(|| {
@@ -1223,9 +1228,14 @@ mod tests {
             note: Some("no cgroup v2 hierarchy is mounted".to_owned()),
             ..CgroupStatus::default()
         };
+        // The reason is given once, where the line says there is no cgroup per call.
         assert_eq!(
             none.processes(Some(4096)),
-            "processes: not bounded per call (no delegated cgroup v2 with the pids controller: no cgroup v2 hierarchy is mounted)"
+            "processes: not bounded per call (no delegated cgroup v2 with the pids controller: see \"no cgroup per call\")"
+        );
+        assert_eq!(
+            none.memory(Some(4096)),
+            "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller: see \"no cgroup per call\")"
         );
         assert_eq!(
             none.to_string(),
