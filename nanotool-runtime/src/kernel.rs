@@ -42,6 +42,7 @@ mod result;
 mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
+mod settings;
 // The Linux backend's calls; elsewhere (and under `--cfg nanotool_portable`) POSIX's.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
@@ -63,10 +64,13 @@ pub use limits::{LimitHit, Limits, LimitsStatus, TempDirStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
 pub use result::{ExecResult, UnreadableBinary};
 pub use run_settings::{
-    MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_PROCESSES, MAX_TIMEOUT_SECS,
-    MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env,
-    check_limit, check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem,
-    expand_home, parse_size,
+    MAX_ENV_VALUE_BYTES, MAX_PROCESSES, MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES,
+    RunSettings, check_env, check_limit, check_max_output, check_sandbox_read, check_timeout_secs,
+    env_name_problem, expand_home, parse_size,
+};
+pub use settings::{
+    DEFAULT_MAX_OUTPUT, DEFAULT_PATH, DEFAULT_TEMP_SIZE, DEFAULT_TIMEOUT, KernelError,
+    KernelSettings, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, RunSettingsError,
 };
 pub use tree::remove_tree;
 
@@ -81,7 +85,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use thiserror::Error;
 
 use env::{ChildEnv, EnvKind};
 use limits::ChildLimits;
@@ -89,17 +92,6 @@ use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{ProfileSlot, Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
-
-/// `PATH` searched (and given to the command) when neither the host nor the settings set one.
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// The output cap when neither the tool nor the host sets one, in bytes, kept as head + tail:
-/// about what a coding agent's own shell tool gives a model (Claude Code's truncates at
-/// 30,000 characters; see DECISIONS.md).
-pub const DEFAULT_MAX_OUTPUT: usize = 30_000;
-
-/// The timeout when neither the tool nor the host sets one.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Exit code of a run that timed out (as `timeout(1)` reports it).
 pub const EXIT_TIMEOUT: i32 = 124;
@@ -125,140 +117,6 @@ const BIG_PIPE: usize = 1024 * 1024;
 const READS_PER_WAKE: usize = 8;
 /// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
 const FALLBACK_TICK: Duration = Duration::from_millis(5);
-
-/// Settings of a kernel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KernelSettings {
-    /// Working directory every command runs in (canonicalised at construction).
-    pub cwd: PathBuf,
-    /// Time after which the whole process group is killed (default [`DEFAULT_TIMEOUT`], 30 s);
-    /// a tool's own [`RunSettings::timeout`] wins.
-    pub timeout: Duration,
-    /// Output cap in bytes, kept as head + tail (default [`DEFAULT_MAX_OUTPUT`], 30,000); a
-    /// tool's own [`RunSettings::max_output`] wins.
-    pub max_output: usize,
-    /// Extra environment variables the host passes to every command (they win over the
-    /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
-    pub env: Vec<(String, String)>,
-    /// How strictly commands are confined (default best-effort; see [`SandboxMode`]).
-    pub sandbox: SandboxMode,
-    /// Extra paths every confined command may read (and execute): a toolchain under
-    /// `$HOME`, a config directory a tool needs. Each must exist.
-    pub sandbox_read: Vec<PathBuf>,
-    /// Extra paths every confined command may read and write. Each must exist.
-    pub sandbox_write: Vec<PathBuf>,
-    /// Confine as Landlock ABI `n` would at most (0: as a Linux without Landlock), whatever
-    /// the running Linux supports: how the tests play older kernels on a newer one. It can
-    /// only lower what is enforced, never raise it; the status says what then holds.
-    #[doc(hidden)]
-    pub landlock_abi_limit: Option<u32>,
-    /// Confine as a build without seccomp rules for this machine's architecture would (Landlock,
-    /// capabilities, fds and the group, no filter): how the tests play such a machine.
-    #[doc(hidden)]
-    pub without_filter_rules: bool,
-    /// Whether each confined command runs in a private PID namespace (default
-    /// [`PidNamespaceMode::Auto`]: wherever Landlock's signal scope, Linux 6.12, is missing):
-    /// it then cannot see or signal any process outside its call, and everything it started
-    /// dies with it, even after `kill -9` of the agent. A reaper is the namespace's pid 1, so
-    /// the command keeps ordinary signal semantics (see [`PidNamespace`]); where the host
-    /// refuses namespaces, commands run without one and
-    /// [`CommandExecKernel::spawn_status`] says why and how to allow them.
-    pub pid_namespace: PidNamespaceMode,
-    /// What one call may consume: memory, file size, open files, CPU time, its priority
-    /// and OOM score (see [`Limits`]; default [`Limits::default`]).
-    pub limits: Limits,
-    /// Whether each call gets a cgroup v2 child of its own where the host delegates one
-    /// (default [`CgroupMode::Auto`]: where it bounds something or reaches what the group
-    /// kill cannot): processes and memory bounded per call, and every process of the call
-    /// killed at its end (`cgroup.kill`), even one that left its group.
-    pub cgroup: CgroupMode,
-    /// Size of the commands' private temp dir (`TMPDIR`, with the private home inside it),
-    /// in bytes (default [`DEFAULT_TEMP_SIZE`], 1 GiB; `None`: on disk, unbounded). Where the
-    /// agent may mount (root with `CAP_SYS_ADMIN`) it is a tmpfs of this size, seen only by the commands (in
-    /// a mount namespace of its own), holding one file or folder per 8 KiB of it; a write
-    /// past it fails with "No space left on device" and the result names the limit
-    /// ([`LimitHit::TempDir`]). Elsewhere the temp dir is a folder on disk and
-    /// [`CommandExecKernel::limits_status`] says why. At least 1 MiB.
-    pub temp_size: Option<u64>,
-    /// A folder where the reading of the workspace's git configuration is kept between
-    /// processes, so a short-lived process (the CLI) does not read a large index again while
-    /// nothing changed (default `None`: kept in memory, for the kernel's life). Used only if
-    /// it is a folder of the agent's user, mode `0700` (made so when missing), out of the
-    /// reach of commands (not inside the working directory nor a sandbox path); the CLI
-    /// gives [`user_git_cache`].
-    pub git_cache: Option<PathBuf>,
-}
-
-impl Default for KernelSettings {
-    fn default() -> Self {
-        KernelSettings {
-            cwd: PathBuf::from("."),
-            timeout: DEFAULT_TIMEOUT,
-            max_output: DEFAULT_MAX_OUTPUT,
-            env: Vec::new(),
-            sandbox: SandboxMode::default(),
-            sandbox_read: Vec::new(),
-            sandbox_write: Vec::new(),
-            landlock_abi_limit: None,
-            without_filter_rules: false,
-            pid_namespace: PidNamespaceMode::Auto,
-            limits: Limits::default(),
-            cgroup: CgroupMode::default(),
-            temp_size: Some(DEFAULT_TEMP_SIZE),
-            git_cache: None,
-        }
-    }
-}
-
-/// The default size of the commands' private temp dir, where it is a tmpfs (1 GiB).
-pub const DEFAULT_TEMP_SIZE: u64 = 1 << 30;
-
-/// Why a kernel could not be built.
-#[derive(Debug, Error)]
-pub enum KernelError {
-    /// The working directory is missing, not a directory, or unreadable.
-    #[error(
-        "working directory `{}` cannot be used: {source}; give an existing directory this process can read and enter",
-        path.display()
-    )]
-    Cwd {
-        /// The directory as given.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// An entry of [`KernelSettings::env`] cannot be passed to a process.
-    #[error(
-        "environment variable {name:?} cannot be passed to a command: {reason}; give a non-empty name without `=` or NUL, and a value without NUL"
-    )]
-    Env {
-        /// The variable's name as given.
-        name: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// A path given to the sandbox ([`KernelSettings::sandbox_read`] or
-    /// [`KernelSettings::sandbox_write`]) cannot be used.
-    #[error(
-        "sandbox path `{}` cannot be used: {source}; give an existing path (the sandbox opens it when the kernel is built)",
-        path.display()
-    )]
-    SandboxPath {
-        /// The path as given.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// The sandbox's private temp dir could not be created.
-    #[error(
-        "the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off"
-    )]
-    Sandbox(std::io::Error),
-    /// A setting is out of its range: [`KernelSettings::temp_size`], or one of
-    /// [`KernelSettings::limits`] (the ranges of [`check_limit`]), named.
-    #[error("{0}")]
-    Setting(RunSettingsError),
-}
 
 /// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
 /// an allowlisted environment, its own process group, a timeout, bounded output.
