@@ -110,13 +110,6 @@ const MAX_ARG_LEN: usize = 128 * 1024;
 const DRAIN_GRACE: Duration = Duration::from_millis(50);
 /// Size of the read buffer (one per thread, reused across runs).
 const READ_BUF: usize = 256 * 1024;
-/// Once a command has printed more than a default pipe's worth, its pipe grows to this, so a
-/// flood costs fewer wake-ups.
-const BIG_PIPE: usize = 1024 * 1024;
-/// Reads per wake-up before the loop looks at the clock, the pidfd and the cancel handle again.
-const READS_PER_WAKE: usize = 8;
-/// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
-const FALLBACK_TICK: Duration = Duration::from_millis(5);
 
 /// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
 /// an allowlisted environment, its own process group, a timeout, bounded output.

@@ -10,9 +10,16 @@
 use super::cancel::CancelHandle;
 use super::output::Capture;
 use super::sys::{self, ReadOutcome};
-use super::{BIG_PIPE, FALLBACK_TICK, READS_PER_WAKE};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// Once a command has printed more than a default pipe's worth, its pipe grows to this, so a
+/// flood costs fewer wake-ups.
+const BIG_PIPE: usize = 1024 * 1024;
+/// Reads per wake-up before the loop looks at the clock, the pidfd and the cancel handle again.
+const READS_PER_WAKE: usize = 8;
+/// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
+const FALLBACK_TICK: Duration = Duration::from_millis(5);
 
 /// Why the wait loop stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
