@@ -65,7 +65,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::Access;
+use super::sandbox::Access;
 use super::sandbox::spawn::CStrings;
 use super::settings::{DEFAULT_PATH, KernelError};
 pub use git::GitConfigError;

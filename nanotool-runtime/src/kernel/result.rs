@@ -40,7 +40,7 @@ pub struct ExecResult {
     /// carries it too.
     pub sandbox_note: Option<String>,
     /// The limit that ended the command, when its signal tells (`SIGXFSZ`, `SIGXCPU`).
-    pub limit: Option<super::LimitHit>,
+    pub limit: Option<super::limits::LimitHit>,
 }
 
 impl ExecResult {

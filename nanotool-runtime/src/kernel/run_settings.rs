@@ -209,7 +209,7 @@ impl RunSettings {
     }
 
     /// `limits` with this tool's own resource limits over them.
-    pub fn limits_over(&self, limits: &super::Limits) -> super::Limits {
+    pub fn limits_over(&self, limits: &super::limits::Limits) -> super::limits::Limits {
         let mut merged = limits.clone();
         if let Some(n) = self.memory {
             merged.memory = Some(n);
