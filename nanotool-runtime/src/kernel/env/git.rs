@@ -23,15 +23,16 @@
 
 mod cache;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::io::{BufRead, Read};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub(super) use cache::CacheDir;
+pub(super) use cache::{CacheDir, Names};
+use cache::{Stamp, stamp, stamp_of};
 
 /// Bytes of one configuration file read.
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -143,51 +144,6 @@ pub enum GitConfigError {
         /// What is wrong, with the line.
         reason: String,
     },
-}
-
-/// The status of a path that decides what a scan read: `None` when it does not exist (or
-/// cannot be looked at).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
-    dev: u64,
-    ino: u64,
-    mode: u32,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    /// Whether the path changed at `since` (seconds since the epoch, as `ctime`) or later.
-    fn changed_since(&self, since: i64) -> bool {
-        self.ctime.0 >= since
-    }
-}
-
-fn stamp(path: &Path) -> Option<Stamp> {
-    std::fs::metadata(path).ok().as_ref().map(stamp_of)
-}
-
-fn stamp_of(m: &std::fs::Metadata) -> Stamp {
-    Stamp {
-        dev: m.dev(),
-        ino: m.ino(),
-        mode: m.mode(),
-        size: m.size(),
-        mtime: (m.mtime(), m.mtime_nsec()),
-        ctime: (m.ctime(), m.ctime_nsec()),
-    }
-}
-
-/// The names the configurations of every repository git may open define.
-#[derive(Debug, Default)]
-pub(super) struct Names {
-    /// `(section, subsection)` pairs: the section lower case, the subsection as git keys it.
-    pub subsections: BTreeSet<(String, String)>,
-    /// Alias names (lower case).
-    pub aliases: BTreeSet<String>,
-    /// `section.key` of every variable outside a subsection (lower case).
-    pub keys: BTreeSet<String>,
 }
 
 /// One reading of the workspace's repositories: the names found (or why git is refused),
@@ -1104,6 +1060,7 @@ impl<R: Read> IndexStream<R> {
 mod tests {
     use super::cache::CacheDir;
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     /// The test's user: the owner of a file it makes.
     fn euid() -> u32 {
