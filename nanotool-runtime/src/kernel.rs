@@ -62,7 +62,9 @@ pub use lifecycle::{
 };
 pub use limits::{LimitHit, Limits, LimitsStatus, TempDirStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
-pub use result::{ExecResult, UnreadableBinary};
+pub use result::{
+    EXIT_CANCELLED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND, EXIT_TIMEOUT, ExecResult, UnreadableBinary,
+};
 pub use run_settings::{
     MAX_ENV_VALUE_BYTES, MAX_PROCESSES, MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES,
     RunSettings, check_env, check_limit, check_max_output, check_sandbox_read, check_timeout_secs,
@@ -92,15 +94,6 @@ use output::Capture;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{ProfileSlot, Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
-
-/// Exit code of a run that timed out (as `timeout(1)` reports it).
-pub const EXIT_TIMEOUT: i32 = 124;
-/// Exit code of a run that was cancelled (128 + `SIGINT`, what a shell reports for Ctrl-C).
-pub const EXIT_CANCELLED: i32 = 130;
-/// Exit code when the binary exists but could not be executed (as a shell reports it).
-pub const EXIT_CANNOT_EXECUTE: i32 = 126;
-/// Exit code when the binary was not found, or argv was empty (as a shell reports it).
-pub const EXIT_NOT_FOUND: i32 = 127;
 
 /// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
 const MAX_ARG_LEN: usize = 128 * 1024;

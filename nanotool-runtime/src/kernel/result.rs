@@ -1,10 +1,20 @@
-//! What a run did ([`ExecResult`]) and its text, and what a confined command cannot reach
+//! What a run did ([`ExecResult`]), the exit codes the kernel gives it of its own
+//! ([`EXIT_TIMEOUT`], ...) and its text, and what a confined command cannot reach
 //! ([`UnreadableBinary`]).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::limits::seconds;
+
+/// Exit code of a run that timed out (as `timeout(1)` reports it).
+pub const EXIT_TIMEOUT: i32 = 124;
+/// Exit code of a run that was cancelled (128 + `SIGINT`, what a shell reports for Ctrl-C).
+pub const EXIT_CANCELLED: i32 = 130;
+/// Exit code when the binary exists but could not be executed (as a shell reports it).
+pub const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// Exit code when the binary was not found, or argv was empty (as a shell reports it).
+pub const EXIT_NOT_FOUND: i32 = 127;
 
 /// What one run did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
