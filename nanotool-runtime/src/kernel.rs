@@ -4,7 +4,8 @@
 //! How a run goes:
 //!
 //! 1. the binary is resolved once to an absolute path (a bare name through the child's `PATH`,
-//!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written;
+//!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written
+//!    (`resolve`);
 //! 2. a child cloned the way `posix_spawn` clones (`CLONE_VM | CLONE_VFORK`, so the cost does
 //!    not grow with the memory of the host process) makes its own process group, takes the
 //!    allowlisted environment (`env`), stdin from `/dev/null`, and stdout and stderr both on the
@@ -38,6 +39,7 @@ mod lifecycle;
 mod limits;
 mod output;
 mod progress;
+mod resolve;
 mod result;
 mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
@@ -83,7 +85,6 @@ use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -91,12 +92,11 @@ use std::time::{Duration, Instant};
 use env::{ChildEnv, EnvKind};
 use limits::ChildLimits;
 use output::Capture;
+use resolve::{SearchPath, pipe_error, spawn_error};
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{ProfileSlot, Route, Sandbox};
 use wait::{Stop, drain, wait_loop};
 
-/// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
-const MAX_ARG_LEN: usize = 128 * 1024;
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
 /// longer; the call returns anyway.
@@ -132,10 +132,8 @@ pub struct CommandExecKernel {
     env: Vec<(OsString, OsString)>,
     /// The environment of each call, kept in step with the repository's configuration.
     child_env: ChildEnv,
-    /// The child's `PATH`, split, absolute entries only.
-    path_dirs: Vec<PathBuf>,
-    /// The child's `PATH` as one string, for messages.
-    path_text: String,
+    /// The `PATH` binaries resolve in.
+    path: SearchPath,
     /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
     use_pidfd: bool,
     /// The sandbox: profiles, their confinements, private temp dir.
@@ -255,12 +253,7 @@ impl CommandExecKernel {
             .env
             .clone();
         // The `PATH` commands get (its absolute entries only) is the one binaries resolve in.
-        let path_value = env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| DEFAULT_PATH.into());
-        let path_dirs = std::env::split_paths(&path_value).collect();
+        let path = SearchPath::of(&env);
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         let (child_limits, applied) = ChildLimits::new(&settings.limits);
@@ -300,8 +293,7 @@ impl CommandExecKernel {
             settings,
             env,
             child_env,
-            path_dirs,
-            path_text: path_value.to_string_lossy().into_owned(),
+            path,
             use_pidfd: true,
             sandbox,
             null,
@@ -399,7 +391,7 @@ impl CommandExecKernel {
         if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
             return None;
         }
-        let program = self.resolve(name).ok()?;
+        let program = self.path.resolve(name, &self.cwd).ok()?;
         self.outside_sandbox(name, &program, &[])
     }
 
@@ -413,7 +405,7 @@ impl CommandExecKernel {
         if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
             return None;
         }
-        let program = self.resolve(name).ok()?;
+        let program = self.path.resolve(name, &self.cwd).ok()?;
         self.outside_sandbox(name, &program, &canonical_all(&settings.sandbox_read))
     }
 
@@ -527,50 +519,6 @@ impl CommandExecKernel {
         self.run_inner(argv, access, settings, cancel)
     }
 
-    /// Why commands cannot run in the working directory any more when the folder at its path
-    /// is not the one the kernel was built on (deleted and recreated, or moved away and
-    /// replaced): the sandbox's rules hold the old folder, so a confined command would fail
-    /// on its own files with "Permission denied". One `stat` per call; nothing when the
-    /// sandbox is off (commands then simply run in the new folder).
-    fn cwd_replaced(&self) -> Option<String> {
-        use std::os::unix::fs::MetadataExt;
-        if self.settings.sandbox == SandboxMode::Off {
-            return None;
-        }
-        let now = std::fs::metadata(&self.cwd).ok()?;
-        if (now.dev(), now.ino()) == self.cwd_id {
-            return None;
-        }
-        Some(format!(
-            "the working directory {} was deleted and recreated (or replaced) since this kernel was built; the sandbox's rules hold the old folder, so nothing runs: build a new kernel on it (restart nanotool)",
-            self.cwd.display()
-        ))
-    }
-
-    /// Resolves argv\[0\] to the absolute path to run.
-    fn resolve(&self, name: &str) -> Result<PathBuf, (i32, String)> {
-        if name.is_empty() {
-            return Err((
-                EXIT_NOT_FOUND,
-                "the binary name is empty; give a binary name or path".to_owned(),
-            ));
-        }
-        if name.contains('/') {
-            // `./x`, `bin/x`, `/bin/x`: against the kernel's cwd (absolute stays absolute).
-            return Ok(self.cwd.join(name));
-        }
-        for dir in &self.path_dirs {
-            let candidate = dir.join(name);
-            if is_executable_file(&candidate) {
-                return Ok(candidate);
-            }
-        }
-        Err((
-            EXIT_NOT_FOUND,
-            format!("`{name}`: command not found in PATH {}", self.path_text),
-        ))
-    }
-
     /// Starts the command: confined by its profile, or directly when the sandbox is off (or
     /// best-effort could set nothing up). Returns the child, the read end of its output pipe,
     /// whether it runs confined, and whether it entered the temp dir's tmpfs.
@@ -663,41 +611,22 @@ impl CommandExecKernel {
                 ..ExecResult::default()
             };
         }
-        let Some(name) = argv.first() else {
-            return ExecResult::start_failed(
-                EXIT_NOT_FOUND,
-                "argv is empty; give at least the binary".to_owned(),
-                started,
-            );
+        let name = match resolve::binary_name(argv) {
+            Ok(name) => name,
+            Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
-        if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
-            return ExecResult::start_failed(
-                EXIT_CANNOT_EXECUTE,
-                format!(
-                    "argument {i} contains a NUL byte, which no process can receive; remove it"
-                ),
-                started,
-            );
-        }
-        // Linux refuses (E2BIG) any one argument of 128 KiB or more with its NUL.
-        if let Some(i) = argv.iter().position(|a| a.len() >= MAX_ARG_LEN) {
-            return ExecResult::start_failed(
-                EXIT_CANNOT_EXECUTE,
-                format!(
-                    "argument {i} is {} bytes; Linux takes at most 128 KiB (131,071 bytes) per argument: pass less, or the data through a file in the workspace",
-                    argv[i].len()
-                ),
-                started,
-            );
-        }
         if let Err(e) = run.check() {
             let message = format!("`{name}`: the tool's settings cannot be used: {e}");
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
-        if let Some(message) = self.cwd_replaced() {
+        // The working directory replaced since the kernel was built: nothing runs confined
+        // (with the sandbox off, commands simply run in the new folder).
+        if self.settings.sandbox != SandboxMode::Off
+            && let Some(message) = resolve::cwd_replaced(&self.cwd, self.cwd_id)
+        {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
-        let program = match self.resolve(name) {
+        let program = match self.path.resolve(name, &self.cwd) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
@@ -804,15 +733,7 @@ impl CommandExecKernel {
                 if let (Some(cgroups), Some(cg)) = (&self.cgroups, call_cgroup) {
                     cgroups.finish(cg);
                 }
-                // A spawn that fails because the workspace went away says so, not "not found".
-                let message = if self.cwd.is_dir() {
-                    message
-                } else {
-                    format!(
-                        "the working directory {} is gone (renamed or removed while the kernel runs); build a new kernel on its new path ({message})",
-                        self.cwd.display()
-                    )
-                };
+                let message = resolve::start_failure(&self.cwd, message);
                 return ExecResult::start_failed(code, message, started);
             }
         };
@@ -973,38 +894,12 @@ struct CallEnvRef<'a> {
     plain: &'a CStrings,
 }
 
-/// The exit code and message when the output pipe cannot be made.
 /// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
 fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
     paths
         .iter()
         .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
         .collect()
-}
-
-fn pipe_error(name: &str, e: io::Error) -> (i32, String) {
-    (
-        EXIT_CANNOT_EXECUTE,
-        format!("`{name}`: cannot create the output pipe: {e}"),
-    )
-}
-
-/// The exit code and message of a failed spawn.
-fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
-    let (code, what) = if e.kind() == io::ErrorKind::NotFound {
-        (EXIT_NOT_FOUND, "not found")
-    } else {
-        (EXIT_CANNOT_EXECUTE, "cannot be executed")
-    };
-    (
-        code,
-        format!("`{name}` ({}) {what}: {e}", program.display()),
-    )
-}
-
-/// A regular file with an execute bit, as a shell's PATH search wants.
-fn is_executable_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]
