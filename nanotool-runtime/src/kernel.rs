@@ -93,9 +93,10 @@ use env::{ChildEnv, EnvKind};
 use limits::ChildLimits;
 use output::Capture;
 use resolve::{SearchPath, pipe_error, spawn_error};
+use result::Ended;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{ProfileSlot, Route, Sandbox};
-use wait::{Stop, drain, wait_loop};
+use wait::{drain, wait_loop};
 
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
@@ -814,74 +815,19 @@ impl CommandExecKernel {
             return ExecResult::start_failed(code, message, started);
         }
 
-        let (output, omitted) = capture.render();
-        let mut result = ExecResult {
+        ExecResult::ended(Ended {
+            name,
+            status,
+            stop,
+            capture: &mut capture,
+            access,
             confined,
-            total_bytes: capture.total(),
-            truncated: omitted > 0,
-            omitted_bytes: omitted,
-            output,
-            ..ExecResult::default()
-        };
-        match status {
-            Ok(status) => {
-                if let Some(code) = status.code() {
-                    result.exit_code = code;
-                } else if let Some(sig) = status.signal() {
-                    result.signal = Some(sig);
-                    result.exit_code = 128 + sig;
-                    result.limit = LimitHit::from_signal(sig, applied_limits);
-                }
-                if result.limit.is_none() {
-                    result.limit = LimitHit::from_cgroup(recorded, applied_limits);
-                }
-                // A failure that says "no space" with the temp dir's tmpfs full, in a call
-                // whose commands see it: the write that failed was most likely there (one
-                // `fstatfs`, on such failures only).
-                if result.limit.is_none()
-                    && result.exit_code != 0
-                    && entered_tmpfs
-                    && result.output.contains("No space left on device")
-                    && let Ok(tempfs) = self.sandbox.tempfs()
-                    && tempfs.is_full()
-                {
-                    result.limit = Some(LimitHit::TempDir(tempfs.size));
-                }
-            }
-            Err(e) => {
-                // Someone else reaped our child, and the kernel keeps no status for us: report
-                // it, do not abort.
-                result.exit_code = EXIT_CANNOT_EXECUTE;
-                let why = match HostSigchld::current() {
-                    HostSigchld::Ignored | HostSigchld::NoChildWait => {
-                        "the host ignores SIGCHLD, so the system reaped the process, and this Linux is older than 6.15, which keeps the status for the process's pidfd"
-                    }
-                    HostSigchld::Default | HostSigchld::Handled => {
-                        "something else in the host reaped the process"
-                    }
-                };
-                result.start_error =
-                    Some(format!("`{name}`: the exit status is lost ({why}): {e}"));
-            }
-        }
-        match stop {
-            Stop::Exited => {}
-            Stop::TimedOut => {
-                result.timed_out = true;
-                result.exit_code = EXIT_TIMEOUT;
-            }
-            Stop::Cancelled => {
-                result.cancelled = true;
-                result.exit_code = EXIT_CANCELLED;
-            }
-        }
-        // A confined command that failed with a refusal in its output: say what the tool may
-        // not do and what would allow it.
-        if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
-            result.sandbox_note = explain::sandbox_note(&result.output, result.exit_code, access);
-        }
-        result.duration = started.elapsed();
-        result
+            limits: applied_limits,
+            recorded,
+            // The temp dir's tmpfs, where this call's commands see it.
+            tmpfs: entered_tmpfs.then(|| self.sandbox.tempfs().ok()).flatten(),
+            started,
+        })
     }
 }
 
