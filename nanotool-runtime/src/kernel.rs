@@ -427,27 +427,7 @@ impl CommandExecKernel {
             .find(|(k, _)| k == "HOME")
             .map(|(_, v)| PathBuf::from(v))
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-        let mut add = Vec::new();
-        match home
-            .as_deref()
-            .and_then(|h| Some((h, real.strip_prefix(h).ok()?)))
-        {
-            // A toolchain under $HOME: its top folder (`~/.pyenv`, `~/.nvm`, `~/.local`).
-            Some((home, rest)) => {
-                let top = rest.components().next().map(|c| home.join(c));
-                add.extend(top.clone());
-                // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup.
-                if top.as_deref() == Some(&home.join(".cargo")) && home.join(".rustup").is_dir() {
-                    add.push(home.join(".rustup"));
-                }
-            }
-            None => add.extend(real.parent().map(Path::to_path_buf)),
-        }
-        Some(UnreadableBinary {
-            binary: name.to_owned(),
-            resolved: real,
-            add,
-        })
+        Some(UnreadableBinary::new(name, real, home.as_deref()))
     }
 
     /// Runs one argv with the default profile (read-only workspace, no network).

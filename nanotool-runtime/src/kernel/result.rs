@@ -4,7 +4,7 @@
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
@@ -225,6 +225,32 @@ pub struct UnreadableBinary {
     pub resolved: PathBuf,
     /// The paths to let commands read (`~/.pyenv`; `~/.cargo` and `~/.rustup` for rustup).
     pub add: Vec<PathBuf>,
+}
+
+impl UnreadableBinary {
+    /// The binary `binary`, resolved to `resolved` (symbolic links followed), with the paths
+    /// to add: under `home` (the commands' `HOME`), the top folder of its toolchain; elsewhere,
+    /// the folder it is in.
+    pub(super) fn new(binary: &str, resolved: PathBuf, home: Option<&Path>) -> Self {
+        let mut add = Vec::new();
+        match home.and_then(|h| Some((h, resolved.strip_prefix(h).ok()?))) {
+            // A toolchain under $HOME: its top folder (`~/.pyenv`, `~/.nvm`, `~/.local`).
+            Some((home, rest)) => {
+                let top = rest.components().next().map(|c| home.join(c));
+                add.extend(top.clone());
+                // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup.
+                if top.as_deref() == Some(&home.join(".cargo")) && home.join(".rustup").is_dir() {
+                    add.push(home.join(".rustup"));
+                }
+            }
+            None => add.extend(resolved.parent().map(Path::to_path_buf)),
+        }
+        UnreadableBinary {
+            binary: binary.to_owned(),
+            resolved,
+            add,
+        }
+    }
 }
 
 impl std::fmt::Display for UnreadableBinary {
