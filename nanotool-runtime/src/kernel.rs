@@ -85,7 +85,6 @@ use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -758,23 +757,8 @@ impl CommandExecKernel {
         if !killed && (sys::still_ours(pid) || HostSigchld::current().auto_reaps()) {
             sys::kill_group(pid);
         }
-        // Reaped by the kernel (a host that ignores SIGCHLD): the pidfd still tells (6.15).
-        let status = match spawner::reap(pid) {
-            Err(e) if e.raw_os_error() == Some(libc::ECHILD) => {
-                pidfd.as_ref().and_then(sys::pidfd_exit_status).ok_or(e)
-            }
-            other => other,
-        }
-        .map(std::process::ExitStatus::from_raw);
-        // In a PID namespace the leader is its reaper: the command's own status, or its
-        // `execve`'s failure, is what the reaper recorded (nothing when the call was killed).
-        let (status, not_started) = match records.as_ref().and_then(sandbox::read_record) {
-            Some(sandbox::Record::Ended(raw)) => {
-                (Ok(std::process::ExitStatus::from_raw(raw)), None)
-            }
-            Some(sandbox::Record::NotStarted(errno)) => (status, Some(errno)),
-            None => (status, None),
-        };
+        // The command's exit status, and the errno of an `execve` that failed in a PID namespace.
+        let (status, not_started) = wait::reap(pid, pidfd.as_ref(), records.as_ref());
         // A pid-1 or subreaper agent is the parent of the group's orphans: reap them too.
         if sys::reaps_orphans() {
             sys::reap_group(pid);
