@@ -213,17 +213,9 @@ impl CommandExecKernel {
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.
-        // `auto`: where Landlock cannot keep signals inside the call's domain (ABI 6).
-        let wanted = settings.sandbox != SandboxMode::Off
-            && match settings.pid_namespace {
-                PidNamespaceMode::Off => false,
-                PidNamespaceMode::On => true,
-                PidNamespaceMode::Auto => sandbox
-                    .status
-                    .landlock_abi
-                    .as_ref()
-                    .map_or(true, |abi| *abi < 6),
-            };
+        let landlock_abi = sandbox.status.landlock_abi.as_ref().ok().copied();
+        let wanted =
+            settings.sandbox != SandboxMode::Off && settings.pid_namespace.wanted(landlock_abi);
         let (pid_namespace, ns_plan) = if wanted {
             spawner::pid_namespace()
         } else {
