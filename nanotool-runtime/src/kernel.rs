@@ -187,19 +187,8 @@ impl CommandExecKernel {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
-        let l = &settings.limits;
-        for (field, value) in [
-            ("temp_size", settings.temp_size),
-            ("memory", l.memory),
-            ("file_size", l.file_size),
-            ("open_files", l.open_files),
-            ("processes", l.processes),
-            ("cpu_time", l.cpu_time.map(|d| d.as_secs())),
-        ] {
-            if let Some(value) = value {
-                check_limit(field, value).map_err(KernelError::Setting)?;
-            }
-        }
+        run_settings::check_kernel_limits(settings.temp_size, &settings.limits)
+            .map_err(KernelError::Setting)?;
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
         let mut sandbox = Sandbox::new(

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::env::{FIXED, RUNNER_FIXED};
+use super::limits::Limits;
 use super::settings::{MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, RunSettingsError};
 
 /// The fewest processes a call may be limited to: the command, a shell around it and a
@@ -276,6 +277,30 @@ pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
             value,
             range,
         });
+    }
+    Ok(())
+}
+
+/// Checks the kernel's own `temp_size` and resource limits ([`KernelSettings::temp_size`],
+/// [`KernelSettings::limits`]), each by [`check_limit`]; the first out of range is the error.
+///
+/// [`KernelSettings::temp_size`]: super::KernelSettings::temp_size
+/// [`KernelSettings::limits`]: super::KernelSettings::limits
+pub(super) fn check_kernel_limits(
+    temp_size: Option<u64>,
+    limits: &Limits,
+) -> Result<(), RunSettingsError> {
+    for (field, value) in [
+        ("temp_size", temp_size),
+        ("memory", limits.memory),
+        ("file_size", limits.file_size),
+        ("open_files", limits.open_files),
+        ("processes", limits.processes),
+        ("cpu_time", limits.cpu_time.map(|d| d.as_secs())),
+    ] {
+        if let Some(value) = value {
+            check_limit(field, value)?;
+        }
     }
     Ok(())
 }
