@@ -102,6 +102,7 @@ use std::path::{Path, PathBuf};
 
 mod fields;
 mod json;
+mod settings;
 
 use fields::*;
 use json::json_error;
@@ -174,7 +175,7 @@ pub fn run_settings_from_json(
     object: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<crate::kernel::RunSettings, Vec<(String, String)>> {
     let mut problems = Vec::new();
-    let settings = fields::run_settings(object, &mut problems);
+    let settings = settings::run_settings(object, &mut problems);
     if problems.is_empty() {
         Ok(settings)
     } else {

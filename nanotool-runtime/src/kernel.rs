@@ -4,7 +4,8 @@
 //! How a run goes:
 //!
 //! 1. the binary is resolved once to an absolute path (a bare name through the child's `PATH`,
-//!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written;
+//!    a path form like `./x` against the kernel's cwd); argv\[0\] is passed as written
+//!    (`resolve`);
 //! 2. a child cloned the way `posix_spawn` clones (`CLONE_VM | CLONE_VFORK`, so the cost does
 //!    not grow with the memory of the host process) makes its own process group, takes the
 //!    allowlisted environment (`env`), stdin from `/dev/null`, and stdout and stderr both on the
@@ -38,10 +39,12 @@ mod lifecycle;
 mod limits;
 mod output;
 mod progress;
+mod resolve;
 mod result;
 mod run_settings;
 #[allow(unsafe_code)] // Landlock, seccomp and the spawn without std: system calls.
 mod sandbox;
+mod settings;
 // The Linux backend's calls; elsewhere (and under `--cfg nanotool_portable`) POSIX's.
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
@@ -61,12 +64,17 @@ pub use lifecycle::{
 };
 pub use limits::{LimitHit, Limits, LimitsStatus, TempDirStatus};
 pub use progress::{PROGRESS_LINE_BYTES, Progress};
-pub use result::{ExecResult, UnreadableBinary};
+pub use result::{
+    EXIT_CANCELLED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND, EXIT_TIMEOUT, ExecResult, UnreadableBinary,
+};
 pub use run_settings::{
-    MAX_ENV_VALUE_BYTES, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_PROCESSES, MAX_TIMEOUT_SECS,
-    MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES, RunSettings, RunSettingsError, check_env,
-    check_limit, check_max_output, check_sandbox_read, check_timeout_secs, env_name_problem,
-    expand_home, parse_size,
+    MAX_ENV_VALUE_BYTES, MAX_PROCESSES, MIN_PROCESSES, PROTECTED_ENV, PROTECTED_ENV_PREFIXES,
+    RunSettings, check_env, check_limit, check_max_output, check_sandbox_read, check_timeout_secs,
+    env_name_problem, expand_home, parse_size,
+};
+pub use settings::{
+    DEFAULT_MAX_OUTPUT, DEFAULT_PATH, DEFAULT_TEMP_SIZE, DEFAULT_TIMEOUT, KernelError,
+    KernelSettings, MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, RunSettingsError,
 };
 pub use tree::remove_tree;
 
@@ -77,188 +85,24 @@ use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use thiserror::Error;
 
 use env::{ChildEnv, EnvKind};
 use limits::ChildLimits;
 use output::Capture;
+use resolve::{SearchPath, pipe_error, spawn_error};
+use result::Ended;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
 use sandbox::{ProfileSlot, Route, Sandbox};
-use wait::{Stop, drain, wait_loop};
+use wait::{drain, wait_loop};
 
-/// `PATH` searched (and given to the command) when neither the host nor the settings set one.
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
-/// The output cap when neither the tool nor the host sets one, in bytes, kept as head + tail:
-/// about what a coding agent's own shell tool gives a model (Claude Code's truncates at
-/// 30,000 characters; see DECISIONS.md).
-pub const DEFAULT_MAX_OUTPUT: usize = 30_000;
-
-/// The timeout when neither the tool nor the host sets one.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Exit code of a run that timed out (as `timeout(1)` reports it).
-pub const EXIT_TIMEOUT: i32 = 124;
-/// Exit code of a run that was cancelled (128 + `SIGINT`, what a shell reports for Ctrl-C).
-pub const EXIT_CANCELLED: i32 = 130;
-/// Exit code when the binary exists but could not be executed (as a shell reports it).
-pub const EXIT_CANNOT_EXECUTE: i32 = 126;
-/// Exit code when the binary was not found, or argv was empty (as a shell reports it).
-pub const EXIT_NOT_FOUND: i32 = 127;
-
-/// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
-const MAX_ARG_LEN: usize = 128 * 1024;
 /// How long the pipe is still drained after the group was killed and the leader reaped.
 /// Only a process outside the group (one that escaped with `setsid`) can keep the pipe open
 /// longer; the call returns anyway.
 const DRAIN_GRACE: Duration = Duration::from_millis(50);
 /// Size of the read buffer (one per thread, reused across runs).
 const READ_BUF: usize = 256 * 1024;
-/// Once a command has printed more than a default pipe's worth, its pipe grows to this, so a
-/// flood costs fewer wake-ups.
-const BIG_PIPE: usize = 1024 * 1024;
-/// Reads per wake-up before the loop looks at the clock, the pidfd and the cancel handle again.
-const READS_PER_WAKE: usize = 8;
-/// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
-const FALLBACK_TICK: Duration = Duration::from_millis(5);
-
-/// Settings of a kernel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KernelSettings {
-    /// Working directory every command runs in (canonicalised at construction).
-    pub cwd: PathBuf,
-    /// Time after which the whole process group is killed (default [`DEFAULT_TIMEOUT`], 30 s);
-    /// a tool's own [`RunSettings::timeout`] wins.
-    pub timeout: Duration,
-    /// Output cap in bytes, kept as head + tail (default [`DEFAULT_MAX_OUTPUT`], 30,000); a
-    /// tool's own [`RunSettings::max_output`] wins.
-    pub max_output: usize,
-    /// Extra environment variables the host passes to every command (they win over the
-    /// allowlisted host values: a `PATH` here is the `PATH` binaries are looked up in).
-    pub env: Vec<(String, String)>,
-    /// How strictly commands are confined (default best-effort; see [`SandboxMode`]).
-    pub sandbox: SandboxMode,
-    /// Extra paths every confined command may read (and execute): a toolchain under
-    /// `$HOME`, a config directory a tool needs. Each must exist.
-    pub sandbox_read: Vec<PathBuf>,
-    /// Extra paths every confined command may read and write. Each must exist.
-    pub sandbox_write: Vec<PathBuf>,
-    /// Confine as Landlock ABI `n` would at most (0: as a Linux without Landlock), whatever
-    /// the running Linux supports: how the tests play older kernels on a newer one. It can
-    /// only lower what is enforced, never raise it; the status says what then holds.
-    #[doc(hidden)]
-    pub landlock_abi_limit: Option<u32>,
-    /// Confine as a build without seccomp rules for this machine's architecture would (Landlock,
-    /// capabilities, fds and the group, no filter): how the tests play such a machine.
-    #[doc(hidden)]
-    pub without_filter_rules: bool,
-    /// Whether each confined command runs in a private PID namespace (default
-    /// [`PidNamespaceMode::Auto`]: wherever Landlock's signal scope, Linux 6.12, is missing):
-    /// it then cannot see or signal any process outside its call, and everything it started
-    /// dies with it, even after `kill -9` of the agent. A reaper is the namespace's pid 1, so
-    /// the command keeps ordinary signal semantics (see [`PidNamespace`]); where the host
-    /// refuses namespaces, commands run without one and
-    /// [`CommandExecKernel::spawn_status`] says why and how to allow them.
-    pub pid_namespace: PidNamespaceMode,
-    /// What one call may consume: memory, file size, open files, CPU time, its priority
-    /// and OOM score (see [`Limits`]; default [`Limits::default`]).
-    pub limits: Limits,
-    /// Whether each call gets a cgroup v2 child of its own where the host delegates one
-    /// (default [`CgroupMode::Auto`]: where it bounds something or reaches what the group
-    /// kill cannot): processes and memory bounded per call, and every process of the call
-    /// killed at its end (`cgroup.kill`), even one that left its group.
-    pub cgroup: CgroupMode,
-    /// Size of the commands' private temp dir (`TMPDIR`, with the private home inside it),
-    /// in bytes (default [`DEFAULT_TEMP_SIZE`], 1 GiB; `None`: on disk, unbounded). Where the
-    /// agent may mount (root with `CAP_SYS_ADMIN`) it is a tmpfs of this size, seen only by the commands (in
-    /// a mount namespace of its own), holding one file or folder per 8 KiB of it; a write
-    /// past it fails with "No space left on device" and the result names the limit
-    /// ([`LimitHit::TempDir`]). Elsewhere the temp dir is a folder on disk and
-    /// [`CommandExecKernel::limits_status`] says why. At least 1 MiB.
-    pub temp_size: Option<u64>,
-    /// A folder where the reading of the workspace's git configuration is kept between
-    /// processes, so a short-lived process (the CLI) does not read a large index again while
-    /// nothing changed (default `None`: kept in memory, for the kernel's life). Used only if
-    /// it is a folder of the agent's user, mode `0700` (made so when missing), out of the
-    /// reach of commands (not inside the working directory nor a sandbox path); the CLI
-    /// gives [`user_git_cache`].
-    pub git_cache: Option<PathBuf>,
-}
-
-impl Default for KernelSettings {
-    fn default() -> Self {
-        KernelSettings {
-            cwd: PathBuf::from("."),
-            timeout: DEFAULT_TIMEOUT,
-            max_output: DEFAULT_MAX_OUTPUT,
-            env: Vec::new(),
-            sandbox: SandboxMode::default(),
-            sandbox_read: Vec::new(),
-            sandbox_write: Vec::new(),
-            landlock_abi_limit: None,
-            without_filter_rules: false,
-            pid_namespace: PidNamespaceMode::Auto,
-            limits: Limits::default(),
-            cgroup: CgroupMode::default(),
-            temp_size: Some(DEFAULT_TEMP_SIZE),
-            git_cache: None,
-        }
-    }
-}
-
-/// The default size of the commands' private temp dir, where it is a tmpfs (1 GiB).
-pub const DEFAULT_TEMP_SIZE: u64 = 1 << 30;
-
-/// Why a kernel could not be built.
-#[derive(Debug, Error)]
-pub enum KernelError {
-    /// The working directory is missing, not a directory, or unreadable.
-    #[error(
-        "working directory `{}` cannot be used: {source}; give an existing directory this process can read and enter",
-        path.display()
-    )]
-    Cwd {
-        /// The directory as given.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// An entry of [`KernelSettings::env`] cannot be passed to a process.
-    #[error(
-        "environment variable {name:?} cannot be passed to a command: {reason}; give a non-empty name without `=` or NUL, and a value without NUL"
-    )]
-    Env {
-        /// The variable's name as given.
-        name: String,
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// A path given to the sandbox ([`KernelSettings::sandbox_read`] or
-    /// [`KernelSettings::sandbox_write`]) cannot be used.
-    #[error(
-        "sandbox path `{}` cannot be used: {source}; give an existing path (the sandbox opens it when the kernel is built)",
-        path.display()
-    )]
-    SandboxPath {
-        /// The path as given.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// The sandbox's private temp dir could not be created.
-    #[error(
-        "the sandbox cannot be set up: {0}; check that the system temp dir ($TMPDIR or /tmp) is writable, or run with the sandbox off"
-    )]
-    Sandbox(std::io::Error),
-    /// A setting is out of its range: [`KernelSettings::temp_size`], or one of
-    /// [`KernelSettings::limits`] (the ranges of [`check_limit`]), named.
-    #[error("{0}")]
-    Setting(RunSettingsError),
-}
 
 /// Runs one argv at a time per call, many calls at once: argv without a shell, a locked cwd,
 /// an allowlisted environment, its own process group, a timeout, bounded output.
@@ -288,10 +132,8 @@ pub struct CommandExecKernel {
     env: Vec<(OsString, OsString)>,
     /// The environment of each call, kept in step with the repository's configuration.
     child_env: ChildEnv,
-    /// The child's `PATH`, split, absolute entries only.
-    path_dirs: Vec<PathBuf>,
-    /// The child's `PATH` as one string, for messages.
-    path_text: String,
+    /// The `PATH` binaries resolve in.
+    path: SearchPath,
     /// Whether to wait on a pidfd (always, but tests turn it off to cover kernels without).
     use_pidfd: bool,
     /// The sandbox: profiles, their confinements, private temp dir.
@@ -345,19 +187,8 @@ impl CommandExecKernel {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
-        let l = &settings.limits;
-        for (field, value) in [
-            ("temp_size", settings.temp_size),
-            ("memory", l.memory),
-            ("file_size", l.file_size),
-            ("open_files", l.open_files),
-            ("processes", l.processes),
-            ("cpu_time", l.cpu_time.map(|d| d.as_secs())),
-        ] {
-            if let Some(value) = value {
-                check_limit(field, value).map_err(KernelError::Setting)?;
-            }
-        }
+        run_settings::check_kernel_limits(settings.temp_size, &settings.limits)
+            .map_err(KernelError::Setting)?;
         let read = canonical_paths(&settings.sandbox_read)?;
         let write = canonical_paths(&settings.sandbox_write)?;
         let mut sandbox = Sandbox::new(
@@ -371,17 +202,9 @@ impl CommandExecKernel {
         )
         .map_err(KernelError::Sandbox)?;
         // Decided once per kernel, before any profile's filter is built.
-        // `auto`: where Landlock cannot keep signals inside the call's domain (ABI 6).
-        let wanted = settings.sandbox != SandboxMode::Off
-            && match settings.pid_namespace {
-                PidNamespaceMode::Off => false,
-                PidNamespaceMode::On => true,
-                PidNamespaceMode::Auto => sandbox
-                    .status
-                    .landlock_abi
-                    .as_ref()
-                    .map_or(true, |abi| *abi < 6),
-            };
+        let landlock_abi = sandbox.status.landlock_abi.as_ref().ok().copied();
+        let wanted =
+            settings.sandbox != SandboxMode::Off && settings.pid_namespace.wanted(landlock_abi);
         let (pid_namespace, ns_plan) = if wanted {
             spawner::pid_namespace()
         } else {
@@ -411,12 +234,7 @@ impl CommandExecKernel {
             .env
             .clone();
         // The `PATH` commands get (its absolute entries only) is the one binaries resolve in.
-        let path_value = env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_else(|| DEFAULT_PATH.into());
-        let path_dirs = std::env::split_paths(&path_value).collect();
+        let path = SearchPath::of(&env);
         let cwd_c = CString::new(cwd.as_os_str().as_bytes())
             .map_err(|e| KernelError::Sandbox(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
         let (child_limits, applied) = ChildLimits::new(&settings.limits);
@@ -456,8 +274,7 @@ impl CommandExecKernel {
             settings,
             env,
             child_env,
-            path_dirs,
-            path_text: path_value.to_string_lossy().into_owned(),
+            path,
             use_pidfd: true,
             sandbox,
             null,
@@ -555,7 +372,7 @@ impl CommandExecKernel {
         if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
             return None;
         }
-        let program = self.resolve(name).ok()?;
+        let program = self.path.resolve(name, &self.cwd).ok()?;
         self.outside_sandbox(name, &program, &[])
     }
 
@@ -569,7 +386,7 @@ impl CommandExecKernel {
         if self.settings.sandbox == SandboxMode::Off || !self.sandbox.status.enforced() {
             return None;
         }
-        let program = self.resolve(name).ok()?;
+        let program = self.path.resolve(name, &self.cwd).ok()?;
         self.outside_sandbox(name, &program, &canonical_all(&settings.sandbox_read))
     }
 
@@ -590,27 +407,7 @@ impl CommandExecKernel {
             .find(|(k, _)| k == "HOME")
             .map(|(_, v)| PathBuf::from(v))
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-        let mut add = Vec::new();
-        match home
-            .as_deref()
-            .and_then(|h| Some((h, real.strip_prefix(h).ok()?)))
-        {
-            // A toolchain under $HOME: its top folder (`~/.pyenv`, `~/.nvm`, `~/.local`).
-            Some((home, rest)) => {
-                let top = rest.components().next().map(|c| home.join(c));
-                add.extend(top.clone());
-                // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup.
-                if top.as_deref() == Some(&home.join(".cargo")) && home.join(".rustup").is_dir() {
-                    add.push(home.join(".rustup"));
-                }
-            }
-            None => add.extend(real.parent().map(Path::to_path_buf)),
-        }
-        Some(UnreadableBinary {
-            binary: name.to_owned(),
-            resolved: real,
-            add,
-        })
+        Some(UnreadableBinary::new(name, real, home.as_deref()))
     }
 
     /// Runs one argv with the default profile (read-only workspace, no network).
@@ -681,50 +478,6 @@ impl CommandExecKernel {
         cancel: Option<&CancelHandle>,
     ) -> ExecResult {
         self.run_inner(argv, access, settings, cancel)
-    }
-
-    /// Why commands cannot run in the working directory any more when the folder at its path
-    /// is not the one the kernel was built on (deleted and recreated, or moved away and
-    /// replaced): the sandbox's rules hold the old folder, so a confined command would fail
-    /// on its own files with "Permission denied". One `stat` per call; nothing when the
-    /// sandbox is off (commands then simply run in the new folder).
-    fn cwd_replaced(&self) -> Option<String> {
-        use std::os::unix::fs::MetadataExt;
-        if self.settings.sandbox == SandboxMode::Off {
-            return None;
-        }
-        let now = std::fs::metadata(&self.cwd).ok()?;
-        if (now.dev(), now.ino()) == self.cwd_id {
-            return None;
-        }
-        Some(format!(
-            "the working directory {} was deleted and recreated (or replaced) since this kernel was built; the sandbox's rules hold the old folder, so nothing runs: build a new kernel on it (restart nanotool)",
-            self.cwd.display()
-        ))
-    }
-
-    /// Resolves argv\[0\] to the absolute path to run.
-    fn resolve(&self, name: &str) -> Result<PathBuf, (i32, String)> {
-        if name.is_empty() {
-            return Err((
-                EXIT_NOT_FOUND,
-                "the binary name is empty; give a binary name or path".to_owned(),
-            ));
-        }
-        if name.contains('/') {
-            // `./x`, `bin/x`, `/bin/x`: against the kernel's cwd (absolute stays absolute).
-            return Ok(self.cwd.join(name));
-        }
-        for dir in &self.path_dirs {
-            let candidate = dir.join(name);
-            if is_executable_file(&candidate) {
-                return Ok(candidate);
-            }
-        }
-        Err((
-            EXIT_NOT_FOUND,
-            format!("`{name}`: command not found in PATH {}", self.path_text),
-        ))
     }
 
     /// Starts the command: confined by its profile, or directly when the sandbox is off (or
@@ -819,41 +572,22 @@ impl CommandExecKernel {
                 ..ExecResult::default()
             };
         }
-        let Some(name) = argv.first() else {
-            return ExecResult::start_failed(
-                EXIT_NOT_FOUND,
-                "argv is empty; give at least the binary".to_owned(),
-                started,
-            );
+        let name = match resolve::binary_name(argv) {
+            Ok(name) => name,
+            Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
-        if let Some(i) = argv.iter().position(|a| a.contains('\0')) {
-            return ExecResult::start_failed(
-                EXIT_CANNOT_EXECUTE,
-                format!(
-                    "argument {i} contains a NUL byte, which no process can receive; remove it"
-                ),
-                started,
-            );
-        }
-        // Linux refuses (E2BIG) any one argument of 128 KiB or more with its NUL.
-        if let Some(i) = argv.iter().position(|a| a.len() >= MAX_ARG_LEN) {
-            return ExecResult::start_failed(
-                EXIT_CANNOT_EXECUTE,
-                format!(
-                    "argument {i} is {} bytes; Linux takes at most 128 KiB (131,071 bytes) per argument: pass less, or the data through a file in the workspace",
-                    argv[i].len()
-                ),
-                started,
-            );
-        }
         if let Err(e) = run.check() {
             let message = format!("`{name}`: the tool's settings cannot be used: {e}");
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
-        if let Some(message) = self.cwd_replaced() {
+        // The working directory replaced since the kernel was built: nothing runs confined
+        // (with the sandbox off, commands simply run in the new folder).
+        if self.settings.sandbox != SandboxMode::Off
+            && let Some(message) = resolve::cwd_replaced(&self.cwd, self.cwd_id)
+        {
             return ExecResult::start_failed(EXIT_CANNOT_EXECUTE, message, started);
         }
-        let program = match self.resolve(name) {
+        let program = match self.path.resolve(name, &self.cwd) {
             Ok(p) => p,
             Err((code, message)) => return ExecResult::start_failed(code, message, started),
         };
@@ -960,15 +694,7 @@ impl CommandExecKernel {
                 if let (Some(cgroups), Some(cg)) = (&self.cgroups, call_cgroup) {
                     cgroups.finish(cg);
                 }
-                // A spawn that fails because the workspace went away says so, not "not found".
-                let message = if self.cwd.is_dir() {
-                    message
-                } else {
-                    format!(
-                        "the working directory {} is gone (renamed or removed while the kernel runs); build a new kernel on its new path ({message})",
-                        self.cwd.display()
-                    )
-                };
+                let message = resolve::start_failure(&self.cwd, message);
                 return ExecResult::start_failed(code, message, started);
             }
         };
@@ -1012,23 +738,8 @@ impl CommandExecKernel {
         if !killed && (sys::still_ours(pid) || HostSigchld::current().auto_reaps()) {
             sys::kill_group(pid);
         }
-        // Reaped by the kernel (a host that ignores SIGCHLD): the pidfd still tells (6.15).
-        let status = match spawner::reap(pid) {
-            Err(e) if e.raw_os_error() == Some(libc::ECHILD) => {
-                pidfd.as_ref().and_then(sys::pidfd_exit_status).ok_or(e)
-            }
-            other => other,
-        }
-        .map(std::process::ExitStatus::from_raw);
-        // In a PID namespace the leader is its reaper: the command's own status, or its
-        // `execve`'s failure, is what the reaper recorded (nothing when the call was killed).
-        let (status, not_started) = match records.as_ref().and_then(sandbox::read_record) {
-            Some(sandbox::Record::Ended(raw)) => {
-                (Ok(std::process::ExitStatus::from_raw(raw)), None)
-            }
-            Some(sandbox::Record::NotStarted(errno)) => (status, Some(errno)),
-            None => (status, None),
-        };
+        // The command's exit status, and the errno of an `execve` that failed in a PID namespace.
+        let (status, not_started) = wait::reap(pid, pidfd.as_ref(), records.as_ref());
         // A pid-1 or subreaper agent is the parent of the group's orphans: reap them too.
         if sys::reaps_orphans() {
             sys::reap_group(pid);
@@ -1049,74 +760,19 @@ impl CommandExecKernel {
             return ExecResult::start_failed(code, message, started);
         }
 
-        let (output, omitted) = capture.render();
-        let mut result = ExecResult {
+        ExecResult::ended(Ended {
+            name,
+            status,
+            stop,
+            capture: &mut capture,
+            access,
             confined,
-            total_bytes: capture.total(),
-            truncated: omitted > 0,
-            omitted_bytes: omitted,
-            output,
-            ..ExecResult::default()
-        };
-        match status {
-            Ok(status) => {
-                if let Some(code) = status.code() {
-                    result.exit_code = code;
-                } else if let Some(sig) = status.signal() {
-                    result.signal = Some(sig);
-                    result.exit_code = 128 + sig;
-                    result.limit = LimitHit::from_signal(sig, applied_limits);
-                }
-                if result.limit.is_none() {
-                    result.limit = LimitHit::from_cgroup(recorded, applied_limits);
-                }
-                // A failure that says "no space" with the temp dir's tmpfs full, in a call
-                // whose commands see it: the write that failed was most likely there (one
-                // `fstatfs`, on such failures only).
-                if result.limit.is_none()
-                    && result.exit_code != 0
-                    && entered_tmpfs
-                    && result.output.contains("No space left on device")
-                    && let Ok(tempfs) = self.sandbox.tempfs()
-                    && tempfs.is_full()
-                {
-                    result.limit = Some(LimitHit::TempDir(tempfs.size));
-                }
-            }
-            Err(e) => {
-                // Someone else reaped our child, and the kernel keeps no status for us: report
-                // it, do not abort.
-                result.exit_code = EXIT_CANNOT_EXECUTE;
-                let why = match HostSigchld::current() {
-                    HostSigchld::Ignored | HostSigchld::NoChildWait => {
-                        "the host ignores SIGCHLD, so the system reaped the process, and this Linux is older than 6.15, which keeps the status for the process's pidfd"
-                    }
-                    HostSigchld::Default | HostSigchld::Handled => {
-                        "something else in the host reaped the process"
-                    }
-                };
-                result.start_error =
-                    Some(format!("`{name}`: the exit status is lost ({why}): {e}"));
-            }
-        }
-        match stop {
-            Stop::Exited => {}
-            Stop::TimedOut => {
-                result.timed_out = true;
-                result.exit_code = EXIT_TIMEOUT;
-            }
-            Stop::Cancelled => {
-                result.cancelled = true;
-                result.exit_code = EXIT_CANCELLED;
-            }
-        }
-        // A confined command that failed with a refusal in its output: say what the tool may
-        // not do and what would allow it.
-        if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
-            result.sandbox_note = explain::sandbox_note(&result.output, result.exit_code, access);
-        }
-        result.duration = started.elapsed();
-        result
+            limits: applied_limits,
+            recorded,
+            // The temp dir's tmpfs, where this call's commands see it.
+            tmpfs: entered_tmpfs.then(|| self.sandbox.tempfs().ok()).flatten(),
+            started,
+        })
     }
 }
 
@@ -1129,38 +785,12 @@ struct CallEnvRef<'a> {
     plain: &'a CStrings,
 }
 
-/// The exit code and message when the output pipe cannot be made.
 /// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
 fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
     paths
         .iter()
         .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
         .collect()
-}
-
-fn pipe_error(name: &str, e: io::Error) -> (i32, String) {
-    (
-        EXIT_CANNOT_EXECUTE,
-        format!("`{name}`: cannot create the output pipe: {e}"),
-    )
-}
-
-/// The exit code and message of a failed spawn.
-fn spawn_error(name: &str, program: &Path, e: &io::Error) -> (i32, String) {
-    let (code, what) = if e.kind() == io::ErrorKind::NotFound {
-        (EXIT_NOT_FOUND, "not found")
-    } else {
-        (EXIT_CANNOT_EXECUTE, "cannot be executed")
-    };
-    (
-        code,
-        format!("`{name}` ({}) {what}: {e}", program.display()),
-    )
-}
-
-/// A regular file with an execute bit, as a shell's PATH search wants.
-fn is_executable_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]

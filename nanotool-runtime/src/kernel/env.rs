@@ -65,8 +65,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::sandbox::Access;
 use super::sandbox::spawn::CStrings;
-use super::{Access, DEFAULT_PATH, KernelError};
+use super::settings::{DEFAULT_PATH, KernelError};
 pub use git::GitConfigError;
 use git::{CacheDir, Scan};
 

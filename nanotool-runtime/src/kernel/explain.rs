@@ -8,7 +8,7 @@
 //! (-13) and what npm and other Node programs exit with when an uncaught `EACCES` ends them
 //! — npm does so before it has set up its own error output, so nothing else would show.
 
-use super::Access;
+use super::sandbox::Access;
 
 /// What kind of refusal an output shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

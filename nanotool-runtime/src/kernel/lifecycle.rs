@@ -70,6 +70,17 @@ pub enum PidNamespaceMode {
 }
 
 impl PidNamespaceMode {
+    /// Whether confined commands get a PID namespace in this mode, where the running
+    /// Landlock's ABI is `landlock_abi` (`None`: no Landlock). `auto`: where Landlock cannot
+    /// keep signals inside the call's domain (ABI 6).
+    pub(super) fn wanted(self, landlock_abi: Option<u32>) -> bool {
+        match self {
+            PidNamespaceMode::Off => false,
+            PidNamespaceMode::On => true,
+            PidNamespaceMode::Auto => landlock_abi.is_none_or(|abi| abi < 6),
+        }
+    }
+
     /// The mode's name as the command line and the config file write it.
     pub fn as_str(self) -> &'static str {
         match self {

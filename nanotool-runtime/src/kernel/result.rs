@@ -1,10 +1,30 @@
-//! What a run did ([`ExecResult`]) and its text, and what a confined command cannot reach
-//! ([`UnreadableBinary`]).
+//! What a run did ([`ExecResult`]): how the exit status, the stop and the output of an ended
+//! command make it, the exit codes the kernel gives of its own ([`EXIT_TIMEOUT`], ...), and
+//! its text; and what a confined command cannot reach ([`UnreadableBinary`]).
 
-use std::path::PathBuf;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use super::limits::seconds;
+use super::cgroup::Recorded;
+use super::explain;
+use super::lifecycle::HostSigchld;
+use super::limits::{LimitHit, Limits, seconds};
+use super::output::Capture;
+use super::sandbox::Access;
+use super::sandbox::tmpfs::TempFs;
+use super::wait::Stop;
+
+/// Exit code of a run that timed out (as `timeout(1)` reports it).
+pub const EXIT_TIMEOUT: i32 = 124;
+/// Exit code of a run that was cancelled (128 + `SIGINT`, what a shell reports for Ctrl-C).
+pub const EXIT_CANCELLED: i32 = 130;
+/// Exit code when the binary exists but could not be executed (as a shell reports it).
+pub const EXIT_CANNOT_EXECUTE: i32 = 126;
+/// Exit code when the binary was not found, or argv was empty (as a shell reports it).
+pub const EXIT_NOT_FOUND: i32 = 127;
 
 /// What one run did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -40,7 +60,7 @@ pub struct ExecResult {
     /// carries it too.
     pub sandbox_note: Option<String>,
     /// The limit that ended the command, when its signal tells (`SIGXFSZ`, `SIGXCPU`).
-    pub limit: Option<super::LimitHit>,
+    pub limit: Option<super::limits::LimitHit>,
 }
 
 impl ExecResult {
@@ -82,6 +102,116 @@ impl ExecResult {
             ..ExecResult::default()
         }
     }
+
+    /// The result of a command that was started and has ended: its exit code or signal, the
+    /// limit that ended it, the timeout or cancel that stopped it, its output and the
+    /// sandbox's note.
+    pub(super) fn ended(ended: Ended<'_>) -> Self {
+        let Ended {
+            name,
+            status,
+            stop,
+            capture,
+            access,
+            confined,
+            limits,
+            recorded,
+            tmpfs,
+            started,
+        } = ended;
+        let (output, omitted) = capture.render();
+        let mut result = ExecResult {
+            confined,
+            total_bytes: capture.total(),
+            truncated: omitted > 0,
+            omitted_bytes: omitted,
+            output,
+            ..ExecResult::default()
+        };
+        match status {
+            Ok(status) => {
+                if let Some(code) = status.code() {
+                    result.exit_code = code;
+                } else if let Some(sig) = status.signal() {
+                    result.signal = Some(sig);
+                    result.exit_code = 128 + sig;
+                    result.limit = LimitHit::from_signal(sig, limits);
+                }
+                if result.limit.is_none() {
+                    result.limit = LimitHit::from_cgroup(recorded, limits);
+                }
+                // A failure that says "no space" with the temp dir's tmpfs full, in a call
+                // whose commands see it: the write that failed was most likely there (one
+                // `fstatfs`, on such failures only).
+                if result.limit.is_none()
+                    && result.exit_code != 0
+                    && result.output.contains("No space left on device")
+                    && let Some(tempfs) = tmpfs
+                    && tempfs.is_full()
+                {
+                    result.limit = Some(LimitHit::TempDir(tempfs.size));
+                }
+            }
+            Err(e) => {
+                // Someone else reaped our child, and the kernel keeps no status for us: report
+                // it, do not abort.
+                result.exit_code = EXIT_CANNOT_EXECUTE;
+                let why = match HostSigchld::current() {
+                    HostSigchld::Ignored | HostSigchld::NoChildWait => {
+                        "the host ignores SIGCHLD, so the system reaped the process, and this Linux is older than 6.15, which keeps the status for the process's pidfd"
+                    }
+                    HostSigchld::Default | HostSigchld::Handled => {
+                        "something else in the host reaped the process"
+                    }
+                };
+                result.start_error =
+                    Some(format!("`{name}`: the exit status is lost ({why}): {e}"));
+            }
+        }
+        match stop {
+            Stop::Exited => {}
+            Stop::TimedOut => {
+                result.timed_out = true;
+                result.exit_code = EXIT_TIMEOUT;
+            }
+            Stop::Cancelled => {
+                result.cancelled = true;
+                result.exit_code = EXIT_CANCELLED;
+            }
+        }
+        // A confined command that failed with a refusal in its output: say what the tool may
+        // not do and what would allow it.
+        if result.confined && result.exit_code != 0 && !result.timed_out && !result.cancelled {
+            result.sandbox_note = explain::sandbox_note(&result.output, result.exit_code, access);
+        }
+        result.duration = started.elapsed();
+        result
+    }
+}
+
+/// How a started command ended, as the kernel saw it once its group was killed, its leader
+/// reaped and its output drained: what [`ExecResult::ended`] makes the result of.
+pub(super) struct Ended<'a> {
+    /// The binary as argv names it, for the message of a lost exit status.
+    pub(super) name: &'a str,
+    /// The leader's exit status, or why it is lost.
+    pub(super) status: io::Result<ExitStatus>,
+    /// Why the wait loop stopped.
+    pub(super) stop: Stop,
+    /// The output the call kept.
+    pub(super) capture: &'a mut Capture,
+    /// The profile the command ran with.
+    pub(super) access: Access,
+    /// The command ran confined.
+    pub(super) confined: bool,
+    /// The limits that held for the call.
+    pub(super) limits: &'a Limits,
+    /// What the call's cgroup recorded (nothing without one).
+    pub(super) recorded: Recorded,
+    /// The temp dir's tmpfs, when the call's commands entered it.
+    pub(super) tmpfs: Option<&'a TempFs>,
+    /// When the call began.
+    pub(super) started: Instant,
 }
 
 /// A binary that confined commands cannot read, and what to add so that they can
@@ -95,6 +225,32 @@ pub struct UnreadableBinary {
     pub resolved: PathBuf,
     /// The paths to let commands read (`~/.pyenv`; `~/.cargo` and `~/.rustup` for rustup).
     pub add: Vec<PathBuf>,
+}
+
+impl UnreadableBinary {
+    /// The binary `binary`, resolved to `resolved` (symbolic links followed), with the paths
+    /// to add: under `home` (the commands' `HOME`), the top folder of its toolchain; elsewhere,
+    /// the folder it is in.
+    pub(super) fn new(binary: &str, resolved: PathBuf, home: Option<&Path>) -> Self {
+        let mut add = Vec::new();
+        match home.and_then(|h| Some((h, resolved.strip_prefix(h).ok()?))) {
+            // A toolchain under $HOME: its top folder (`~/.pyenv`, `~/.nvm`, `~/.local`).
+            Some((home, rest)) => {
+                let top = rest.components().next().map(|c| home.join(c));
+                add.extend(top.clone());
+                // rustup's proxies in ~/.cargo/bin run the toolchains kept in ~/.rustup.
+                if top.as_deref() == Some(&home.join(".cargo")) && home.join(".rustup").is_dir() {
+                    add.push(home.join(".rustup"));
+                }
+            }
+            None => add.extend(resolved.parent().map(Path::to_path_buf)),
+        }
+        UnreadableBinary {
+            binary: binary.to_owned(),
+            resolved,
+            add,
+        }
+    }
 }
 
 impl std::fmt::Display for UnreadableBinary {

@@ -5,23 +5,18 @@
 //!
 //! The kernel takes a `RunSettings` per call ([`CommandExecKernel::run_with`]); a value left
 //! unset falls back to the kernel's own ([`KernelSettings`]). What does *not* live here: which
-//! variables the kernel itself sets (`env`), running a command (the kernel).
+//! variables the kernel itself sets (`env`), running a command (the kernel), why a value is
+//! refused ([`RunSettingsError`] and the bounds it names: `settings`).
 //!
 //! [`CommandExecKernel::run_with`]: super::CommandExecKernel::run_with
 //! [`KernelSettings`]: super::KernelSettings
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use thiserror::Error;
 
 use super::env::{FIXED, RUNNER_FIXED};
-
-/// The longest timeout a tool may ask for: one day, in seconds.
-pub const MAX_TIMEOUT_SECS: u64 = 24 * 60 * 60;
-
-/// The largest output cap a tool may ask for: 16 MiB (the output is held in memory and sent
-/// to a model whole).
-pub const MAX_OUTPUT_LIMIT: usize = 16 << 20;
+use super::limits::Limits;
+use super::settings::{MAX_ENV_VARS, MAX_OUTPUT_LIMIT, MAX_TIMEOUT_SECS, RunSettingsError};
 
 /// The fewest processes a call may be limited to: the command, a shell around it and a
 /// pipeline of a few (threads count too: a Go or Java runtime starts several).
@@ -30,9 +25,6 @@ pub const MIN_PROCESSES: u64 = 8;
 /// The most processes a call may be limited to: the largest value a cgroup's `pids.max`
 /// takes (Linux's `PID_MAX_LIMIT` on 64-bit systems, 4,194,304).
 pub const MAX_PROCESSES: u64 = 1 << 22;
-
-/// The most environment variables one tool may set.
-pub const MAX_ENV_VARS: usize = 64;
 
 /// The longest value of one environment variable a tool sets, in bytes.
 pub const MAX_ENV_VALUE_BYTES: usize = 4096;
@@ -104,83 +96,6 @@ pub struct RunSettings {
     /// from 8 to 4,194,304. Carried where the call has no cgroup with the pids controller, but
     /// not enforced there (the kernel's status says which holds).
     pub processes: Option<u64>,
-}
-
-/// Why a [`RunSettings`] value cannot be used.
-#[derive(Debug, Clone, PartialEq, Error)]
-pub enum RunSettingsError {
-    /// `timeout` is zero or above [`MAX_TIMEOUT_SECS`].
-    #[error(
-        "timeout of {secs} s is out of range: give a whole number of seconds from 1 to {MAX_TIMEOUT_SECS} (one day)"
-    )]
-    Timeout {
-        /// The timeout as given, in seconds (fractions shown as given).
-        secs: f64,
-    },
-    /// `max_output` is zero or above [`MAX_OUTPUT_LIMIT`].
-    #[error(
-        "max_output of {bytes} bytes is out of range: give a number of bytes from 1 to {MAX_OUTPUT_LIMIT} (16 MiB)"
-    )]
-    MaxOutput {
-        /// The cap as given (`u64::MAX` for anything larger).
-        bytes: u64,
-    },
-    /// An environment variable's name may not be set by a tool.
-    #[error("environment variable `{name}`: {reason}")]
-    EnvName {
-        /// The name as given.
-        name: String,
-        /// Why, and what to do instead.
-        reason: String,
-    },
-    /// An environment variable's value cannot be passed.
-    #[error("environment variable `{name}`: {reason}")]
-    EnvValue {
-        /// The name.
-        name: String,
-        /// Why, and what to do instead.
-        reason: String,
-    },
-    /// Too many variables.
-    #[error("{count} environment variables: a tool may set at most {MAX_ENV_VARS}")]
-    TooManyEnv {
-        /// How many were given.
-        count: usize,
-    },
-    /// A resource limit is out of range.
-    #[error("{field} of {value} is out of range: give {range}")]
-    Limit {
-        /// The setting: `memory`, `file_size`, `open_files`, `cpu_time` or `processes`.
-        field: &'static str,
-        /// The value as given (bytes, files or seconds).
-        value: u64,
-        /// The range, in words.
-        range: &'static str,
-    },
-    /// A `sandbox_read` path is relative, missing, or everything.
-    #[error("sandbox_read path `{}`: {reason}", path.display())]
-    SandboxRead {
-        /// The path as given.
-        path: PathBuf,
-        /// Why, and what to do instead.
-        reason: String,
-    },
-}
-
-impl RunSettingsError {
-    /// The setting at fault, as the descriptor field and the macro argument name it:
-    /// `timeout`, `max_output` or `env`.
-    pub fn field(&self) -> &'static str {
-        match self {
-            RunSettingsError::Timeout { .. } => "timeout",
-            RunSettingsError::MaxOutput { .. } => "max_output",
-            RunSettingsError::EnvName { .. }
-            | RunSettingsError::EnvValue { .. }
-            | RunSettingsError::TooManyEnv { .. } => "env",
-            RunSettingsError::SandboxRead { .. } => "sandbox_read",
-            RunSettingsError::Limit { field, .. } => field,
-        }
-    }
 }
 
 impl RunSettings {
@@ -295,7 +210,7 @@ impl RunSettings {
     }
 
     /// `limits` with this tool's own resource limits over them.
-    pub fn limits_over(&self, limits: &super::Limits) -> super::Limits {
+    pub fn limits_over(&self, limits: &super::limits::Limits) -> super::limits::Limits {
         let mut merged = limits.clone();
         if let Some(n) = self.memory {
             merged.memory = Some(n);
@@ -362,6 +277,30 @@ pub fn check_limit(field: &str, value: u64) -> Result<(), RunSettingsError> {
             value,
             range,
         });
+    }
+    Ok(())
+}
+
+/// Checks the kernel's own `temp_size` and resource limits ([`KernelSettings::temp_size`],
+/// [`KernelSettings::limits`]), each by [`check_limit`]; the first out of range is the error.
+///
+/// [`KernelSettings::temp_size`]: super::KernelSettings::temp_size
+/// [`KernelSettings::limits`]: super::KernelSettings::limits
+pub(super) fn check_kernel_limits(
+    temp_size: Option<u64>,
+    limits: &Limits,
+) -> Result<(), RunSettingsError> {
+    for (field, value) in [
+        ("temp_size", temp_size),
+        ("memory", limits.memory),
+        ("file_size", limits.file_size),
+        ("open_files", limits.open_files),
+        ("processes", limits.processes),
+        ("cpu_time", limits.cpu_time.map(|d| d.as_secs())),
+    ] {
+        if let Some(value) = value {
+            check_limit(field, value)?;
+        }
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! The wait loop: the pipe, the leader's pidfd and the cancel eventfd in one `ppoll`, and the
-//! drain after the group is killed.
+//! The wait loop: the pipe, the leader's pidfd and the cancel eventfd in one `ppoll`; once the
+//! group is killed, the leader's reaping (its exit status) and the drain.
 //!
 //! Once a command floods (more than a default pipe's worth of output), the reading thread runs
 //! under `SCHED_BATCH` until the loop ends ([`sys::BatchGuard`]): its wake-ups then no longer
@@ -9,10 +9,21 @@
 
 use super::cancel::CancelHandle;
 use super::output::Capture;
+use super::sandbox::{self, spawn};
 use super::sys::{self, ReadOutcome};
-use super::{BIG_PIPE, FALLBACK_TICK, READS_PER_WAKE};
+use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::time::Instant;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+/// Once a command has printed more than a default pipe's worth, its pipe grows to this, so a
+/// flood costs fewer wake-ups.
+const BIG_PIPE: usize = 1024 * 1024;
+/// Reads per wake-up before the loop looks at the clock, the pidfd and the cancel handle again.
+const READS_PER_WAKE: usize = 8;
+/// Poll period when the kernel has no pidfd (Linux < 5.3) or the handle has no eventfd.
+const FALLBACK_TICK: Duration = Duration::from_millis(5);
 
 /// Why the wait loop stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +112,31 @@ pub(super) fn wait_loop(
         if fds[1].revents != 0 {
             return Stop::Exited;
         }
+    }
+}
+
+/// Reaps the leader `pid` (its group killed): its exit status, or why it is lost, and the
+/// errno of an `execve` that failed, when its PID namespace's reaper recorded one in
+/// `records`.
+pub(super) fn reap(
+    pid: libc::pid_t,
+    pidfd: Option<&OwnedFd>,
+    records: Option<&OwnedFd>,
+) -> (io::Result<ExitStatus>, Option<i32>) {
+    // Reaped by the kernel (a host that ignores SIGCHLD): the pidfd still tells (6.15).
+    let status = match spawn::reap(pid) {
+        Err(e) if e.raw_os_error() == Some(libc::ECHILD) => {
+            pidfd.and_then(sys::pidfd_exit_status).ok_or(e)
+        }
+        other => other,
+    }
+    .map(ExitStatus::from_raw);
+    // In a PID namespace the leader is its reaper: the command's own status, or its
+    // `execve`'s failure, is what the reaper recorded (nothing when the call was killed).
+    match records.and_then(sandbox::read_record) {
+        Some(sandbox::Record::Ended(raw)) => (Ok(ExitStatus::from_raw(raw)), None),
+        Some(sandbox::Record::NotStarted(errno)) => (status, Some(errno)),
+        None => (status, None),
     }
 }
 

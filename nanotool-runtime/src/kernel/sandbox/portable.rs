@@ -100,7 +100,7 @@ pub(crate) mod reaper {
 pub(crate) mod spawn {
     use super::rules::{Enforced, Profile};
     use super::seccomp::FilterSpec;
-    use crate::kernel::PidNamespace;
+    use crate::kernel::lifecycle::PidNamespace;
     use crate::kernel::limits::ChildLimits;
     use std::convert::Infallible;
     use std::ffi::{CStr, CString, OsStr, OsString};

@@ -392,8 +392,8 @@ impl NsPlan {
 
 /// Tries the private PID namespace the way commands would get it (directly, then through
 /// a user namespace), with a child that does only that and exits; returns what holds.
-pub(crate) fn pid_namespace() -> (super::super::PidNamespace, Option<NsPlan>) {
-    use super::super::PidNamespace;
+pub(crate) fn pid_namespace() -> (super::super::lifecycle::PidNamespace, Option<NsPlan>) {
+    use super::super::lifecycle::PidNamespace;
     // SAFETY: getuid/getgid/getpid cannot fail.
     let (uid, gid, pid) = unsafe { (libc::getuid(), libc::getgid(), libc::getpid()) };
     let agent = super::super::sys::pidfd_open(pid).ok().map(|fd| (pid, fd));

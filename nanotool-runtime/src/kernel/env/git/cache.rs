@@ -31,7 +31,50 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{Names, Stamp};
+/// The status of a path that decides what a scan read: `None` when it does not exist (or
+/// cannot be looked at).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    mode: u32,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// Whether the path changed at `since` (seconds since the epoch, as `ctime`) or later.
+    pub(crate) fn changed_since(&self, since: i64) -> bool {
+        self.ctime.0 >= since
+    }
+}
+
+pub(crate) fn stamp(path: &Path) -> Option<Stamp> {
+    std::fs::metadata(path).ok().as_ref().map(stamp_of)
+}
+
+pub(crate) fn stamp_of(m: &std::fs::Metadata) -> Stamp {
+    Stamp {
+        dev: m.dev(),
+        ino: m.ino(),
+        mode: m.mode(),
+        size: m.size(),
+        mtime: (m.mtime(), m.mtime_nsec()),
+        ctime: (m.ctime(), m.ctime_nsec()),
+    }
+}
+
+/// The names the configurations of every repository git may open define.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    /// `(section, subsection)` pairs: the section lower case, the subsection as git keys it.
+    pub subsections: BTreeSet<(String, String)>,
+    /// Alias names (lower case).
+    pub aliases: BTreeSet<String>,
+    /// `section.key` of every variable outside a subsection (lower case).
+    pub keys: BTreeSet<String>,
+}
 
 /// Seconds before a reading's start within which a consulted path's change makes the reading
 /// one that is not kept: well over the coarsest clock of the file systems in use (ext4's and

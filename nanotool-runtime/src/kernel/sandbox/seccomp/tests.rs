@@ -1,3 +1,4 @@
+use super::asm::{AND_K, JA, JEQ_K, JGE_K, JSET_K, LD_W_ABS, RET_K};
 use super::*;
 
 /// Runs `prog` as the kernel would on one call (classic BPF, the subset we emit).
