@@ -47,6 +47,9 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
+use step::{Failure, Step};
+
+mod step;
 
 /// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
 pub(crate) struct CStrings {
@@ -1126,82 +1129,6 @@ pub(crate) fn reap(pid: libc::pid_t) -> io::Result<c_int> {
 
 /// The child's stack: it calls nothing deep (system calls and small loops).
 const CHILD_STACK: usize = 64 * 1024;
-
-/// Where the child reports the step that failed (0: none) and its errno.
-#[derive(Default)]
-struct Failure {
-    step: AtomicI32,
-    errno: AtomicI32,
-}
-
-/// The steps of the child, for its failure report.
-#[derive(Clone, Copy)]
-enum Step {
-    Signals = 1,
-    ParentDeath,
-    ParentGone,
-    IdMaps,
-    Group,
-    Limits,
-    Chdir,
-    NoNewPrivs,
-    Capabilities,
-    Landlock,
-    Seccomp,
-    Stdio,
-    CloseFds,
-    Loopback,
-    MountNamespace,
-    Exec,
-}
-
-impl From<i32> for Step {
-    fn from(n: i32) -> Step {
-        [
-            Step::Signals,
-            Step::ParentDeath,
-            Step::ParentGone,
-            Step::IdMaps,
-            Step::Group,
-            Step::Limits,
-            Step::Chdir,
-            Step::NoNewPrivs,
-            Step::Capabilities,
-            Step::Landlock,
-            Step::Seccomp,
-            Step::Stdio,
-            Step::CloseFds,
-            Step::Loopback,
-            Step::MountNamespace,
-        ]
-        .into_iter()
-        .find(|s| *s as i32 == n)
-        .unwrap_or(Step::Exec)
-    }
-}
-
-impl Step {
-    fn name(self) -> &'static str {
-        match self {
-            Step::Signals => "resetting signal handlers",
-            Step::ParentDeath => "setting the parent-death signal",
-            Step::ParentGone => "the agent exited",
-            Step::IdMaps => "writing the user namespace's id maps",
-            Step::Group => "setsid",
-            Step::Limits => "setting the call's resource limits",
-            Step::Chdir => "chdir",
-            Step::NoNewPrivs => "no_new_privs",
-            Step::Capabilities => "dropping capabilities",
-            Step::Landlock => "landlock_restrict_self",
-            Step::Seccomp => "installing the seccomp filter",
-            Step::Stdio => "setting up stdio",
-            Step::CloseFds => "closing inherited fds",
-            Step::Loopback => "bringing up the private loopback",
-            Step::MountNamespace => "entering the mount namespace of the private temp dir",
-            Step::Exec => "execve",
-        }
-    }
-}
 
 /// Everything the child reads, prepared by the parent.
 struct ChildArgs {
