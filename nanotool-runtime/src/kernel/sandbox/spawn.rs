@@ -49,6 +49,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
 use step::{Failure, Step};
 
+mod signals;
 mod step;
 
 /// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
@@ -847,7 +848,7 @@ pub(crate) fn clone_into_works(cgroup: BorrowedFd<'_>) -> io::Result<()> {
     }
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
     let mut pidfd: c_int = -1;
-    let old = block_all_signals();
+    let old = signals::block_all();
     let (pid, e) = clone3_into(
         cgroup,
         (libc::CLONE_VM | libc::CLONE_VFORK) as u64,
@@ -856,7 +857,7 @@ pub(crate) fn clone_into_works(cgroup: BorrowedFd<'_>) -> io::Result<()> {
         std::ptr::null_mut(),
         &mut pidfd,
     );
-    restore_signals(old);
+    signals::restore(old);
     drop(stack);
     if pid < 0 {
         return Err(e);
@@ -940,7 +941,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
     // Block every signal (glibc's own included) while the child shares our memory: the
     // child unblocks once its handlers are back to their defaults.
-    let old = block_all_signals();
+    let old = signals::block_all();
     let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
     let mut pidfd: c_int = -1;
     // Into the call's cgroup where `clone3` takes it; else (and from then on, where the
@@ -1001,7 +1002,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         pidfd = -1;
         (pid, clone_error) = clone(base, &mut pidfd);
     }
-    restore_signals(old);
+    signals::restore(old);
     drop(stack);
     if pid < 0 {
         return Err(clone_error);
@@ -1031,37 +1032,6 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     })
 }
 
-/// Blocks every signal on this thread; returns the mask it had.
-fn block_all_signals() -> u64 {
-    let all: u64 = !0;
-    let mut old: u64 = 0;
-    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
-    unsafe {
-        libc::syscall(
-            libc::SYS_rt_sigprocmask,
-            libc::SIG_SETMASK,
-            &all as *const u64,
-            &mut old as *mut u64,
-            8usize,
-        )
-    };
-    old
-}
-
-/// Puts back the mask [`block_all_signals`] returned.
-fn restore_signals(old: u64) {
-    // SAFETY: rt_sigprocmask on this thread with 8-byte kernel signal sets.
-    unsafe {
-        libc::syscall(
-            libc::SYS_rt_sigprocmask,
-            libc::SIG_SETMASK,
-            &old as *const u64,
-            std::ptr::null_mut::<u64>(),
-            8usize,
-        )
-    };
-}
-
 /// Runs `child(arg)` in a child process that shares this process's memory
 /// (`CLONE_VM | CLONE_VFORK`, and `flags`: `CLONE_FILES` to share the file table, namespace
 /// flags to start it in new ones) and waits for it: what it changes of its own (its mount
@@ -1082,7 +1052,7 @@ pub(crate) unsafe fn in_child_process(
 ) -> io::Result<()> {
     let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
     // As in `launch`: no host handler may run in a child on our memory.
-    let old = block_all_signals();
+    let old = signals::block_all();
     // SAFETY: the child runs on `stack`, alive until it exits (`CLONE_VFORK` holds this
     // thread until then), and keeps to what the caller promised.
     let pid = unsafe {
@@ -1094,7 +1064,7 @@ pub(crate) unsafe fn in_child_process(
         )
     };
     let clone_error = io::Error::last_os_error();
-    restore_signals(old);
+    signals::restore(old);
     drop(stack);
     if pid < 0 {
         return Err(clone_error);
@@ -1239,27 +1209,6 @@ unsafe fn apply_limits(l: &ChildLimitArgs) -> Result<(), Step> {
     Ok(())
 }
 
-/// The kernel's `struct sigaction` (x86_64 and aarch64 share this layout).
-#[repr(C)]
-struct KernelSigaction {
-    handler: usize,
-    flags: libc::c_ulong,
-    restorer: usize,
-    mask: u64,
-}
-
-impl KernelSigaction {
-    /// A disposition with no flags and an empty mask: `SIG_DFL`, or a buffer to read into.
-    const fn plain(handler: usize) -> Self {
-        Self {
-            handler,
-            flags: 0,
-            restorer: 0,
-            mask: 0,
-        }
-    }
-}
-
 /// The cloned child: confines itself, then `execve`s. Raw system calls only.
 extern "C" fn child(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the parent's `ChildArgs`, alive until this child execs or exits.
@@ -1279,83 +1228,12 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
     // SAFETY (for each call below): raw system calls on this child's own state, with
     // arguments the parent prepared and keeps alive.
     unsafe {
-        // 1. Default handlers: a host handler must never run on this shared memory, and a
-        //    command starts with SIGPIPE at its default, as std's spawn gives it, and with
-        //    SIGCHLD at its default (an ignored SIGCHLD makes every `wait` of the command fail).
-        for sig in 1..=64 {
-            if sig == libc::SIGKILL || sig == libc::SIGSTOP {
-                continue;
-            }
-            let mut old = KernelSigaction::plain(0);
-            if libc::syscall(
-                libc::SYS_rt_sigaction,
-                sig,
-                std::ptr::null::<KernelSigaction>(),
-                &mut old as *mut KernelSigaction,
-                8usize,
-            ) != 0
-            {
-                continue;
-            }
-            let ignored = old.handler == libc::SIG_IGN;
-            let reset_ignored = sig == libc::SIGPIPE || sig == libc::SIGCHLD;
-            if (old.handler == libc::SIG_DFL
-                && old.flags & libc::SA_NOCLDWAIT as libc::c_ulong == 0)
-                || (ignored && !reset_ignored)
-            {
-                continue;
-            }
-            let default = KernelSigaction::plain(libc::SIG_DFL);
-            if libc::syscall(
-                libc::SYS_rt_sigaction,
-                sig,
-                &default as *const KernelSigaction,
-                std::ptr::null_mut::<KernelSigaction>(),
-                8usize,
-            ) != 0
-            {
-                fail(Step::Signals);
-            }
+        // 1. Default handlers, the parent-death signal, a parent still there.
+        if let Err(step) = signals::to_defaults() {
+            fail(step);
         }
-        // Killed when the thread that started it ends; a parent already gone (the agent
-        // killed before this line) means nobody waits for the command: do not start it.
-        if libc::syscall(
-            libc::SYS_prctl,
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL,
-            0,
-            0,
-            0,
-        ) != 0
-        {
-            fail(Step::ParentDeath);
-        }
-        let ppid = libc::syscall(libc::SYS_getppid) as libc::pid_t;
-        if ppid == 0 {
-            // In a PID namespace the parent is outside: ask the agent's pidfd.
-            let mut agent = libc::pollfd {
-                fd: a.agent_pidfd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let now = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            if a.agent_pidfd >= 0
-                && libc::syscall(
-                    libc::SYS_ppoll,
-                    &mut agent as *mut libc::pollfd,
-                    1,
-                    &now as *const libc::timespec,
-                    std::ptr::null::<u64>(),
-                    8usize,
-                ) > 0
-            {
-                fail(Step::ParentGone);
-            }
-        } else if ppid != a.parent {
-            fail(Step::ParentGone);
+        if let Err(step) = signals::die_with_parent(a.parent, a.agent_pidfd) {
+            fail(step);
         }
         // In a user namespace: the agent's ids, mapped to themselves. Best effort: a
         // non-dumpable agent's `/proc/self` files are root's, out of the child's reach; an
@@ -1505,14 +1383,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             libc::syscall(libc::SYS_close, 3);
             libc::syscall(libc::SYS_close, 4);
         }
-        let none: u64 = 0;
-        libc::syscall(
-            libc::SYS_rt_sigprocmask,
-            libc::SIG_SETMASK,
-            &none as *const u64,
-            std::ptr::null_mut::<u64>(),
-            8usize,
-        );
+        signals::unblock_all();
         libc::syscall(libc::SYS_execve, a.program, a.argv, a.envp);
     }
     fail(Step::Exec)
