@@ -46,6 +46,8 @@ use clone::{
     try_namespace,
 };
 pub(crate) use clone::{clone_into_works, reap};
+pub(crate) use loopback::{LocalNet, local_network};
+use namespaces::IdMaps;
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
@@ -55,6 +57,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use step::{Failure, Step};
 
 pub(super) mod clone;
+mod loopback;
+mod namespaces;
 mod signals;
 mod step;
 
@@ -524,138 +528,14 @@ fn map_ptrs(plan: &NsPlan) -> ((*const u8, usize), (*const u8, usize)) {
     }
 }
 
-/// How a `"network": "local"` command gets its private loopback: a network namespace of its
-/// own (`CLONE_NEWNET`), directly where the agent may make one (root), else through a user
-/// namespace; its `lo` brought up by the child before it confines itself
-/// ([`loopback_up`]). Decided once per kernel ([`local_network`]).
-#[derive(Debug)]
-pub(crate) struct LocalNet {
-    flags: c_int,
-    /// With a user namespace: the `uid_map` and `gid_map` lines.
-    maps: Option<(Vec<u8>, Vec<u8>)>,
-}
-
-/// A `uid_map` and a `gid_map` as the child writes them: pointer and length of each.
-type IdMaps = ((*const u8, usize), (*const u8, usize));
-
-impl LocalNet {
-    /// Whether its commands start in a user namespace of their own.
-    pub(crate) fn through_user(&self) -> bool {
-        self.flags & libc::CLONE_NEWUSER != 0
-    }
-
-    /// The clone flags and id maps of a command that also has `flags` and `maps` (its PID
-    /// namespace's): one user namespace serves both.
-    fn join(&self, flags: c_int, maps: IdMaps) -> (c_int, IdMaps) {
-        let maps = match (&self.maps, maps.0.0.is_null()) {
-            (Some((uid, gid)), true) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
-            _ => maps,
-        };
-        (flags | self.flags, maps)
-    }
-}
-
-/// Tries a network namespace the way a `"network": "local"` command gets one (directly, then
-/// through a user namespace), with a child that does only that and exits.
-pub(crate) fn local_network() -> Result<LocalNet, String> {
-    let direct = NsPlan {
-        flags: libc::CLONE_NEWNET,
-        maps: None,
-        agent: None,
-        reaper: Err(String::new()),
+/// The clone flags and id maps of a command that also has `flags` and `maps` (its PID
+/// namespace's): one user namespace serves both.
+fn join(net: &LocalNet, flags: c_int, maps: IdMaps) -> (c_int, IdMaps) {
+    let maps = match (&net.maps, maps.0.0.is_null()) {
+        (Some((uid, gid)), true) => ((uid.as_ptr(), uid.len()), (gid.as_ptr(), gid.len())),
+        _ => maps,
     };
-    let direct_error = match try_namespace(direct.flags) {
-        Ok(()) => {
-            return Ok(LocalNet {
-                flags: libc::CLONE_NEWNET,
-                maps: None,
-            });
-        }
-        Err(e) => e,
-    };
-    // SAFETY: getuid/getgid cannot fail.
-    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-    let through_user = NsPlan {
-        flags: libc::CLONE_NEWNET | libc::CLONE_NEWUSER,
-        maps: None,
-        agent: None,
-        reaper: Err(String::new()),
-    };
-    match try_namespace(through_user.flags) {
-        Ok(()) => Ok(LocalNet {
-            flags: through_user.flags,
-            maps: Some((
-                format!("{uid} {uid} 1\n").into_bytes(),
-                format!("{gid} {gid} 1\n").into_bytes(),
-            )),
-        }),
-        Err(user_error) => Err(format!(
-            "no network namespace can be made here (directly: {direct_error}; through a user namespace: {user_error})"
-        )),
-    }
-}
-
-/// Brings up `lo` in the child's new network namespace (`SIOCSIFFLAGS`), with raw system
-/// calls only; `false` when it cannot.
-fn loopback_up() -> bool {
-    // `struct ifreq`: the name, then the flags (a short) where the union starts.
-    let mut ifreq = [0u8; 40];
-    ifreq[..2].copy_from_slice(b"lo");
-    let flags = (libc::IFF_UP | libc::IFF_RUNNING | libc::IFF_LOOPBACK) as i16;
-    ifreq[16..18].copy_from_slice(&flags.to_ne_bytes());
-    // SAFETY: a socket of this child's, an ioctl reading and writing `ifreq` (40 bytes, the
-    // kernel's `struct ifreq`), and its close.
-    unsafe {
-        let fd = libc::syscall(
-            libc::SYS_socket,
-            libc::AF_INET,
-            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-            0,
-        );
-        if fd < 0 {
-            return false;
-        }
-        let ok = libc::syscall(libc::SYS_ioctl, fd, libc::SIOCSIFFLAGS, ifreq.as_mut_ptr()) == 0;
-        libc::syscall(libc::SYS_close, fd);
-        ok
-    }
-}
-
-/// In a new user namespace: `setgroups` denied (which an unprivileged `gid_map` needs), then
-/// the agent's uid and gid mapped to themselves. Nothing without one. `Err` when a write
-/// fails (the caller goes on unmapped).
-///
-/// # Safety
-/// Raw system calls only; `a`'s map pointers are valid for their lengths.
-unsafe fn write_id_maps(a: &ChildArgs) -> Result<(), Step> {
-    if a.uid_map.0.is_null() {
-        return Ok(());
-    }
-    let write = |path: &CStr, data: *const u8, len: usize| -> bool {
-        // SAFETY: `path` is NUL-terminated; `data` is valid for `len` bytes.
-        unsafe {
-            let fd = libc::syscall(
-                libc::SYS_openat,
-                libc::AT_FDCWD,
-                path.as_ptr(),
-                libc::O_WRONLY | libc::O_CLOEXEC,
-            );
-            if fd < 0 {
-                return false;
-            }
-            let n = libc::syscall(libc::SYS_write, fd, data, len);
-            libc::syscall(libc::SYS_close, fd);
-            n == len as libc::c_long
-        }
-    };
-    let deny = b"deny";
-    if !write(c"/proc/self/setgroups", deny.as_ptr(), deny.len())
-        || !write(c"/proc/self/uid_map", a.uid_map.0, a.uid_map.1)
-        || !write(c"/proc/self/gid_map", a.gid_map.0, a.gid_map.1)
-    {
-        return Err(Step::IdMaps);
-    }
-    Ok(())
+    (flags | net.flags, maps)
 }
 
 /// What the confined route applies in the child.
@@ -687,7 +567,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
     };
     if let Some(net) = l.local_network {
-        (ns_flags, (uid_map, gid_map)) = net.join(ns_flags, (uid_map, gid_map));
+        (ns_flags, (uid_map, gid_map)) = join(net, ns_flags, (uid_map, gid_map));
     }
     let (ruleset, filter, caps) = match &l.confine {
         Some(c) => (c.ruleset, c.filter, c.caps),
@@ -972,13 +852,9 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if let Err(step) = signals::die_with_parent(a.parent, a.agent_pidfd) {
             fail(step);
         }
-        // In a user namespace: the agent's ids, mapped to themselves. Best effort: a
-        // non-dumpable agent's `/proc/self` files are root's, out of the child's reach; an
-        // unmapped command still creates files with the agent's ids (the kernel's ids do
-        // not change), it only sees itself and them as the overflow user (`nobody`).
-        let _ = write_id_maps(a);
-        if a.loopback && !loopback_up() {
-            fail(Step::Loopback);
+        // The namespaces it was born in: the id maps, the private loopback.
+        if let Err(step) = namespaces::settle((a.uid_map, a.gid_map), a.loopback) {
+            fail(step);
         }
         // The host's limit on open files, before the call's own replaces it (closing the
         // inherited fds below may need it).
