@@ -48,6 +48,7 @@ use clone::{
 pub(crate) use clone::{clone_into_works, reap};
 pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
+use session::ChildLimitArgs;
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
@@ -59,6 +60,7 @@ use step::{Failure, Step};
 pub(super) mod clone;
 mod loopback;
 mod namespaces;
+mod session;
 mod signals;
 mod step;
 
@@ -754,78 +756,6 @@ struct ChildArgs {
     failure: *const Failure,
 }
 
-/// [`ChildLimits`] as the child reads them.
-struct ChildLimitArgs {
-    rlimits: *const (c_int, libc::rlimit),
-    count: usize,
-    oom_first: bool,
-    nice: i32,
-}
-
-impl ChildLimitArgs {
-    fn new(limits: Option<&ChildLimits>) -> Self {
-        match limits {
-            Some(l) => ChildLimitArgs {
-                rlimits: l.rlimits.as_ptr(),
-                count: l.rlimits.len(),
-                oom_first: l.oom_first,
-                nice: l.nice,
-            },
-            None => ChildLimitArgs {
-                rlimits: std::ptr::null(),
-                count: 0,
-                oom_first: false,
-                nice: 0,
-            },
-        }
-    }
-}
-
-/// The call's limits, applied by the child to itself: `oom_score_adj` first (it opens a
-/// file, which a low limit on open files could refuse), then the niceness, then the resource
-/// limits. A vfork child's `oom_score_adj` is its own (Linux leaves the processes sharing its
-/// memory alone for a vfork child); raising it and the niceness needs no privilege, and a
-/// host that refuses either (no `/proc`, a niceness already higher) keeps its own. A
-/// resource limit that cannot be set fails the start: the command must not run unbounded.
-///
-/// # Safety
-/// Raw system calls only; `l`'s pointer is valid for `count` entries.
-unsafe fn apply_limits(l: &ChildLimitArgs) -> Result<(), Step> {
-    // SAFETY (each call): raw system calls on this child's own state.
-    unsafe {
-        if l.oom_first {
-            let fd = libc::syscall(
-                libc::SYS_openat,
-                libc::AT_FDCWD,
-                c"/proc/self/oom_score_adj".as_ptr(),
-                libc::O_WRONLY | libc::O_CLOEXEC,
-            );
-            if fd >= 0 {
-                let v = b"1000";
-                libc::syscall(libc::SYS_write, fd, v.as_ptr(), v.len());
-                libc::syscall(libc::SYS_close, fd);
-            }
-        }
-        if l.nice != 0 {
-            libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, l.nice);
-        }
-        for i in 0..l.count {
-            let (resource, limit) = &*l.rlimits.add(i);
-            if libc::syscall(
-                libc::SYS_prlimit64,
-                0,
-                *resource,
-                limit as *const libc::rlimit,
-                std::ptr::null_mut::<libc::rlimit>(),
-            ) != 0
-            {
-                return Err(Step::Limits);
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The cloned child: confines itself, then `execve`s. Raw system calls only.
 extern "C" fn child(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the parent's `ChildArgs`, alive until this child execs or exits.
@@ -884,10 +814,7 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
             }
         }
         // 2. The call's own session and group, then its limits.
-        if libc::syscall(libc::SYS_setsid) < 0 {
-            fail(Step::Group);
-        }
-        if let Err(step) = apply_limits(&a.limits) {
+        if let Err(step) = session::enter(&a.limits) {
             fail(step);
         }
         // 3. The temp dir's mount namespace (which puts the root and the working directory
