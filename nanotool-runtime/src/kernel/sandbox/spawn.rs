@@ -48,6 +48,7 @@ use clone::{
 pub(crate) use clone::{clone_into_works, reap};
 pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
+use privileges::{CapData, capabilities_to_keep};
 use session::ChildLimitArgs;
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::io;
@@ -58,11 +59,15 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use step::{Failure, Step};
 
 pub(super) mod clone;
+mod filter;
+mod landlock;
 mod loopback;
 mod namespaces;
+mod privileges;
 mod session;
 mod signals;
 mod step;
+mod view;
 
 /// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
 pub(crate) struct CStrings {
@@ -548,11 +553,6 @@ struct Confine {
     caps: *const CapData,
 }
 
-/// The flags the child installs the filter with: `SECCOMP_FILTER_FLAG_SPEC_ALLOW` until a
-/// kernel refuses it (the child clears it, in the memory it shares with the agent).
-static SPEC_ALLOW_FLAG: std::sync::atomic::AtomicU32 =
-    std::sync::atomic::AtomicU32::new(seccomp::FILTER_FLAG_SPEC_ALLOW);
-
 fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     let program = CString::new(program.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
@@ -819,53 +819,18 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         }
         // 3. The temp dir's mount namespace (which puts the root and the working directory
         //    at its own), the workspace, no new privileges, capabilities.
-        if a.mount_ns >= 0 && libc::syscall(libc::SYS_setns, a.mount_ns, libc::CLONE_NEWNS) != 0 {
-            fail(Step::MountNamespace);
+        if let Err(step) = view::enter(a.mount_ns, a.cwd) {
+            fail(step);
         }
-        if libc::syscall(libc::SYS_chdir, a.cwd) != 0 {
-            fail(Step::Chdir);
-        }
-        if a.confine && libc::syscall(libc::SYS_prctl, libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-            fail(Step::NoNewPrivs);
-        }
-        if !a.caps.is_null() {
-            let mut header = CapHeader {
-                version: CAP_VERSION_3,
-                pid: 0,
-            };
-            if libc::syscall(libc::SYS_capset, &mut header as *mut CapHeader, a.caps) != 0 {
-                fail(Step::Capabilities);
-            }
+        if let Err(step) = privileges::lower(a.confine, a.caps) {
+            fail(step);
         }
         // 4. Landlock, then seccomp.
-        if a.ruleset >= 0 && libc::syscall(libc::SYS_landlock_restrict_self, a.ruleset, 0u32) != 0 {
-            fail(Step::Landlock);
+        if let Err(step) = landlock::restrict(a.ruleset) {
+            fail(step);
         }
-        if a.confine && !a.filter.is_null() {
-            // SPEC_ALLOW: the filter does not also turn on the speculative store bypass
-            // mitigation, which slows every command on CPUs that have it (Spectre v4 is a
-            // same-address-space attack; a command attacks no one through it that the
-            // sandbox protects). A kernel without the flag (before 4.17) says EINVAL.
-            let mut flags = SPEC_ALLOW_FLAG.load(Ordering::Relaxed);
-            let mut ret = libc::syscall(
-                libc::SYS_seccomp,
-                libc::SECCOMP_SET_MODE_FILTER,
-                flags,
-                a.filter,
-            );
-            if ret != 0 && flags != 0 && *libc::__errno_location() == libc::EINVAL {
-                flags = 0;
-                SPEC_ALLOW_FLAG.store(0, Ordering::Relaxed);
-                ret = libc::syscall(
-                    libc::SYS_seccomp,
-                    libc::SECCOMP_SET_MODE_FILTER,
-                    flags,
-                    a.filter,
-                );
-            }
-            if ret != 0 {
-                fail(Step::Seccomp);
-            }
+        if let Err(step) = filter::install(a.confine, a.filter) {
+            fail(step);
         }
         // 5. stdio (both fds are above 2, so no dup3 clobbers the other), nothing else.
         for (from, to) in [(a.null, 0), (a.output, 1), (a.output, 2)] {
@@ -927,65 +892,4 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         libc::syscall(libc::SYS_execve, a.program, a.argv, a.envp);
     }
     fail(Step::Exec)
-}
-
-#[repr(C)]
-struct CapHeader {
-    version: u32,
-    pid: i32,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct CapData {
-    effective: u32,
-    permitted: u32,
-    inheritable: u32,
-}
-
-/// `_LINUX_CAPABILITY_VERSION_3`.
-const CAP_VERSION_3: u32 = 0x2008_0522;
-
-/// `CAP_DAC_OVERRIDE`: write (and execute) files whatever their mode.
-const CAP_DAC_OVERRIDE: u32 = 1 << 1;
-/// `CAP_DAC_READ_SEARCH`: read files and search directories whatever their mode (and
-/// `open_by_handle_at`, which the filter refuses).
-const CAP_DAC_READ_SEARCH: u32 = 1 << 2;
-/// `CAP_FOWNER`: act on files one does not own (modes, times, `O_NOATIME`).
-const CAP_FOWNER: u32 = 1 << 3;
-
-/// The capability sets a command gets when the agent holds more than its profile needs: a
-/// read-only command keeps `CAP_DAC_READ_SEARCH` alone (what reading needs: a root agent's
-/// workspace may hold files of any user), a `writes` command also `CAP_DAC_OVERRIDE` and
-/// `CAP_FOWNER` (writing and owning them); nothing inheritable (hence no ambient ones), and
-/// never more than the agent holds. With `no_new_privs`, no `execve` can gain a capability
-/// back (setuid bits and file capabilities are clamped to the permitted set). `None` when
-/// there is nothing to drop.
-fn capabilities_to_keep(writes: bool) -> Option<[CapData; 2]> {
-    let keep: u32 = if writes {
-        CAP_DAC_READ_SEARCH | CAP_DAC_OVERRIDE | CAP_FOWNER
-    } else {
-        CAP_DAC_READ_SEARCH
-    };
-    let mut header = CapHeader {
-        version: CAP_VERSION_3,
-        pid: 0,
-    };
-    let mut data = [CapData::default(); 2];
-    // SAFETY: capget fills two CapData words for version 3.
-    if unsafe { libc::syscall(libc::SYS_capget, &mut header, data.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    let holds_more = data.iter().enumerate().any(|(i, d)| {
-        let keep = if i == 0 { keep } else { 0 };
-        (d.permitted | d.effective | d.inheritable) & !keep != 0
-    });
-    if !holds_more {
-        return None;
-    }
-    data[0].effective &= keep;
-    data[0].permitted &= keep;
-    data[0].inheritable = 0;
-    data[1] = CapData::default();
-    Some(data)
 }
