@@ -46,6 +46,7 @@ use clone::{
     try_namespace,
 };
 pub(crate) use clone::{clone_into_works, reap};
+pub(crate) use fds::dev_null;
 pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
 use privileges::{CapData, capabilities_to_keep};
@@ -59,6 +60,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use step::{Failure, Step};
 
 pub(super) mod clone;
+mod fds;
 mod filter;
 mod landlock;
 mod loopback;
@@ -320,17 +322,6 @@ pub(crate) struct Spawned {
 static REAPER_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 /// The errno of that refusal.
 static REAPER_ERRNO: AtomicI32 = AtomicI32::new(0);
-
-/// `/dev/null`, opened once for the unconfined route's stdin.
-pub(crate) fn dev_null() -> io::Result<OwnedFd> {
-    above_stdio(
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open("/dev/null")?
-            .into(),
-    )
-}
 
 /// Starts `program` unconfined, the way confined commands start (a clone child in its own
 /// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
@@ -786,33 +777,13 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if let Err(step) = namespaces::settle((a.uid_map, a.gid_map), a.loopback) {
             fail(step);
         }
-        // The host's limit on open files, before the call's own replaces it (closing the
-        // inherited fds below may need it).
-        let mut host_files = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        if libc::syscall(
-            libc::SYS_prlimit64,
-            0,
-            libc::RLIMIT_NOFILE,
-            std::ptr::null::<libc::rlimit>(),
-            &mut host_files as *mut libc::rlimit,
-        ) != 0
-        {
-            fail(Step::CloseFds);
-        }
         // With a reaper: its image and record pipe copied above 4 now, under the host's limit
-        //    on open files (the call's own may be lower than the host's fds), for step 5.
+        // on open files (the call's own may be lower than the host's fds), for step 5.
         let reaper = a.confine && a.reaper >= 0 && REAPER_WORKS.load(Ordering::Relaxed);
-        let (mut image, mut records) = (-1, -1);
-        if reaper {
-            image = libc::syscall(libc::SYS_fcntl, a.reaper, libc::F_DUPFD_CLOEXEC, 5);
-            records = libc::syscall(libc::SYS_fcntl, a.records, libc::F_DUPFD_CLOEXEC, 5);
-            if image < 0 || records < 0 {
-                fail(Step::Stdio);
-            }
-        }
+        let held = match fds::hold(reaper.then_some((a.reaper, a.records))) {
+            Ok(held) => held,
+            Err(step) => fail(step),
+        };
         // 2. The call's own session and group, then its limits.
         if let Err(step) = session::enter(&a.limits) {
             fail(step);
@@ -832,35 +803,9 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if let Err(step) = filter::install(a.confine, a.filter) {
             fail(step);
         }
-        // 5. stdio (both fds are above 2, so no dup3 clobbers the other), nothing else.
-        for (from, to) in [(a.null, 0), (a.output, 1), (a.output, 2)] {
-            if libc::syscall(libc::SYS_dup3, from, to, 0) < 0 {
-                fail(Step::Stdio);
-            }
-        }
-        // With a reaper: its record pipe at 3, its image at 4 (close-on-exec), from the copies
-        // above 4 made before the limits (so that neither overwrites the other).
-        let mut first_closed: u32 = 3;
-        if reaper {
-            if libc::syscall(libc::SYS_dup3, records, 3, 0) < 0
-                || libc::syscall(libc::SYS_dup3, image, 4, libc::O_CLOEXEC) < 0
-            {
-                fail(Step::Stdio);
-            }
-            first_closed = 5;
-        }
-        // (The unconfined route leaves them, as std's spawn does: with the sandbox off a
-        // command has every right of the agent.)
-        if a.confine && libc::syscall(libc::SYS_close_range, first_closed, u32::MAX, 0u32) != 0 {
-            // Before Linux 5.9 (ENOSYS), or a container's own filter refusing the call
-            // (EPERM): close each fd up to the limit on open files (an fd above it cannot
-            // exist unless the limit was lowered after it was opened: the host's is taken
-            // before the call's own), at most the first 65,536, which bounds the cost where
-            // the limit is a million.
-            let top = host_files.rlim_cur.min(1 << 16) as libc::c_long;
-            for fd in libc::c_long::from(first_closed)..top {
-                libc::syscall(libc::SYS_close, fd);
-            }
+        // 5. stdio, nothing else.
+        if let Err(step) = fds::settle(a.null, a.output, a.confine, &held) {
+            fail(step);
         }
         // 6. The reaper, which starts the command as its child with nothing blocked; where
         //    its `execveat` is refused, the command itself, as pid 1, from then on.
