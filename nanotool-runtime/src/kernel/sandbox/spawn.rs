@@ -46,20 +46,23 @@ use clone::{
     try_namespace,
 };
 pub(crate) use clone::{clone_into_works, reap};
+pub(crate) use exec::CStrings;
+use exec::{REAPER_ERRNO, REAPER_WORKS};
 pub(crate) use fds::dev_null;
 pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
 use privileges::{CapData, capabilities_to_keep};
 use session::ChildLimitArgs;
-use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::Ordering;
 use step::{Failure, Step};
 
 pub(super) mod clone;
+mod exec;
 mod fds;
 mod filter;
 mod landlock;
@@ -70,68 +73,6 @@ mod session;
 mod signals;
 mod step;
 mod view;
-
-/// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
-pub(crate) struct CStrings {
-    _owned: Vec<CString>,
-    ptrs: Vec<*const c_char>,
-}
-
-// SAFETY: `ptrs` points into `_owned`, which is never changed after construction and moves
-// with it (a CString's bytes live on the heap).
-unsafe impl Send for CStrings {}
-// SAFETY: as above; nothing is mutated through a shared reference.
-unsafe impl Sync for CStrings {}
-
-impl std::fmt::Debug for CStrings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(&self._owned).finish()
-    }
-}
-
-impl CStrings {
-    /// From byte strings; one holding a NUL byte is an error naming it.
-    pub(crate) fn new<I, B>(items: I) -> io::Result<CStrings>
-    where
-        I: IntoIterator<Item = B>,
-        B: Into<Vec<u8>>,
-    {
-        let owned = items
-            .into_iter()
-            .map(|b| {
-                CString::new(b).map_err(|e| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "`{}` contains a NUL byte",
-                            String::from_utf8_lossy(&e.into_vec())
-                        ),
-                    )
-                })
-            })
-            .collect::<io::Result<Vec<_>>>()?;
-        let mut ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
-        ptrs.push(std::ptr::null());
-        Ok(CStrings {
-            _owned: owned,
-            ptrs,
-        })
-    }
-
-    /// An environment block: `KEY=VALUE` strings.
-    pub(crate) fn env(vars: &[(OsString, OsString)]) -> io::Result<CStrings> {
-        CStrings::new(vars.iter().map(|(k, v)| {
-            let mut kv = k.as_bytes().to_vec();
-            kv.push(b'=');
-            kv.extend_from_slice(v.as_bytes());
-            kv
-        }))
-    }
-
-    fn as_ptr(&self) -> *const *const c_char {
-        self.ptrs.as_ptr()
-    }
-}
 
 /// What the probe of a profile found: how far Landlock takes, whether the filter installs.
 #[derive(Debug, Clone)]
@@ -316,12 +257,6 @@ pub(crate) struct Spawned {
     pub pidfd: Option<OwnedFd>,
     pub records: Option<OwnedFd>,
 }
-
-/// Whether the reaper runs here (cleared, by the child in the memory it shares with the agent,
-/// the first time its `execveat` is refused: the command is then pid 1 from that start on).
-static REAPER_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-/// The errno of that refusal.
-static REAPER_ERRNO: AtomicI32 = AtomicI32::new(0);
 
 /// Starts `program` unconfined, the way confined commands start (a clone child in its own
 /// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
@@ -807,34 +742,8 @@ extern "C" fn child(arg: *mut c_void) -> c_int {
         if let Err(step) = fds::settle(a.null, a.output, a.confine, &held) {
             fail(step);
         }
-        // 6. The reaper, which starts the command as its child with nothing blocked; where
-        //    its `execveat` is refused, the command itself, as pid 1, from then on.
-        if reaper {
-            libc::syscall(
-                libc::SYS_execveat,
-                4,
-                c"".as_ptr(),
-                a.reaper_argv,
-                a.envp,
-                libc::AT_EMPTY_PATH,
-            );
-            // Linux 5.10 answers `execveat` of a memfd by fd with ENOENT, and runs it by its
-            // /proc path (which Landlock, from 5.13, would refuse; there the fd serves).
-            if *libc::__errno_location() == libc::ENOENT {
-                libc::syscall(
-                    libc::SYS_execve,
-                    c"/proc/self/fd/4".as_ptr(),
-                    a.reaper_argv,
-                    a.envp,
-                );
-            }
-            REAPER_ERRNO.store(*libc::__errno_location(), Ordering::Relaxed);
-            REAPER_WORKS.store(false, Ordering::Relaxed);
-            libc::syscall(libc::SYS_close, 3);
-            libc::syscall(libc::SYS_close, 4);
-        }
-        signals::unblock_all();
-        libc::syscall(libc::SYS_execve, a.program, a.argv, a.envp);
+        // 6. The reaper, or the command, with nothing blocked.
+        let step = exec::run(reaper, a.program, a.argv, a.envp, a.reaper_argv);
+        fail(step)
     }
-    fail(Step::Exec)
 }
