@@ -2,7 +2,6 @@
 //! namespace of its own, the agent's ids mapped to themselves; in a network namespace of its
 //! own (the private loopback, `loopback`), its `lo` up.
 
-use super::loopback;
 use super::step::Step;
 use std::ffi::CStr;
 
@@ -21,7 +20,7 @@ pub(super) type IdMaps = ((*const u8, usize), (*const u8, usize));
 pub(super) unsafe fn settle(maps: IdMaps, loopback: bool) -> Result<(), Step> {
     // SAFETY: as this function's contract.
     let _ = unsafe { write_id_maps(maps) };
-    if loopback && !loopback::up() {
+    if loopback && !loopback_up() {
         return Err(Step::Loopback);
     }
     Ok(())
@@ -63,4 +62,30 @@ unsafe fn write_id_maps(maps: IdMaps) -> Result<(), Step> {
         return Err(Step::IdMaps);
     }
     Ok(())
+}
+
+/// Brings up `lo` in the child's new network namespace (`SIOCSIFFLAGS`), with raw system
+/// calls only; `false` when it cannot.
+fn loopback_up() -> bool {
+    // `struct ifreq`: the name, then the flags (a short) where the union starts.
+    let mut ifreq = [0u8; 40];
+    ifreq[..2].copy_from_slice(b"lo");
+    let flags = (libc::IFF_UP | libc::IFF_RUNNING | libc::IFF_LOOPBACK) as i16;
+    ifreq[16..18].copy_from_slice(&flags.to_ne_bytes());
+    // SAFETY: a socket of this child's, an ioctl reading and writing `ifreq` (40 bytes, the
+    // kernel's `struct ifreq`), and its close.
+    unsafe {
+        let fd = libc::syscall(
+            libc::SYS_socket,
+            libc::AF_INET,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+            0,
+        );
+        if fd < 0 {
+            return false;
+        }
+        let ok = libc::syscall(libc::SYS_ioctl, fd, libc::SIOCSIFFLAGS, ifreq.as_mut_ptr()) == 0;
+        libc::syscall(libc::SYS_close, fd);
+        ok
+    }
 }
