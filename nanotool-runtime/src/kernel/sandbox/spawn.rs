@@ -41,10 +41,8 @@ use super::super::sys::above_stdio;
 use super::reaper::Reaper;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
-use clone::{
-    CHILD_STACK, CLONE_PIDFD_WORKS, CLONE3_WORKS, clone3_into, clone3_unsupported, falls_back,
-    try_namespace,
-};
+use child::ChildArgs;
+use clone::try_namespace;
 pub(crate) use clone::{clone_into_works, reap};
 pub(crate) use exec::CStrings;
 use exec::{REAPER_ERRNO, REAPER_WORKS};
@@ -53,14 +51,15 @@ pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
 use privileges::{CapData, capabilities_to_keep};
 use session::ChildLimitArgs;
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use step::{Failure, Step};
 
+mod child;
 pub(super) mod clone;
 mod exec;
 mod fds;
@@ -550,79 +549,7 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         reaper_argv: reaper_argv.as_ptr(),
         failure: &failure,
     };
-    // The child's stack: allocated, never initialised (the child writes before it reads).
-    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
-    // Block every signal (glibc's own included) while the child shares our memory: the
-    // child unblocks once its handlers are back to their defaults.
-    let old = signals::block_all();
-    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
-    let mut pidfd: c_int = -1;
-    // Into the call's cgroup where `clone3` takes it; else (and from then on, where the
-    // kernel or a filter refuses `clone3`) the plain clone, in the agent's cgroup.
-    let mut in_cgroup = false;
-    let mut into = (-1, None);
-    if let Some(cgroup) = l.cgroup
-        && CLONE3_WORKS.load(Ordering::Relaxed)
-    {
-        let (pid, e) = clone3_into(
-            cgroup,
-            (libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | ns_flags) as u32 as u64,
-            &mut stack,
-            child,
-            (&args as *const ChildArgs).cast_mut().cast::<c_void>(),
-            &mut pidfd,
-        );
-        let errno = e.raw_os_error().unwrap_or(0);
-        if pid >= 0 {
-            in_cgroup = true;
-            into = (pid, Some(e));
-        } else if clone3_unsupported(errno) {
-            CLONE3_WORKS.store(false, Ordering::Relaxed);
-        } else if !falls_back(errno) {
-            // No memory, too many processes: the start's error, as it would be for `clone`.
-            into = (-1, Some(e));
-        }
-    }
-    let mut clone = |flags: c_int, pidfd: &mut c_int| {
-        // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
-        // which outlive it: with CLONE_VFORK this thread resumes only after the child's
-        // `execve` or exit. The child makes raw system calls only. With CLONE_PIDFD the
-        // kernel writes the pidfd to `pidfd` (the parent_tid argument).
-        let pid = unsafe {
-            libc::clone(
-                child,
-                stack.as_mut_ptr().add(stack.capacity()).cast(),
-                flags,
-                (&args as *const ChildArgs).cast_mut().cast::<c_void>(),
-                pidfd as *mut c_int,
-            )
-        };
-        (pid, io::Error::last_os_error())
-    };
-    let with_pidfd = CLONE_PIDFD_WORKS.load(Ordering::Relaxed);
-    let (mut pid, mut clone_error) = if let (pid, Some(e)) = into {
-        (pid, e)
-    } else if with_pidfd {
-        clone(base | libc::CLONE_PIDFD, &mut pidfd)
-    } else {
-        (-1, io::Error::from_raw_os_error(libc::EINVAL))
-    };
-    if !in_cgroup && pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
-        // A kernel without CLONE_PIDFD (before 5.2), or one refusing it with these flags.
-        if with_pidfd {
-            CLONE_PIDFD_WORKS.store(false, Ordering::Relaxed);
-        }
-        pidfd = -1;
-        (pid, clone_error) = clone(base, &mut pidfd);
-    }
-    signals::restore(old);
-    drop(stack);
-    if pid < 0 {
-        return Err(clone_error);
-    }
-    // SAFETY: a kernel that took CLONE_PIDFD wrote a fresh fd that nobody else owns (an old
-    // kernel that ignored the flag left -1).
-    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    let (pid, pidfd) = clone::birth(&args, l.cgroup, ns_flags)?;
     let step = failure.step.load(Ordering::Acquire);
     if step == 0 {
         return Ok(Spawned {
@@ -643,107 +570,4 @@ fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
             other.name()
         )),
     })
-}
-
-/// Everything the child reads, prepared by the parent.
-struct ChildArgs {
-    program: *const c_char,
-    argv: *const *const c_char,
-    envp: *const *const c_char,
-    cwd: *const c_char,
-    null: RawFd,
-    output: RawFd,
-    /// Whether to apply steps 3 (but `chdir`) and 4: the confined route.
-    confine: bool,
-    ruleset: RawFd,
-    filter: *const libc::sock_fprog,
-    caps: *const CapData,
-    /// The agent's pid: the child's parent, unless the agent died before the child's
-    /// parent-death signal was set.
-    parent: libc::pid_t,
-    /// In a PID namespace (where `getppid()` is 0): a pidfd of the agent, readable once it
-    /// died; -1 when there is none.
-    agent_pidfd: RawFd,
-    /// In a user namespace: the `uid_map` and `gid_map` lines (null otherwise).
-    uid_map: (*const u8, usize),
-    gid_map: (*const u8, usize),
-    /// In a network namespace of its own: bring its `lo` up.
-    loopback: bool,
-    /// The private temp dir's mount namespace, to enter before `chdir` (-1: none).
-    mount_ns: RawFd,
-    /// The call's limits (`rlimits` null: none).
-    limits: ChildLimitArgs,
-    /// The reaper's memfd, to run as the PID namespace's pid 1 (-1: the command runs itself).
-    reaper: RawFd,
-    /// The write end of the reaper's record pipe (-1 without a reaper).
-    records: RawFd,
-    /// The reaper's argv: the command's path, then its argv, NULL-terminated.
-    reaper_argv: *const *const c_char,
-    failure: *const Failure,
-}
-
-/// The cloned child: confines itself, then `execve`s. Raw system calls only.
-extern "C" fn child(arg: *mut c_void) -> c_int {
-    // SAFETY: `arg` is the parent's `ChildArgs`, alive until this child execs or exits.
-    let a = unsafe { &*(arg as *const ChildArgs) };
-    let fail = |step: Step| -> ! {
-        // SAFETY: `failure` lives in the parent's frame (shared memory); errno is this
-        // thread's (the parent's, which is suspended until we are gone).
-        unsafe {
-            let errno = *libc::__errno_location();
-            (*a.failure).errno.store(errno, Ordering::Release);
-            (*a.failure).step.store(step as i32, Ordering::Release);
-            libc::syscall(libc::SYS_exit, 127);
-        }
-        #[allow(clippy::empty_loop)]
-        loop {}
-    };
-    // SAFETY (for each call below): raw system calls on this child's own state, with
-    // arguments the parent prepared and keeps alive.
-    unsafe {
-        // 1. Default handlers, the parent-death signal, a parent still there.
-        if let Err(step) = signals::to_defaults() {
-            fail(step);
-        }
-        if let Err(step) = signals::die_with_parent(a.parent, a.agent_pidfd) {
-            fail(step);
-        }
-        // The namespaces it was born in: the id maps, the private loopback.
-        if let Err(step) = namespaces::settle((a.uid_map, a.gid_map), a.loopback) {
-            fail(step);
-        }
-        // With a reaper: its image and record pipe copied above 4 now, under the host's limit
-        // on open files (the call's own may be lower than the host's fds), for step 5.
-        let reaper = a.confine && a.reaper >= 0 && REAPER_WORKS.load(Ordering::Relaxed);
-        let held = match fds::hold(reaper.then_some((a.reaper, a.records))) {
-            Ok(held) => held,
-            Err(step) => fail(step),
-        };
-        // 2. The call's own session and group, then its limits.
-        if let Err(step) = session::enter(&a.limits) {
-            fail(step);
-        }
-        // 3. The temp dir's mount namespace (which puts the root and the working directory
-        //    at its own), the workspace, no new privileges, capabilities.
-        if let Err(step) = view::enter(a.mount_ns, a.cwd) {
-            fail(step);
-        }
-        if let Err(step) = privileges::lower(a.confine, a.caps) {
-            fail(step);
-        }
-        // 4. Landlock, then seccomp.
-        if let Err(step) = landlock::restrict(a.ruleset) {
-            fail(step);
-        }
-        if let Err(step) = filter::install(a.confine, a.filter) {
-            fail(step);
-        }
-        // 5. stdio, nothing else.
-        if let Err(step) = fds::settle(a.null, a.output, a.confine, &held) {
-            fail(step);
-        }
-        // 6. The reaper, or the command, with nothing blocked.
-        let step = exec::run(reaper, a.program, a.argv, a.envp, a.reaper_argv);
-        fail(step)
-    }
 }

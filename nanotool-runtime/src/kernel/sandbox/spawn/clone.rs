@@ -3,20 +3,105 @@
 //! (`CLONE_PIDFD`); the trials that tell which works ([`clone_into_works`], [`try_namespace`]);
 //! [`in_child_process`], the same kind of child for work done once; and [`reap`].
 
+use super::child::{ChildArgs, child};
 use super::signals;
 use std::ffi::{c_int, c_void};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::atomic::Ordering;
 
 /// Whether `clone` takes `CLONE_PIDFD` here (cleared on the first kernel that refuses it).
-pub(super) static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(true);
+static CLONE_PIDFD_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Whether `clone3` with `CLONE_INTO_CGROUP` works here (cleared on the first kernel or filter
 /// that refuses it: [`clone3_unsupported`]).
-pub(super) static CLONE3_WORKS: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(true);
+static CLONE3_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Starts the spawn child ([`child`]) on `args`, in new namespaces `ns_flags`: into the
+/// call's cgroup `cgroup` with `clone3` where it takes it; else (and from then on, where the
+/// kernel or a filter refuses `clone3`) the plain clone, in the agent's cgroup. Every signal
+/// is blocked meanwhile. Returns the child's pid and, where the kernel gives one with the
+/// clone, its pidfd; `Err` when no clone could start it.
+pub(super) fn birth(
+    args: &ChildArgs,
+    cgroup: Option<BorrowedFd<'_>>,
+    ns_flags: c_int,
+) -> io::Result<(libc::pid_t, Option<OwnedFd>)> {
+    // The child's stack: allocated, never initialised (the child writes before it reads).
+    let mut stack: Vec<u8> = Vec::with_capacity(CHILD_STACK);
+    // Block every signal (glibc's own included) while the child shares our memory: the
+    // child unblocks once its handlers are back to their defaults.
+    let old = signals::block_all();
+    let base = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | ns_flags;
+    let mut pidfd: c_int = -1;
+    // Into the call's cgroup where `clone3` takes it; else (and from then on, where the
+    // kernel or a filter refuses `clone3`) the plain clone, in the agent's cgroup.
+    let mut in_cgroup = false;
+    let mut into = (-1, None);
+    if let Some(cgroup) = cgroup
+        && CLONE3_WORKS.load(Ordering::Relaxed)
+    {
+        let (pid, e) = clone3_into(
+            cgroup,
+            (libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | ns_flags) as u32 as u64,
+            &mut stack,
+            child,
+            (args as *const ChildArgs).cast_mut().cast::<c_void>(),
+            &mut pidfd,
+        );
+        let errno = e.raw_os_error().unwrap_or(0);
+        if pid >= 0 {
+            in_cgroup = true;
+            into = (pid, Some(e));
+        } else if clone3_unsupported(errno) {
+            CLONE3_WORKS.store(false, Ordering::Relaxed);
+        } else if !falls_back(errno) {
+            // No memory, too many processes: the start's error, as it would be for `clone`.
+            into = (-1, Some(e));
+        }
+    }
+    let mut clone = |flags: c_int, pidfd: &mut c_int| {
+        // SAFETY: `child` runs on `stack` (its top is passed; it grows down) and reads `args`,
+        // which outlive it: with CLONE_VFORK this thread resumes only after the child's
+        // `execve` or exit. The child makes raw system calls only. With CLONE_PIDFD the
+        // kernel writes the pidfd to `pidfd` (the parent_tid argument).
+        let pid = unsafe {
+            libc::clone(
+                child,
+                stack.as_mut_ptr().add(stack.capacity()).cast(),
+                flags,
+                (args as *const ChildArgs).cast_mut().cast::<c_void>(),
+                pidfd as *mut c_int,
+            )
+        };
+        (pid, io::Error::last_os_error())
+    };
+    let with_pidfd = CLONE_PIDFD_WORKS.load(Ordering::Relaxed);
+    let (mut pid, mut clone_error) = if let (pid, Some(e)) = into {
+        (pid, e)
+    } else if with_pidfd {
+        clone(base | libc::CLONE_PIDFD, &mut pidfd)
+    } else {
+        (-1, io::Error::from_raw_os_error(libc::EINVAL))
+    };
+    if !in_cgroup && pid < 0 && clone_error.raw_os_error() == Some(libc::EINVAL) {
+        // A kernel without CLONE_PIDFD (before 5.2), or one refusing it with these flags.
+        if with_pidfd {
+            CLONE_PIDFD_WORKS.store(false, Ordering::Relaxed);
+        }
+        pidfd = -1;
+        (pid, clone_error) = clone(base, &mut pidfd);
+    }
+    signals::restore(old);
+    drop(stack);
+    if pid < 0 {
+        return Err(clone_error);
+    }
+    // SAFETY: a kernel that took CLONE_PIDFD wrote a fresh fd that nobody else owns (an old
+    // kernel that ignored the flag left -1).
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    Ok((pid, pidfd))
+}
 
 /// `CLONE_INTO_CGROUP` (Linux 5.7): the child starts in the cgroup of `clone_args.cgroup`.
 const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
@@ -43,21 +128,21 @@ struct CloneArgs {
 /// clone serves every later start. An `EINVAL` or `EPERM` (a flag this start adds, a
 /// namespace the host's policy refuses now, one thread's filter) falls back for this start
 /// only: the kernel's trial at build time already showed `CLONE_INTO_CGROUP` itself works.
-pub(super) fn clone3_unsupported(errno: c_int) -> bool {
+fn clone3_unsupported(errno: c_int) -> bool {
     matches!(errno, libc::ENOSYS | libc::E2BIG)
 }
 
 /// Whether a start that `clone3` refused with `errno` is tried again with the plain clone
 /// (outside the cgroup): any refusal but a lack of memory or processes, which the plain
 /// clone would meet too.
-pub(super) fn falls_back(errno: c_int) -> bool {
+fn falls_back(errno: c_int) -> bool {
     !matches!(errno, libc::EAGAIN | libc::ENOMEM)
 }
 
 /// `clone3` with `flags` (no signal bits: `SIGCHLD` goes in `exit_signal`) into `cgroup`: the
 /// child runs `f(arg)` on `stack` and exits with what it returns; with `CLONE_PIDFD` the
 /// pidfd lands in `pidfd`. Returns the child's pid, or -1 and the error.
-pub(super) fn clone3_into(
+fn clone3_into(
     cgroup: BorrowedFd<'_>,
     flags: u64,
     stack: &mut Vec<u8>,
@@ -278,4 +363,4 @@ pub(crate) fn reap(pid: libc::pid_t) -> io::Result<c_int> {
 }
 
 /// The child's stack: it calls nothing deep (system calls and small loops).
-pub(super) const CHILD_STACK: usize = 64 * 1024;
+const CHILD_STACK: usize = 64 * 1024;

@@ -2,7 +2,7 @@
 //! where the parent reads them once the child has exited ([`Failure`]), and each step's name for
 //! the error the start returns.
 
-use std::sync::atomic::AtomicI32;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Where the child reports the step that failed (0: none) and its errno.
 #[derive(Default)]
@@ -79,4 +79,22 @@ impl Step {
             Step::Exec => "execve",
         }
     }
+}
+
+/// Writes `step` and this thread's errno where the parent reads them, then exits the child
+/// (status 127).
+///
+/// # Safety
+/// The spawn child's only: `failure` is the parent's, alive until this child is gone.
+pub(super) unsafe fn report(failure: *const Failure, step: Step) -> ! {
+    // SAFETY: `failure` lives in the parent's frame (shared memory); errno is this
+    // thread's (the parent's, which is suspended until we are gone).
+    unsafe {
+        let errno = *libc::__errno_location();
+        (*failure).errno.store(errno, Ordering::Release);
+        (*failure).step.store(step as i32, Ordering::Release);
+        libc::syscall(libc::SYS_exit, 127);
+    }
+    #[allow(clippy::empty_loop)]
+    loop {}
 }
