@@ -37,27 +37,24 @@
 //! writes its name and errno where the parent reads them, and the child exits.
 
 use super::super::limits::ChildLimits;
-use super::super::sys::above_stdio;
 use super::reaper::Reaper;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
-use child::ChildArgs;
 use clone::try_namespace;
 pub(crate) use clone::{clone_into_works, reap};
 pub(crate) use exec::CStrings;
-use exec::{REAPER_ERRNO, REAPER_WORKS};
+use exec::REAPER_ERRNO;
 pub(crate) use fds::dev_null;
+pub(crate) use launch::Spawned;
+use launch::{Confine, Launch, Namespaces, launch};
 pub(crate) use loopback::{LocalNet, local_network};
 use namespaces::IdMaps;
 use privileges::{CapData, capabilities_to_keep};
-use session::ChildLimitArgs;
-use std::ffi::{CStr, CString, c_char, c_int};
+use std::ffi::{CStr, c_int};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use step::{Failure, Step};
 
 mod child;
 pub(super) mod clone;
@@ -65,6 +62,7 @@ mod exec;
 mod fds;
 mod filter;
 mod landlock;
+mod launch;
 mod loopback;
 mod namespaces;
 mod privileges;
@@ -229,8 +227,7 @@ impl Confinement {
                 cwd,
                 output,
                 null: &self.null,
-                namespace,
-                local_network: self.local_network.as_deref(),
+                namespaces: namespaces(namespace, self.local_network.as_deref()),
                 limits,
                 cgroup,
                 mount_ns,
@@ -244,17 +241,6 @@ impl Confinement {
             },
         )
     }
-}
-
-/// A started command: its pid (it leads its own group) and, where the kernel gives one with
-/// the `clone`, its pidfd. In a PID namespace with a reaper, the pid is the reaper's and
-/// `records` the read end of its record pipe: the command's own status
-/// ([`super::reaper::read_record`]).
-#[derive(Debug)]
-pub(crate) struct Spawned {
-    pub pid: libc::pid_t,
-    pub pidfd: Option<OwnedFd>,
-    pub records: Option<OwnedFd>,
 }
 
 /// Starts `program` unconfined, the way confined commands start (a clone child in its own
@@ -281,31 +267,13 @@ pub(crate) fn spawn_plain(
             cwd,
             output,
             null,
-            namespace: None,
-            local_network: None,
+            namespaces: Namespaces::NONE,
             limits,
             cgroup,
             mount_ns,
             confine: None,
         },
     )
-}
-
-/// What one start needs.
-struct Launch<'a> {
-    argv: &'a CStrings,
-    env: &'a CStrings,
-    cwd: &'a CStr,
-    output: &'a OwnedFd,
-    null: &'a OwnedFd,
-    namespace: Option<&'a NsPlan>,
-    local_network: Option<&'a LocalNet>,
-    limits: Option<&'a ChildLimits>,
-    /// The call's cgroup, to start the child in (`clone3` with `CLONE_INTO_CGROUP`).
-    cgroup: Option<BorrowedFd<'a>>,
-    /// The mount namespace of the private temp dir's tmpfs, to enter (`setns`).
-    mount_ns: Option<BorrowedFd<'a>>,
-    confine: Option<Confine>,
 }
 
 /// How a confined command gets its private PID namespace, decided once per kernel
@@ -417,8 +385,7 @@ fn try_reaper(plan: &NsPlan) -> Result<Reaper, String> {
             cwd: c"/",
             output: &write,
             null: &null,
-            namespace: Some(&trial),
-            local_network: None,
+            namespaces: namespaces(Some(&trial), None),
             limits: None,
             cgroup: None,
             mount_ns: None,
@@ -470,104 +437,25 @@ fn join(net: &LocalNet, flags: c_int, maps: IdMaps) -> (c_int, IdMaps) {
     (flags | net.flags, maps)
 }
 
-/// What the confined route applies in the child.
-struct Confine {
-    ruleset: RawFd,
-    /// The filter program, or null where this build has no rules for the architecture.
-    filter: *const libc::sock_fprog,
-    caps: *const CapData,
-}
-
-fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
-    let program = CString::new(program.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
-    let moved;
-    let output = if l.output.as_raw_fd() > 2 {
-        l.output
-    } else {
-        moved = above_stdio(l.output.try_clone()?)?;
-        &moved
-    };
-    let failure = Failure::default();
-    let ((mut uid_map, mut gid_map), mut ns_flags) = match l.namespace {
+/// The namespaces a start in `plan`'s PID namespace, with the private loopback `net`, is born
+/// in: one user namespace serves both.
+fn namespaces<'a>(plan: Option<&'a NsPlan>, net: Option<&LocalNet>) -> Namespaces<'a> {
+    let ((mut uid_map, mut gid_map), mut flags) = match plan {
         Some(plan) => (map_ptrs(plan), plan.flags),
         None => (((std::ptr::null(), 0), (std::ptr::null(), 0)), 0),
     };
-    if let Some(net) = l.local_network {
-        (ns_flags, (uid_map, gid_map)) = join(net, ns_flags, (uid_map, gid_map));
+    if let Some(net) = net {
+        (flags, (uid_map, gid_map)) = join(net, flags, (uid_map, gid_map));
     }
-    let (ruleset, filter, caps) = match &l.confine {
-        Some(c) => (c.ruleset, c.filter, c.caps),
-        None => (-1, std::ptr::null(), std::ptr::null()),
-    };
-    // In a PID namespace, the reaper as its pid 1 (confined routes only: namespaces are
-    // theirs): its record pipe, and its argv (the command's path, then the command's argv).
-    let reaper = l
-        .namespace
-        .filter(|n| n.flags & libc::CLONE_NEWPID != 0 && l.confine.is_some())
-        .and_then(|n| n.reaper.as_ref().ok())
-        .filter(|_| REAPER_WORKS.load(Ordering::Relaxed));
-    let records = match reaper {
-        Some(_) => {
-            let (read, write) = super::super::sys::pipe()?;
-            Some((read, above_stdio(write)?))
-        }
-        None => None,
-    };
-    let reaper_argv: Vec<*const c_char> = match reaper {
-        Some(_) => std::iter::once(program.as_ptr())
-            .chain(l.argv.ptrs.iter().copied())
-            .collect(),
-        None => Vec::new(),
-    };
-    let args = ChildArgs {
-        program: program.as_ptr(),
-        argv: l.argv.as_ptr(),
-        envp: l.env.as_ptr(),
-        cwd: l.cwd.as_ptr(),
-        null: l.null.as_raw_fd(),
-        output: output.as_raw_fd(),
-        confine: l.confine.is_some(),
-        ruleset,
-        filter,
-        caps,
-        // SAFETY: getpid cannot fail.
-        parent: unsafe { libc::getpid() },
-        agent_pidfd: l
-            .namespace
+    Namespaces {
+        flags,
+        maps: (uid_map, gid_map),
+        agent: plan
             .and_then(|n| n.agent.as_ref())
-            // SAFETY: getpid cannot fail. A forked host's pidfd names its parent: not ours.
-            .filter(|(pid, _)| *pid == unsafe { libc::getpid() })
-            .map_or(-1, |(_, fd)| fd.as_raw_fd()),
-        uid_map,
-        gid_map,
-        loopback: l.local_network.is_some(),
-        mount_ns: l.mount_ns.map_or(-1, |fd| fd.as_raw_fd()),
-        limits: ChildLimitArgs::new(l.limits),
-        reaper: reaper.map_or(-1, Reaper::fd),
-        records: records.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
-        reaper_argv: reaper_argv.as_ptr(),
-        failure: &failure,
-    };
-    let (pid, pidfd) = clone::birth(&args, l.cgroup, ns_flags)?;
-    let step = failure.step.load(Ordering::Acquire);
-    if step == 0 {
-        return Ok(Spawned {
-            pid,
-            pidfd,
-            records: records.map(|(read, _)| read),
-        });
+            .map(|(pid, fd)| (*pid, fd.as_raw_fd())),
+        reaper: plan
+            .filter(|n| n.flags & libc::CLONE_NEWPID != 0)
+            .and_then(|n| n.reaper.as_ref().ok()),
+        loopback: net.is_some(),
     }
-    // The child failed before its `execve` and has exited: reap it.
-    let _ = reap(pid);
-    let errno = io::Error::from_raw_os_error(failure.errno.load(Ordering::Acquire));
-    Err(match Step::from(step) {
-        Step::Exec => errno,
-        Step::Chdir => io::Error::other(format!("cannot enter the working directory: {errno}")),
-        Step::ParentGone => io::Error::other("the agent was exiting: the command was not started"),
-        other => io::Error::other(format!(
-            "the sandbox could not be applied ({}): {errno}",
-            other.name()
-        )),
-    })
 }
