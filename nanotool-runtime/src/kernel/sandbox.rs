@@ -27,6 +27,11 @@
 //! tmpfs, the child first enters the mount namespace that shows it (see `tmpfs`). The agent
 //! itself is never confined, and stays outside every command's Landlock domain.
 //!
+//! This file holds the profiles and the routing of a command; the mode and the status the
+//! kernel reports are `status`'s, the kernel's private temp dir (and its mount point in
+//! `/dev/shm`) is `temp_dir`'s, and the git directories outside the workspace that commands
+//! may read are found by `git_dirs`.
+//!
 //! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
 //! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
 

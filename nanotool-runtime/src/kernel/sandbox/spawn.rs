@@ -1,28 +1,38 @@
 //! Starting a confined command: the calling thread clones a child that shares its memory
 //! (`CLONE_VM | CLONE_VFORK`, as `posix_spawn` does, so the cost does not grow with the
-//! agent's memory), and that child confines *itself* before its `execve`:
+//! agent's memory), and that child confines *itself* before its `execve`. Its steps are one
+//! function (`child`), each step a call into the module of its concern:
 //!
-//! 1. every signal handler back to its default (the child runs on the agent's memory: no
-//!    host handler may run in it), `SIGPIPE` and `SIGCHLD` included even where the host
-//!    ignores them; then the parent-death signal (`SIGKILL` when the thread that started it
-//!    ends, which the kernel's run keeps alive until the call ends), checked against a parent
-//!    that died before it was set;
-//! 2. `setsid()`: the call's own session and process group, made before the filter refuses
-//!    it (a session of its own also gives the call its own CPU share under autogroup); then
-//!    the call's limits (`limits`): `oom_score_adj`, niceness, resource limits;
-//! 3. where the private temp dir is a tmpfs (`tmpfs`), the mount namespace that shows it
-//!    (`setns`); `chdir` to the workspace, `no_new_privs`, capabilities down to those that
-//!    read and own files;
-//! 4. the profile's Landlock ruleset (`landlock_restrict_self`), then the seccomp filter;
-//! 5. stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd opened
-//!    without `O_CLOEXEC` never reaches the command);
-//! 6. no signal blocked, then `execve`.
+//! 1. `signals`: every signal handler back to its default (the child runs on the agent's
+//!    memory: no host handler may run in it), `SIGPIPE` and `SIGCHLD` included even where the
+//!    host ignores them; then the parent-death signal (`SIGKILL` when the thread that started
+//!    it ends, which the kernel's run keeps alive until the call ends), checked against a
+//!    parent that died before it was set. `namespaces`: in the namespaces it was born in, the
+//!    agent's ids mapped and the private loopback's `lo` up. `fds`: the host's limit on open
+//!    files and the reaper's fds, held before the call's own limits replace the host's;
+//! 2. `session`: `setsid()`, the call's own session and process group, made before the
+//!    filter refuses it (a session of its own also gives the call its own CPU share under
+//!    autogroup); then the call's limits (`limits`): `oom_score_adj`, niceness, resource
+//!    limits;
+//! 3. `view`: where the private temp dir is a tmpfs (`tmpfs`), the mount namespace that shows
+//!    it (`setns`); `chdir` to the workspace. `privileges`: `no_new_privs`, capabilities down
+//!    to those that read and own files;
+//! 4. `landlock`: the profile's Landlock ruleset (`landlock_restrict_self`); then `filter`:
+//!    the seccomp filter;
+//! 5. `fds`: stdin `/dev/null`, stdout and stderr the pipe, every other fd closed (a host fd
+//!    opened without `O_CLOEXEC` never reaches the command);
+//! 6. `exec`: in a PID namespace the reaper, its pid 1, else the command; no signal blocked,
+//!    then `execve`.
 //!
-//! Where the call has a cgroup of its own (`kernel::cgroup`), the child is made with `clone3`
-//! and `CLONE_INTO_CGROUP` (Linux 5.7): it is born in that cgroup, so no process of the call
-//! ever runs outside it and nothing is moved after the start. A kernel or a filter that
-//! refuses `clone3` (`ENOSYS`, `E2BIG`, `EINVAL`, `EPERM`) gets the plain `clone` below from
-//! then on, and the call runs in the agent's cgroup.
+//! The parent's side of a start is `launch`: everything the child reads, prepared in its
+//! frame, and the step the child reports failed (`step`) turned into the start's error. The
+//! child is born in `clone`: where the call has a cgroup of its own (`kernel::cgroup`), with
+//! `clone3` and `CLONE_INTO_CGROUP` (Linux 5.7), so it is born in that cgroup, no process of
+//! the call ever runs outside it and nothing is moved after the start. A kernel or a filter
+//! that refuses `clone3` (`ENOSYS`, `E2BIG`, `EINVAL`, `EPERM`) gets the plain `clone` from
+//! then on, and the call runs in the agent's cgroup. The namespaces a start is born in are
+//! planned once per kernel, each in a module of its own: the PID namespace and its reaper in
+//! `ns_plan`, the private loopback in `loopback`.
 //!
 //! The pidfd comes from the `clone` itself (`CLONE_PIDFD`, Linux 5.2; older kernels fall back
 //! to `pidfd_open`): taken before the child can exit, it names this child even where the host
@@ -35,6 +45,22 @@
 //! needs (paths, argv, environment, the filter, the ruleset fd) is prepared by the parent: the
 //! child makes raw system calls only, allocates nothing and takes no lock. A step that fails
 //! writes its name and errno where the parent reads them, and the child exits.
+
+mod child;
+pub(super) mod clone;
+mod exec;
+mod fds;
+mod filter;
+mod landlock;
+mod launch;
+mod loopback;
+mod namespaces;
+mod ns_plan;
+mod privileges;
+mod session;
+mod signals;
+mod step;
+mod view;
 
 use super::super::limits::ChildLimits;
 use super::rules::{self, Enforced, Profile};
@@ -52,22 +78,6 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::path::Path;
-
-mod child;
-pub(super) mod clone;
-mod exec;
-mod fds;
-mod filter;
-mod landlock;
-mod launch;
-mod loopback;
-mod namespaces;
-mod ns_plan;
-mod privileges;
-mod session;
-mod signals;
-mod step;
-mod view;
 
 /// What the probe of a profile found: how far Landlock takes, whether the filter installs.
 #[derive(Debug, Clone)]
