@@ -79,7 +79,8 @@ pub use settings::{
 pub use tree::remove_tree;
 
 pub use env::{GitConfigError, user_git_cache};
-pub use sandbox::{Access, Promise, SandboxMode, SandboxStatus};
+pub use sandbox::Access;
+pub use sandbox::status::{Promise, SandboxMode, SandboxStatus};
 
 use std::ffi::{CString, OsString};
 use std::io;

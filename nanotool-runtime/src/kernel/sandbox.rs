@@ -27,11 +27,17 @@
 //! tmpfs, the child first enters the mount namespace that shows it (see `tmpfs`). The agent
 //! itself is never confined, and stays outside every command's Landlock domain.
 //!
+//! This file holds the profiles and the routing of a command; the mode and the status the
+//! kernel reports are `status`'s, the kernel's private temp dir (and its mount point in
+//! `/dev/shm`) is `temp_dir`'s, and the git directories outside the workspace that commands
+//! may read are found by `git_dirs`.
+//!
 //! [`KernelSettings::sandbox_read`]: crate::KernelSettings::sandbox_read
 //! [`KernelSettings::sandbox_write`]: crate::KernelSettings::sandbox_write
 
 // Linux: Landlock, the seccomp filter, the clone spawn. Elsewhere (and under
 // `--cfg nanotool_portable`): the portable backend, std's spawn and no confinement.
+mod git_dirs;
 pub(crate) mod own_dir;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 #[path = "sandbox/portable.rs"]
@@ -44,6 +50,8 @@ pub(crate) mod rules;
 mod seccomp;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod spawn;
+pub(crate) mod status;
+mod temp_dir;
 pub(crate) mod tmpfs;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 pub(crate) use portable::{reaper, rules, seccomp, spawn};
@@ -52,6 +60,7 @@ pub(crate) use reaper::{Record, read_record};
 use rules::{Enforced, Profile};
 use seccomp::FilterSpec;
 use spawn::Confinement;
+use status::{SandboxMode, SandboxStatus};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -59,56 +68,7 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-/// How strictly commands are confined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SandboxMode {
-    /// A command never runs unconfined: when Landlock or the seccomp filter cannot be put in
-    /// place, every call fails with an error that names what is missing, and nothing runs.
-    Required,
-    /// Confine as far as the running kernel allows, and say what is and is not enforced
-    /// ([`CommandExecKernel::sandbox_status`](crate::CommandExecKernel::sandbox_status)).
-    ///
-    /// On a kernel without Landlock, building a kernel in this mode (or in `Required`) makes
-    /// the whole host process non-dumpable (`PR_SET_DUMPABLE` 0), since nothing else keeps
-    /// a command of the same user from its `/proc/<pid>/environ` and `mem`: no core dumps,
-    /// and no debugger or profiler attaches without privileges, from then on.
-    #[default]
-    BestEffort,
-    /// No confinement: commands act with every right of the agent's user.
-    Off,
-}
-
-impl SandboxMode {
-    /// The mode's name as the command line writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SandboxMode::Required => "required",
-            SandboxMode::BestEffort => "best-effort",
-            SandboxMode::Off => "off",
-        }
-    }
-}
-
-impl std::str::FromStr for SandboxMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "required" => Ok(SandboxMode::Required),
-            "best-effort" => Ok(SandboxMode::BestEffort),
-            "off" => Ok(SandboxMode::Off),
-            _ => Err(format!(
-                "unknown sandbox mode `{s}`; write `required`, `best-effort` or `off`"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use temp_dir::{TempDir, shm_mount_point};
 
 /// What a tool declares it needs beyond the default profile (read-only workspace, no
 /// network). Part of a tool's shape, like its template.
@@ -158,256 +118,6 @@ impl Access {
     }
 }
 
-/// What the sandbox enforces on this machine, as `nanotool list` and `serve` print it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SandboxStatus {
-    /// The mode asked for.
-    pub mode: SandboxMode,
-    /// The Landlock ABI commands are confined at (the running Linux's, or lower where the
-    /// settings ask to play an older one), or why there is none.
-    pub landlock_abi: Result<u32, String>,
-    /// Whether this build has seccomp rules for this machine's architecture.
-    pub seccomp: bool,
-    /// Whether each command runs in a PID namespace of its own, where it can name no process
-    /// outside its call.
-    pub pid_namespace: bool,
-}
-
-/// One thing the sandbox keeps a command from doing, and whether that holds on this machine
-/// ([`SandboxStatus::promises`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Promise {
-    /// What a command is kept from, in words: "signals to the agent".
-    pub what: &'static str,
-    /// Whether it holds here.
-    pub holds: bool,
-    /// What it needs, named when it does not hold: "Landlock ABI 6 (Linux 6.12) or a PID
-    /// namespace".
-    pub needs: &'static str,
-    /// A command that breaks it can harm the agent itself (kill it, slow it for good): the
-    /// `required` mode refuses to run where such a promise does not hold.
-    pub agent_safety: bool,
-}
-
-impl SandboxStatus {
-    fn probe(mode: SandboxMode, abi_limit: Option<u32>, filter_rules: bool) -> Self {
-        let running = rules::kernel_abi().map_err(str::to_owned).and_then(|abi| {
-            if abi == 0 {
-                Err("this kernel reports no Landlock ABI".to_owned())
-            } else {
-                Ok(abi)
-            }
-        });
-        let landlock_abi = match (running, abi_limit) {
-            (Ok(_), Some(0)) => Err("Landlock is switched off by the settings (ABI 0)".to_owned()),
-            (Ok(abi), Some(limit)) => Ok(abi.min(limit)),
-            (other, _) => other,
-        };
-        SandboxStatus {
-            mode,
-            landlock_abi,
-            seccomp: seccomp::supported() && filter_rules,
-            pid_namespace: false,
-        }
-    }
-
-    /// Whether commands run confined (Landlock and the seccomp filter both in place).
-    pub fn enforced(&self) -> bool {
-        self.mode != SandboxMode::Off && self.landlock_abi.is_ok() && self.seccomp
-    }
-
-    /// What is missing for confinement, if anything (`None` when enforced or off).
-    pub fn missing(&self) -> Option<String> {
-        if self.mode == SandboxMode::Off {
-            return None;
-        }
-        #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-        return Some(format!("the sandbox is {}", portable::NOT_AVAILABLE));
-        #[allow(unreachable_code)] // After the portable backend's answer.
-        let mut missing = Vec::new();
-        if let Err(why) = &self.landlock_abi {
-            missing.push(format!("Landlock: {why}"));
-        }
-        if !self.seccomp {
-            missing.push(format!(
-                "seccomp: no filter for the {} architecture in this build",
-                std::env::consts::ARCH
-            ));
-        }
-        (!missing.is_empty()).then(|| missing.join("; "))
-    }
-
-    /// Every promise of the sandbox and whether it holds here: what the running Linux's
-    /// Landlock ABI, the seccomp filter and the namespaces make true. With the sandbox off,
-    /// none holds.
-    pub fn promises(&self) -> Vec<Promise> {
-        let on = self.mode != SandboxMode::Off;
-        let abi = match (&self.landlock_abi, on) {
-            (Ok(abi), true) => *abi,
-            _ => 0,
-        };
-        let filter = on && self.seccomp;
-        let pidns = on && self.pid_namespace;
-        let promise = |what, holds, needs, agent_safety| Promise {
-            what,
-            holds,
-            needs,
-            agent_safety,
-        };
-        vec![
-            promise(
-                "reading files outside the workspace and the added paths",
-                abi >= 1,
-                "Landlock (Linux 5.13)",
-                false,
-            ),
-            promise(
-                "writing, creating or deleting files outside what the tool may write",
-                abi >= 1,
-                "Landlock (Linux 5.13)",
-                false,
-            ),
-            promise(
-                "truncating files it may only read",
-                abi >= 3 || (abi >= 1 && filter),
-                "Landlock ABI 3, or Landlock and the seccomp filter",
-                false,
-            ),
-            promise(
-                "the network, for a tool that does not declare it; unix and abstract sockets",
-                filter,
-                "the seccomp filter",
-                false,
-            ),
-            promise(
-                "signals to the agent and other processes outside the call",
-                filter && (abi >= 6 || pidns),
-                "Landlock ABI 6 (Linux 6.12) or a PID namespace",
-                true,
-            ),
-            promise(
-                "the agent's scheduling, priority, CPU affinity and limits",
-                filter,
-                "the seccomp filter",
-                true,
-            ),
-            promise(
-                "ptrace, memory and file descriptors of the agent",
-                filter || abi >= 1,
-                "Landlock or the seccomp filter",
-                true,
-            ),
-            promise(
-                "SysV IPC, message queues, inotify, fanotify, io_uring, keyrings",
-                filter,
-                "the seccomp filter",
-                false,
-            ),
-            promise(
-                "modes, owners, timestamps, extended attributes and inode flags",
-                filter,
-                "the seccomp filter",
-                false,
-            ),
-            promise(
-                "leaving the call's process group",
-                filter,
-                "the seccomp filter",
-                false,
-            ),
-        ]
-    }
-
-    /// The promises that do not hold here (none when the sandbox is off: nothing is promised).
-    pub fn not_holding(&self) -> Vec<Promise> {
-        if self.mode == SandboxMode::Off {
-            return Vec::new();
-        }
-        self.promises().into_iter().filter(|p| !p.holds).collect()
-    }
-
-    /// Why the `required` mode cannot run commands here, if it cannot: confinement is
-    /// missing, or a promise about the agent's own safety does not hold.
-    pub fn refusal(&self) -> Option<String> {
-        if self.mode == SandboxMode::Off {
-            return None;
-        }
-        if let Some(missing) = self.missing() {
-            return Some(missing);
-        }
-        let unsafe_here: Vec<String> = self
-            .not_holding()
-            .into_iter()
-            .filter(|p| p.agent_safety)
-            .map(|p| format!("{} (needs {})", p.what, p.needs))
-            .collect();
-        (!unsafe_here.is_empty())
-            .then(|| format!("not confined on this Linux: {}", unsafe_here.join("; ")))
-    }
-
-    /// Parts that hold only partly on this kernel, in words (what [`Self::not_holding`]
-    /// lists).
-    pub fn partial(&self) -> Vec<String> {
-        self.not_holding()
-            .into_iter()
-            .map(|p| format!("{} (needs {})", p.what, p.needs))
-            .collect()
-    }
-}
-
-impl fmt::Display for SandboxStatus {
-    /// One line: `sandbox: landlock ABI 7 + seccomp, enforced`, or what is not enforced, and
-    /// every promise that does not hold on this Linux.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.mode, self.missing()) {
-            (SandboxMode::Off, _) => write!(
-                f,
-                "sandbox: off (commands run with every right of the agent's user)"
-            ),
-            (mode, None) => {
-                let abi = self.landlock_abi.as_ref().copied().unwrap_or(0);
-                write!(f, "sandbox: landlock ABI {abi} + seccomp")?;
-                if self.pid_namespace {
-                    write!(f, " + PID namespace")?;
-                }
-                match (mode, self.refusal()) {
-                    (SandboxMode::Required, Some(why)) => {
-                        write!(f, ", required but refused, every call will fail: {why}")
-                    }
-                    _ => {
-                        write!(f, ", enforced")?;
-                        let partial = self.partial();
-                        if !partial.is_empty() {
-                            write!(f, "; not confined on this Linux: {}", partial.join("; "))?;
-                        }
-                        Ok(())
-                    }
-                }
-            }
-            (SandboxMode::Required, Some(missing)) => write!(
-                f,
-                "sandbox: required but not available, every call will fail: {missing}"
-            ),
-            (SandboxMode::BestEffort, Some(missing)) => match &self.landlock_abi {
-                Ok(abi) => write!(
-                    f,
-                    "sandbox: best-effort, landlock ABI {abi} without the seccomp filter ({missing}): files confined, capabilities dropped, host fds and process-group escapes closed; not confined on this Linux: {}",
-                    self.partial().join("; ")
-                ),
-                Err(_) => write!(
-                    f,
-                    "sandbox: best-effort, NOT enforced: {missing}; commands act with the agent's rights (host fds and process-group escapes are still closed{})",
-                    if self.pid_namespace {
-                        "; a PID namespace per call keeps every process outside it out of reach"
-                    } else {
-                        ""
-                    }
-                ),
-            },
-        }
-    }
-}
-
 /// The sandbox of one kernel: its profiles' confinements (built on first use), its private
 /// temp dir, the host-added paths.
 pub(crate) struct Sandbox {
@@ -417,10 +127,10 @@ pub(crate) struct Sandbox {
     /// (dropped before `tmpdir`, whose folder it covers).
     tempfs: Result<tmpfs::TempFs, String>,
     tmpdir: Option<TempDir>,
-    /// Where `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]):
+    /// Where `tmpdir` is the tmpfs's mount point made in `/dev/shm` ([`temp_dir::mount_point_base`]):
     /// that folder, open with a shared `flock` for the kernel's life (an agent in another PID
     /// namespace that shares `/dev/shm` cannot see this pid, so its sweep,
-    /// [`sweep_stale_mount_points`], goes by the lock).
+    /// [`temp_dir::sweep_stale_mount_points`], goes by the lock).
     shm_lock: Option<OwnedFd>,
     /// The commands' private home: `<tmpdir>/home`, so that it shares the temp dir's tmpfs
     /// (and its size) and costs no folder of its own on disk.
@@ -516,7 +226,7 @@ impl Sandbox {
             };
         }
         let mut read = read;
-        read.extend(enclosing_git_dirs(workspace));
+        read.extend(git_dirs::enclosing_git_dirs(workspace));
         // SAFETY: geteuid cannot fail.
         let root = unsafe { libc::geteuid() } == 0;
         let on_disk = || TempDir::new_in_shared(&std::env::temp_dir());
@@ -922,275 +632,5 @@ fn make_private_dir(dir: &Path) -> std::io::Result<()> {
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
         other => other,
-    }
-}
-
-/// The git directories the workspace's repository keeps outside the workspace, so that git
-/// keeps working in a workspace that is a subfolder of a larger repository (`.git` in an
-/// ancestor), a linked worktree or a submodule (a `.git` file pointing elsewhere). Only the
-/// repository's own data becomes readable, never the files of its work tree outside the
-/// workspace.
-///
-/// A `.git` file is the workspace's to write (a `writes` tool, an unpacked archive), so what it
-/// points at is believed only in the two shapes git itself makes ([`pointed_git_dirs`]).
-fn enclosing_git_dirs(workspace: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    let mut dir = Some(workspace);
-    while let Some(d) = dir {
-        let dot_git = d.join(".git");
-        if dot_git.is_dir() {
-            if d != workspace {
-                dirs.extend(dot_git.canonicalize().ok());
-            }
-            break;
-        }
-        if dot_git.is_file() {
-            dirs.extend(pointed_git_dirs(d, &dot_git));
-            break;
-        }
-        dir = d.parent();
-    }
-    dirs.retain(|d| !d.starts_with(workspace));
-    dirs
-}
-
-/// What the `.git` file of the work tree `tree` (`gitdir: <path>`) points at, if it has the
-/// shape git gives it: a linked worktree's administrative dir `<common>/worktrees/<id>`,
-/// whose own `gitdir` file points back at this `.git` file (compared without following the
-/// workspace's symlinks, which its writer controls), with `<common>` a git directory; or a
-/// submodule's git directory under the `modules/` of the git directory of a folder that
-/// holds `tree` (a `.git` directory, or a `.git` file believed by these same rules: a
-/// submodule of a linked worktree). Anything else (a directory dressed up as a git
-/// directory, a real repository elsewhere, a forged `commondir`, a `--separate-git-dir`
-/// repository, which nothing links back) opens nothing; the first element is the git
-/// directory itself.
-fn pointed_git_dirs(tree: &Path, dot_git: &Path) -> Vec<PathBuf> {
-    let Some(gitdir) = std::fs::read_to_string(dot_git)
-        .ok()
-        .and_then(|text| Some(tree.join(text.strip_prefix("gitdir:")?.trim())))
-        .and_then(|p| p.canonicalize().ok())
-        .filter(|p| looks_like_git_dir(p))
-    else {
-        return Vec::new();
-    };
-    let tree = tree.canonicalize().unwrap_or_else(|_| tree.to_path_buf());
-    if gitdir.join("commondir").is_file() {
-        // A linked worktree: <common>/worktrees/<id>, pointing back at this .git file. git
-        // writes the back pointer from real paths, absolute or relative to the admin dir.
-        let common = std::fs::read_to_string(gitdir.join("commondir"))
-            .ok()
-            .and_then(|c| gitdir.join(c.trim()).canonicalize().ok());
-        let back = std::fs::read_to_string(gitdir.join("gitdir"))
-            .ok()
-            .map(|b| normalized(&gitdir.join(b.trim())));
-        return match common {
-            Some(common)
-                if gitdir.parent() == Some(common.join("worktrees").as_path())
-                    && looks_like_git_dir(&common)
-                    && back.as_deref() == Some(tree.join(".git").as_path()) =>
-            {
-                vec![gitdir, common]
-            }
-            _ => Vec::new(),
-        };
-    }
-    // A submodule: under the modules/ of an enclosing folder's git directory.
-    let absorbed = tree.ancestors().skip(1).any(|folder| {
-        let dot_git = folder.join(".git");
-        let enclosing = if dot_git.is_dir() {
-            dot_git.canonicalize().ok()
-        } else if dot_git.is_file() {
-            pointed_git_dirs(folder, &dot_git).into_iter().next()
-        } else {
-            None
-        };
-        enclosing.is_some_and(|g| gitdir.starts_with(g.join("modules")))
-    });
-    if absorbed { vec![gitdir] } else { Vec::new() }
-}
-
-/// `path` with `.` and `..` resolved by its text alone, following no symlink.
-fn normalized(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// Whether `dir` has what every git directory has: `HEAD`, and `objects` and `refs` (its own,
-/// or, for a linked worktree, its common dir's, named by `commondir`).
-fn looks_like_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").is_file()
-        && (dir.join("commondir").is_file()
-            || (dir.join("objects").is_dir() && dir.join("refs").is_dir()))
-}
-
-/// Where the folder the temp dir's tmpfs covers is made: it holds nothing on the host's side,
-/// so where the host names no temp dir (`TMPDIR` unset) it is made in `/dev/shm` when that is
-/// a tmpfs: making and removing a folder there costs a few microseconds, against an ext4
-/// `/tmp`'s inode and block allocation, journal and (mounted `discard`) a device discard on
-/// removal, 70 µs to 0.25 ms. `None`: the host's temp dir.
-#[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn mount_point_base() -> Option<PathBuf> {
-    const TMPFS_MAGIC: i64 = 0x0102_1994;
-    if std::env::var_os("TMPDIR").is_some_and(|dir| !dir.is_empty()) {
-        return None;
-    }
-    // SAFETY: statfs fills the zeroed buffer it is given, for a NUL-terminated path.
-    let on_tmpfs = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        libc::statfs(c"/dev/shm".as_ptr(), &mut st) == 0 && st.f_type as i64 == TMPFS_MAGIC
-    };
-    on_tmpfs.then(|| PathBuf::from("/dev/shm"))
-}
-
-/// The tmpfs's mount point made in `/dev/shm` ([`mount_point_base`]), in the agent's own
-/// folder there (`/dev/shm/nanotool-<uid>`, checked: [`own_dir::OwnDir`]), with its lock
-/// taken before anything is mounted on it (so no sweep removes a folder with a tmpfs on it;
-/// one that got there first leaves no folder to mount on, and the mount fails); stale ones of
-/// agents gone swept first. `None`: made in the host's temp dir instead (no `/dev/shm`, or
-/// its folder of the agent's name is not the agent's).
-fn shm_mount_point() -> Option<(TempDir, OwnedFd)> {
-    let base = mount_point_base()?;
-    let own = own_dir::OwnDir::in_shared(&base).ok()?;
-    sweep_stale_mount_points(&own);
-    let dir = TempDir::new_in(own.path()).ok()?;
-    let lock = lock_shared(&dir.0)?;
-    Some((dir, lock))
-}
-
-/// Removes the mount points that agents no longer running left in `own` (the agent's own
-/// folder in `/dev/shm`): an agent killed with `SIGKILL` runs no cleanup, and while its tmpfs
-/// goes with its namespace, the empty folder it covered stays. Only a directory of this user
-/// named as [`TempDir::new_in`] names them, of a pid that no longer runs, that no kernel holds
-/// (`flock`, see `Sandbox::shm_lock`), and empty (one `rmdir`, which refuses anything else); a
-/// running agent's are left alone, this one's other kernels' included. Each entry is opened
-/// only as [`own_dir::open_own_entry`] opens one (never a FIFO, a link or another user's), and
-/// the sweep stops at [`own_dir::SweepBudget`].
-#[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn sweep_stale_mount_points(own: &own_dir::OwnDir) {
-    use std::os::fd::AsRawFd;
-    let mut budget = own_dir::SweepBudget::new();
-    for name in own_dir::entry_names(own.fd(), &mut budget) {
-        let Some(pid) = name
-            .to_str()
-            .ok()
-            .and_then(|n| n.strip_prefix("nanotool-"))
-            .and_then(|n| {
-                let mut parts = n.split('-');
-                let (pid, stamp, attempt) = (parts.next()?, parts.next()?, parts.next()?);
-                let named = parts.next().is_none()
-                    && stamp.len() == 8
-                    && stamp.bytes().all(|b| b.is_ascii_hexdigit())
-                    && attempt.parse::<u32>().is_ok();
-                named.then(|| pid.parse::<u32>().ok()).flatten()
-            })
-        else {
-            continue;
-        };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        // Gone from this PID namespace; held by no kernel (in any namespace) either.
-        let Some(dir) = own_dir::open_own_entry(own.fd(), &name) else {
-            continue;
-        };
-        // SAFETY: flock on an fd we own.
-        let free = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0;
-        if free {
-            // SAFETY: unlinkat of a NUL-terminated name in a folder we hold; `AT_REMOVEDIR`
-            // removes an empty directory only.
-            unsafe { libc::unlinkat(own.fd().as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
-        }
-    }
-}
-
-/// `dir` open (read-only, close-on-exec) with a shared `flock`, for as long as the fd lives.
-#[cfg(all(target_os = "linux", not(nanotool_portable)))]
-fn lock_shared(dir: &Path) -> Option<OwnedFd> {
-    let file = std::fs::File::open(dir).ok()?;
-    // SAFETY: flock on an fd we own.
-    let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_SH) } == 0;
-    locked.then(|| OwnedFd::from(file))
-}
-
-/// No tmpfs is mounted off Linux: no lock either.
-#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-fn lock_shared(_dir: &Path) -> Option<OwnedFd> {
-    None
-}
-
-/// No tmpfs is mounted off Linux: nothing is left to sweep.
-#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-fn sweep_stale_mount_points(_own: &own_dir::OwnDir) {}
-
-/// No tmpfs is mounted off Linux: the host's temp dir.
-#[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
-fn mount_point_base() -> Option<PathBuf> {
-    None
-}
-
-/// A private directory, mode 0700, removed with everything in it on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    /// A new one in the agent's own folder in `base`, a place other users may write (the
-    /// host's temp dir): `<base>/nanotool-<uid>/nanotool-<pid>-...` ([`own_dir::OwnDir`]);
-    /// where that folder is not the agent's (another user made it first), straight in `base`
-    /// (one `mkdir`, which takes no name anyone holds).
-    fn new_in_shared(base: &Path) -> std::io::Result<TempDir> {
-        match own_dir::OwnDir::in_shared(base) {
-            Ok(own) => TempDir::new_in(own.path()),
-            Err(_) => TempDir::new_in(base),
-        }
-    }
-
-    /// A new one in `base`, named `nanotool-<pid>-...`.
-    fn new_in(base: &Path) -> std::io::Result<TempDir> {
-        use std::os::unix::fs::DirBuilderExt;
-        let pid = std::process::id();
-        for attempt in 0..1000u32 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let path = base.join(format!("nanotool-{pid}-{nanos:08x}-{attempt}"));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(TempDir(path.canonicalize().unwrap_or(path))),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(std::io::Error::new(
-                        e.kind(),
-                        format!(
-                            "cannot create the commands' private temp dir in {}: {e}",
-                            base.display()
-                        ),
-                    ));
-                }
-            }
-        }
-        Err(std::io::Error::other(
-            "cannot create the commands' private temp dir: every name was taken",
-        ))
-    }
-}
-
-impl Drop for TempDir {
-    /// Removed however deep or locked its content (`tree`): a drop has nobody to report a
-    /// failure to; a host that must know calls [`remove_tree`](super::tree::remove_tree)
-    /// itself first (the `serve` command does, and logs the path).
-    fn drop(&mut self) {
-        // Most calls leave it empty: one `rmdir` then, the walk only when something is left
-        // (or the name is no longer a directory, which `remove_tree` refuses to follow).
-        if std::fs::remove_dir(&self.0).is_err() {
-            let _ = super::tree::remove_tree(&self.0);
-        }
     }
 }

@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::cgroup::CgroupMode;
 use super::lifecycle::PidNamespaceMode;
 use super::limits::Limits;
-use super::sandbox::SandboxMode;
+use super::sandbox::status::SandboxMode;
 
 /// `PATH` searched (and given to the command) when neither the host nor the settings set one.
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";

@@ -177,7 +177,7 @@ fn mount_in_child(at: &Path, size: u64) -> Result<TempFs, String> {
     // SAFETY: `mount_child` makes raw system calls only, on the `MountJob` it is given (alive
     // until it exits), and ends with `exit`.
     unsafe {
-        super::spawn::in_child_process(
+        super::spawn::clone::in_child_process(
             mount_child,
             (&mut job as *mut MountJob).cast(),
             libc::CLONE_FILES,
