@@ -9,6 +9,7 @@ model sees them and the tool's result as the model reads it. Any other request (
 quota probe) gets a short text answer.
 """
 
+import gzip
 import json
 import threading
 import uuid
@@ -172,8 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _body(self):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if self.headers.get("content-encoding") == "zstd" or self.headers.get("content-encoding") == "gzip":
-            import gzip
+        if self.headers.get("content-encoding") == "gzip":
             raw = gzip.decompress(raw)
         try:
             return json.loads(raw or b"{}")
