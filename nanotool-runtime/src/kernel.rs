@@ -248,6 +248,9 @@ impl CommandExecKernel {
             group_holds,
             spawner::clone_into_works,
         );
+        // Anonymous shared memory only where something counts it against the memory limit.
+        sandbox.shared_memory = cgroup_status.has("memory") || applied.memory.is_none();
+        let shared_memory_refused = group_holds && !sandbox.shared_memory;
         let limits_status = LimitsStatus {
             limits: applied,
             autogroup: limits::autogroup_applies(),
@@ -260,6 +263,7 @@ impl CommandExecKernel {
                 },
                 (_, Err(why)) => TempDirStatus::Disk(why.to_owned()),
             },
+            shared_memory_refused,
         };
         let cwd_id = {
             use std::os::unix::fs::MetadataExt;

@@ -184,6 +184,90 @@ fn a_memory_bomb_fails_inside_its_limit_and_the_agent_is_untouched() {
     );
 }
 
+/// Memory no per-process limit counts: an anonymous shared mapping (`mmap(MAP_SHARED |
+/// MAP_ANONYMOUS)`, Python's `mmap.mmap(-1, n)`) and a memfd, each over `memory`.
+/// `RLIMIT_DATA` counts private mappings only, so where no memory cgroup bounds the call
+/// both are refused (`ENOMEM`, `ENOSYS`); where one does, reaching `memory.max` ends the
+/// call. Either way nothing past the limit is ever held. The controls: private memory and a
+/// file mapped shared in the private temp dir (its tmpfs's size bounds it) still work, and
+/// without a memory limit shared memory is made as anywhere.
+#[test]
+fn shared_and_memfd_memory_count_against_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = 64 << 20;
+    let k = kernel(
+        dir.path(),
+        SandboxMode::BestEffort,
+        Limits {
+            memory: Some(limit),
+            ..Limits::default()
+        },
+    );
+    let bomb = "import mmap, os\n\
+                n = 512 << 20\n\
+                try:\n    m = mmap.mmap(-1, n)\n    \
+                for i in range(0, n, 4096): m[i] = 1\n    print('shared: held', n >> 20)\n\
+                except OSError as e:\n    print('shared: refused', e.errno)\n\
+                try:\n    fd = os.memfd_create('x')\n    \
+                for _ in range(n >> 20): os.write(fd, bytes(1 << 20))\n    \
+                print('memfd: held', n >> 20)\n\
+                except OSError as e:\n    print('memfd: refused', e.errno)\n";
+    let r = k.run(&python(bomb));
+    assert!(!r.output.contains("held"), "{}", r.text());
+    if k.limits_status().cgroup.has("memory") {
+        assert_eq!(r.limit, Some(LimitHit::Memory(limit)), "{}", r.text());
+    } else {
+        assert_eq!(r.exit_code, 0, "{}", r.text());
+        assert!(
+            r.output
+                .contains(&format!("shared: refused {}", libc::ENOMEM)),
+            "{}",
+            r.text()
+        );
+        assert!(
+            r.output
+                .contains(&format!("memfd: refused {}", libc::ENOSYS)),
+            "{}",
+            r.text()
+        );
+        assert!(
+            k.limits_status()
+                .to_string()
+                .contains("shared anonymous memory and memfds refused"),
+            "{}",
+            k.limits_status()
+        );
+    }
+
+    // Controls: within the same limit, 16 MiB private and 16 MiB of a temp-dir file mapped
+    // shared.
+    let within = "import mmap, os, tempfile\n\
+                  n = 16 << 20\n\
+                  b = bytearray(n)\nfor i in range(0, n, 4096): b[i] = 1\nprint('private: held')\n\
+                  f = tempfile.TemporaryFile()\nf.truncate(n)\n\
+                  m = mmap.mmap(f.fileno(), n)\nfor i in range(0, n, 4096): m[i] = 1\n\
+                  print('file: held')\n";
+    let r = k.run(&python(within));
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    assert_eq!(r.output, "private: held\nfile: held\n", "{}", r.text());
+
+    // Without a memory limit nothing is refused.
+    let free = kernel(
+        dir.path(),
+        SandboxMode::BestEffort,
+        Limits {
+            memory: None,
+            ..Limits::default()
+        },
+    );
+    let shared = "import mmap, os\nn = 16 << 20\nm = mmap.mmap(-1, n)\n\
+                  for i in range(0, n, 4096): m[i] = 1\nfd = os.memfd_create('x')\n\
+                  os.write(fd, bytes(n))\nprint('held')\n";
+    let r = free.run(&python(shared));
+    assert_eq!(r.exit_code, 0, "{}", r.text());
+    assert_eq!(r.output, "held\n", "{}", r.text());
+}
+
 #[test]
 fn too_many_open_files_fail_in_the_command_only() {
     let dir = tempfile::tempdir().unwrap();

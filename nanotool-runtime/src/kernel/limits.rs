@@ -175,6 +175,11 @@ pub struct LimitsStatus {
     pub cgroup: CgroupStatus,
     /// Where the commands' private temp dir lives, and what bounds it.
     pub temp_dir: TempDirStatus,
+    /// Commands cannot make anonymous shared memory (`memfd_create`, `mmap` with
+    /// `MAP_SHARED | MAP_ANONYMOUS`): a memory limit is set, no memory cgroup bounds the
+    /// call, and the seccomp filter holds. No limit would count that memory otherwise
+    /// (`RLIMIT_DATA` counts private mappings only).
+    pub shared_memory_refused: bool,
 }
 
 /// Where the commands' private temp dir (`TMPDIR`) lives, and what bounds it.
@@ -247,7 +252,7 @@ impl fmt::Display for LimitsStatus {
             f,
             "; {}; {}; {}; {}",
             self.cgroup.processes(l.processes),
-            self.cgroup.memory(l.memory),
+            self.cgroup.memory(l.memory, self.shared_memory_refused),
             self.temp_dir,
             self.cgroup
         )
@@ -269,16 +274,22 @@ impl CgroupStatus {
         }
     }
 
-    /// `memory per call: 4 GiB (memory.max, no swap)`, or why only per process.
-    pub(super) fn memory(&self, max: Option<u64>) -> String {
+    /// `memory per call: 4 GiB (memory.max, no swap)`, or why only per process, and whether
+    /// anonymous shared memory, which no per-process limit counts, is `refused`.
+    pub(super) fn memory(&self, max: Option<u64>, refused: bool) -> String {
         match (self.has("memory"), max) {
             (true, Some(n)) => format!(
                 "memory per call: {} (cgroup memory.max, no swap, the whole call killed when reached)",
                 Size(n)
             ),
-            (true, None) => "memory per call: not bounded (no memory limit is set)".to_owned(),
-            (false, _) => format!(
-                "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller{})",
+            (_, None) => "memory per call: not bounded (no memory limit is set)".to_owned(),
+            (false, Some(_)) => format!(
+                "memory per call: not bounded, per process only{} (no delegated cgroup v2 with the memory controller{})",
+                if refused {
+                    ", shared anonymous memory and memfds refused"
+                } else {
+                    ", shared anonymous memory and memfds not counted (no seccomp filter)"
+                },
                 self.why("memory")
             ),
         }

@@ -158,6 +158,10 @@ pub(crate) struct Sandbox {
     failures: [Mutex<Option<(Instant, String)>>; 8],
     /// Commands run in a private PID namespace (set by the kernel before the first spawn).
     pub pid_namespace: bool,
+    /// Commands may make anonymous shared memory ([`FilterSpec::shared_memory`]): set by the
+    /// kernel before the first spawn, where a memory cgroup bounds each call or no memory
+    /// limit is set.
+    pub shared_memory: bool,
     /// How `"network": "local"` commands get their private loopback, where they can.
     /// The private loopback (`"network": "local"`): tried on the first call of a tool that
     /// declares it, so a kernel that never runs one makes no namespace.
@@ -274,6 +278,7 @@ impl Sandbox {
             cached_dirs: Vec::new(),
             failures: Default::default(),
             pid_namespace: false,
+            shared_memory: false,
         };
         sandbox.set_tmpdir(tmpdir);
         Ok(sandbox)
@@ -585,6 +590,7 @@ impl Sandbox {
             pid_namespace: self.pid_namespace,
             // SAFETY: geteuid cannot fail.
             root: unsafe { libc::geteuid() } == 0,
+            shared_memory: self.shared_memory,
         };
         let abi = profile.abi;
         let mut confinement = Confinement::new(&profile, filter, abi, self.status.seccomp)

@@ -285,8 +285,16 @@ mod tests {
             "processes: not bounded per call (no delegated cgroup v2 with the pids controller: see \"no cgroup per call\")"
         );
         assert_eq!(
-            none.memory(Some(4096)),
-            "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller: see \"no cgroup per call\")"
+            none.memory(Some(4096), true),
+            "memory per call: not bounded, per process only, shared anonymous memory and memfds refused (no delegated cgroup v2 with the memory controller: see \"no cgroup per call\")"
+        );
+        assert_eq!(
+            none.memory(Some(4096), false),
+            "memory per call: not bounded, per process only, shared anonymous memory and memfds not counted (no seccomp filter) (no delegated cgroup v2 with the memory controller: see \"no cgroup per call\")"
+        );
+        assert_eq!(
+            none.memory(None, false),
+            "memory per call: not bounded (no memory limit is set)"
         );
         assert_eq!(
             none.to_string(),
@@ -302,7 +310,7 @@ mod tests {
             "processes: bounded per call by cgroup (pids.max 4096)"
         );
         assert_eq!(
-            full.memory(Some(2 << 30)),
+            full.memory(Some(2 << 30), false),
             "memory per call: 2 GiB (cgroup memory.max, no swap, the whole call killed when reached)"
         );
         assert!(full.to_string().contains("controllers: pids, memory"));
@@ -326,8 +334,8 @@ mod tests {
             freezes: false,
         };
         assert_eq!(
-            no_memory.memory(Some(1 << 30)),
-            "memory per call: not bounded, per process only (no delegated cgroup v2 with the memory controller: memory is not available in /a)"
+            no_memory.memory(Some(1 << 30), true),
+            "memory per call: not bounded, per process only, shared anonymous memory and memfds refused (no delegated cgroup v2 with the memory controller: memory is not available in /a)"
         );
     }
 }

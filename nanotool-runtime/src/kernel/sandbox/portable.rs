@@ -69,6 +69,7 @@ pub(crate) mod seccomp {
         pub landlock_abi: u32,
         pub pid_namespace: bool,
         pub root: bool,
+        pub shared_memory: bool,
     }
 
     /// This backend writes no filter.

@@ -31,6 +31,7 @@
 //! | `chmod`/`chown`/`utime` families | `EPERM` for a read-only tool; a `writes` tool's `chmod` never sets setuid or write-for-everyone (nor setgid, for a root agent) | metadata Landlock does not govern |
 //! | `setxattr`/`removexattr` families | `EOPNOTSUPP` | extended attributes (ACLs rewrite permissions) |
 //! | below Landlock ABI 3: `truncate`, `open`/`openat` with `O_TRUNC` and read-only access; `openat2` | `EPERM`; `ENOSYS` | Landlock governs truncation from ABI 3 only; `openat2` hides its flags in memory |
+//! | `memfd_create`; `mmap` with `MAP_SHARED \| MAP_ANONYMOUS` (where no memory cgroup bounds the call and a memory limit is set) | `ENOSYS`; `ENOMEM` | anonymous shared memory, which `RLIMIT_DATA` does not count: under `--memory 64M` one process held 512 MiB each way; programs fall back to a file in the temp dir, which its tmpfs's size bounds |
 //! | `personality` other than Linux, `PER_LINUX32`, `UNAME26` or a query | `EPERM` | as Docker's profile |
 
 mod asm;
@@ -75,6 +76,11 @@ const NATIVE: Option<(u32, &[(&str, u32)])> = None;
 const F_SETOWN: u32 = 8;
 const F_SETSIG: u32 = 10;
 const F_SETOWN_EX: u32 = 15;
+
+/// `mmap` flags (asm-generic, the same on x86_64 and aarch64): the low bit of the mapping's
+/// type (set for `MAP_SHARED` and `MAP_SHARED_VALIDATE`), and an anonymous mapping.
+const MAP_SHARED: u32 = 0x01;
+const MAP_ANONYMOUS: u32 = 0x20;
 
 /// `setpriority` and `ioprio_set` targets that name every process of a user.
 const PRIO_USER: u32 = 2;
@@ -131,6 +137,13 @@ pub(crate) struct FilterSpec {
     /// root-owned files anywhere (Landlock does not govern modes): setgid is refused too,
     /// as a setgid-root interpreter makes a group-writable file a way to root.
     pub root: bool,
+    /// Anonymous shared memory may be made (`mmap` with `MAP_SHARED | MAP_ANONYMOUS`,
+    /// `memfd_create`): a memory cgroup bounds the call, or no memory limit is set. Elsewhere
+    /// no limit would count it (`RLIMIT_DATA` counts private mappings only), so it is
+    /// refused, as memory the limit does not allow (`ENOMEM`) or a call this kernel lacks
+    /// (`ENOSYS`, where programs fall back to a file in the temp dir, which its tmpfs's size
+    /// bounds).
+    pub shared_memory: bool,
 }
 
 impl FilterSpec {
@@ -385,6 +398,27 @@ fn program_for(
         "migrate_pages",
     ] {
         rules.answer(name, traced);
+    }
+
+    // Anonymous shared memory, where nothing would count it against the memory limit: a
+    // memfd is "not implemented" (programs fall back to a file in the temp dir), a shared
+    // anonymous mapping is memory the limit does not allow. Shared mappings of files stay
+    // (on disk, or in the private tmpfs, which its size bounds); Landlock gives commands
+    // `/dev/zero` read-only, so a shared mapping of it maps the zero page and holds nothing.
+    if spec.shared_memory {
+        rules.answer("memfd_create", RET_ALLOW);
+        rules.answer("mmap", RET_ALLOW);
+    } else {
+        rules.answer("memfd_create", enosys);
+        let enomem = ret_errno(libc::ENOMEM);
+        rules.body("mmap", move |a, rets| {
+            let (refuse, allow) = (rets.label(a, enomem), rets.label(a, RET_ALLOW));
+            a.ld(off_arg_low(3));
+            a.jset(MAP_ANONYMOUS, Target::Next, allow);
+            // MAP_SHARED (1) and MAP_SHARED_VALIDATE (3) have the low bit of the type set,
+            // MAP_PRIVATE (2) does not; any other type is refused by Linux itself.
+            a.jset(MAP_SHARED, refuse, allow);
+        });
     }
 
     // Truncation, before Landlock governs it (ABI 3): `truncate` by path, and opening for

@@ -141,7 +141,6 @@ pub(super) const ALLOWED: &[&str] = &[
     "vmsplice",
     "execve",
     "execveat",
-    "memfd_create",
     // Waiting and events.
     "poll",
     "ppoll",
@@ -173,7 +172,6 @@ pub(super) const ALLOWED: &[&str] = &[
     "set_robust_list",
     // Memory.
     "brk",
-    "mmap",
     "munmap",
     "mprotect",
     "mremap",

@@ -2,7 +2,7 @@ use super::asm::{AND_K, JA, JEQ_K, JGE_K, JSET_K, LD_W_ABS, RET_K};
 use super::*;
 
 /// Runs `prog` as the kernel would on one call (classic BPF, the subset we emit).
-fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 3]) -> u32 {
+fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u32; 4]) -> u32 {
     let word = |off: u32| match off {
         OFF_NR => nr,
         OFF_ARCH => arch,
@@ -30,6 +30,7 @@ const EACCES: u32 = ret_errno(libc::EACCES);
 const ENOSYS: u32 = ret_errno(libc::ENOSYS);
 const EOPNOTSUPP: u32 = ret_errno(libc::EOPNOTSUPP);
 const ENOTTY: u32 = ret_errno(libc::ENOTTY);
+const ENOMEM: u32 = ret_errno(libc::ENOMEM);
 
 fn spec() -> FilterSpec {
     FilterSpec {
@@ -41,6 +42,7 @@ fn spec() -> FilterSpec {
         landlock_abi: 7,
         pid_namespace: false,
         root: false,
+        shared_memory: true,
     }
 }
 
@@ -72,7 +74,10 @@ impl Filter {
             .unwrap_or_else(|| panic!("{name} is not in the table"))
             .1
     }
-    fn call(&self, name: &str, args: [u32; 3]) -> u32 {
+    fn call(&self, name: &str, [a, b, c]: [u32; 3]) -> u32 {
+        self.call4(name, [a, b, c, 0])
+    }
+    fn call4(&self, name: &str, args: [u32; 4]) -> u32 {
         run(&self.prog, self.arch, self.nr(name), args)
     }
     fn both(spec: FilterSpec) -> [Filter; 2] {
@@ -91,6 +96,7 @@ fn every_spec() -> Vec<FilterSpec> {
                 writes: bits & 2 != 0,
                 pid_namespace: bits & 4 != 0,
                 root: bits & 8 != 0,
+                shared_memory: bits & 16 != 0,
                 landlock_abi: abi,
                 ..spec()
             });
@@ -105,9 +111,9 @@ fn every_spec_assembles_and_answers_every_number() {
         for f in Filter::both(s) {
             assert!(f.prog.len() < 1000, "{}", f.prog.len());
             for nr in 0..1100u32 {
-                let r = run(&f.prog, f.arch, nr, [0; 3]);
+                let r = run(&f.prog, f.arch, nr, [0; 4]);
                 assert!(
-                    [RET_ALLOW, EPERM, EACCES, ENOSYS, EOPNOTSUPP, ENOTTY].contains(&r),
+                    [RET_ALLOW, EPERM, EACCES, ENOSYS, EOPNOTSUPP, ENOTTY, ENOMEM].contains(&r),
                     "{nr}: {r:#x}"
                 );
             }
@@ -130,8 +136,8 @@ fn far_jumps_go_through_a_ja() {
     a.ret(RET_ALLOW);
     let prog = a.finish().unwrap();
     assert!(prog.iter().any(|i| i.code == JA));
-    assert_eq!(run(&prog, 0, 7, [0; 3]), RET_ALLOW);
-    assert_eq!(run(&prog, 0, 8, [0; 3]), ENOSYS);
+    assert_eq!(run(&prog, 0, 7, [0; 4]), RET_ALLOW);
+    assert_eq!(run(&prog, 0, 8, [0; 4]), ENOSYS);
 }
 
 #[test]
@@ -143,7 +149,7 @@ fn the_allowlist_allows_what_programs_need_on_both_architectures() {
                     assert_eq!(f.call(name, [0; 3]), RET_ALLOW, "{name}");
                 }
             }
-            for name in ["fcntl", "kill", "clone", "personality", "openat"] {
+            for name in ["fcntl", "kill", "clone", "personality", "openat", "mmap"] {
                 assert_eq!(
                     f.call(name, [0; 3]),
                     RET_ALLOW,
@@ -208,7 +214,7 @@ fn calls_off_the_list_are_not_implemented() {
                 "listmount",
             ] {
                 if let Some(nr) = tables_all(name, f.arch) {
-                    assert_eq!(run(&f.prog, f.arch, nr, [0; 3]), ENOSYS, "{name}");
+                    assert_eq!(run(&f.prog, f.arch, nr, [0; 4]), ENOSYS, "{name}");
                 }
             }
         }
@@ -709,12 +715,12 @@ fn personality_as_dockers_profile() {
 fn another_architectures_calls_are_not_implemented() {
     let f = Filter::x86(spec());
     let read = f.nr("read");
-    assert_eq!(run(&f.prog, 0x4000_0003, read, [0; 3]), ENOSYS);
-    assert_eq!(run(&f.prog, AUDIT_ARCH_AARCH64, read, [0; 3]), ENOSYS);
-    assert_eq!(run(&f.prog, f.arch, 0x4000_0000 | read, [0; 3]), ENOSYS);
+    assert_eq!(run(&f.prog, 0x4000_0003, read, [0; 4]), ENOSYS);
+    assert_eq!(run(&f.prog, AUDIT_ARCH_AARCH64, read, [0; 4]), ENOSYS);
+    assert_eq!(run(&f.prog, f.arch, 0x4000_0000 | read, [0; 4]), ENOSYS);
     let arm = Filter::arm(spec());
     assert_eq!(
-        run(&arm.prog, AUDIT_ARCH_X86_64, arm.nr("read"), [0; 3]),
+        run(&arm.prog, AUDIT_ARCH_X86_64, arm.nr("read"), [0; 4]),
         ENOSYS
     );
 }
@@ -734,4 +740,51 @@ fn the_native_table_is_libcs() {
         assert_eq!(Filter::x86(spec()).nr(name), nr as u32, "{name}");
     }
     assert_eq!(NATIVE.unwrap().0, AUDIT_ARCH_X86_64);
+}
+
+#[test]
+fn shared_memory_no_limit_counts_is_made_only_where_something_bounds_it() {
+    // mmap's flags (asm-generic, the same on both architectures).
+    const SHARED: u32 = 0x01;
+    const PRIVATE: u32 = 0x02;
+    const SHARED_VALIDATE: u32 = 0x03;
+    const ANONYMOUS: u32 = 0x20;
+    const NORESERVE: u32 = 0x4000;
+    let unbounded = spec_with(|s| s.shared_memory = false);
+    for f in Filter::both(unbounded) {
+        assert_eq!(f.call("memfd_create", [0; 3]), ENOSYS);
+        for flags in [
+            SHARED | ANONYMOUS,
+            SHARED_VALIDATE | ANONYMOUS,
+            SHARED | ANONYMOUS | NORESERVE,
+        ] {
+            assert_eq!(
+                f.call4("mmap", [0, 1 << 20, 3, flags]),
+                ENOMEM,
+                "{flags:#x}"
+            );
+        }
+        // Private memory (counted by RLIMIT_DATA) and mappings of files (on disk, or in the
+        // private tmpfs, which its size bounds) stay.
+        for flags in [PRIVATE | ANONYMOUS, PRIVATE, SHARED, SHARED_VALIDATE] {
+            assert_eq!(
+                f.call4("mmap", [0, 1 << 20, 3, flags]),
+                RET_ALLOW,
+                "{flags:#x}"
+            );
+        }
+        assert_eq!(f.call("munmap", [0; 3]), RET_ALLOW);
+        assert_eq!(f.call("mremap", [0; 3]), RET_ALLOW);
+    }
+    let bounded = spec_with(|s| s.shared_memory = true);
+    for f in Filter::both(bounded) {
+        assert_eq!(f.call("memfd_create", [0; 3]), RET_ALLOW);
+        for flags in [SHARED | ANONYMOUS, PRIVATE | ANONYMOUS, SHARED] {
+            assert_eq!(
+                f.call4("mmap", [0, 1 << 20, 3, flags]),
+                RET_ALLOW,
+                "{flags:#x}"
+            );
+        }
+    }
 }
