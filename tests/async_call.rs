@@ -93,6 +93,7 @@ impl Tool for WhereAmI {
             code: None,
             exit_meaning: None,
             exec: None,
+            output_at: None,
             argv: None,
         }
     }

@@ -83,6 +83,7 @@ impl Tool for Echo {
             code: None,
             exit_meaning: None,
             exec: None,
+            output_at: None,
             argv: None,
         }
     }

@@ -62,8 +62,13 @@ pub struct ToolOutput {
     pub exit_meaning: Option<String>,
     /// The error code (614 for refused arguments), if any.
     pub code: Option<u16>,
-    /// What the kernel did, when a command ran.
+    /// What the kernel did, when a command ran. Its [`output`](ExecResult::output) is empty:
+    /// the output is moved into [`text`](Self::text), so that a call holds it once, and
+    /// [`ToolOutput::output`] reads it there.
     pub exec: Option<ExecResult>,
+    /// Where the command's output starts in [`text`](Self::text), when a command ran (after
+    /// the `exit:` line, the notes and `output: `).
+    pub output_at: Option<usize>,
     /// The argv the kernel was given, when a command ran (or was tried): what an audit log
     /// records, never rendered a second time.
     pub argv: Option<Vec<String>>,
@@ -87,6 +92,7 @@ impl ToolOutput {
             code: Some(error.code()),
             exit_meaning: None,
             exec: None,
+            output_at: None,
             argv: None,
         }
     }
@@ -107,6 +113,7 @@ impl ToolOutput {
             code: Some(crate::error::CODE_INVALID_ARGUMENTS),
             exit_meaning: None,
             exec: None,
+            output_at: None,
             argv: None,
         }
     }
@@ -120,6 +127,7 @@ impl ToolOutput {
             code: None,
             exit_meaning: None,
             exec: None,
+            output_at: None,
             argv: None,
         }
     }
@@ -147,7 +155,7 @@ impl ToolOutput {
     /// // Undeclared, the same status is a failure.
     /// assert!(ToolOutput::from_exec(no_match).is_error);
     /// ```
-    pub fn from_exec_with(result: ExecResult, exit_codes: &ExitCodes) -> Self {
+    pub fn from_exec_with(mut result: ExecResult, exit_codes: &ExitCodes) -> Self {
         let ended_by_itself = result.start_error.is_none()
             && !result.timed_out
             && !result.cancelled
@@ -156,15 +164,15 @@ impl ToolOutput {
         let meaning = exit_codes
             .meaning(result.exit_code)
             .filter(|_| ended_by_itself);
-        let mut text = result.text();
-        if let Some(meaning) = meaning {
-            // The text begins with `exit: N`; the meaning goes right after the status.
-            let status = format!("exit: {}", result.exit_code);
-            if text.starts_with(&status) {
-                text.insert_str(status.len(), &format!(" ({meaning})"));
-            }
-        }
+        // The output becomes the text, the header put in front of it in its own buffer (a
+        // large one grows in place, by `mremap`): never two copies of an output of up to the
+        // cap.
+        let header = result.header(meaning);
+        let mut text = std::mem::take(&mut result.output);
+        text.reserve_exact(header.len());
+        text.insert_str(0, &header);
         ToolOutput {
+            output_at: Some(header.len()),
             text,
             is_error: !ended_by_itself || (result.exit_code != 0 && meaning.is_none()),
             code: None,
@@ -172,6 +180,21 @@ impl ToolOutput {
             exec: Some(result),
             argv: None,
         }
+    }
+
+    /// The command's output, when a command ran: the end of [`text`](Self::text), after its
+    /// `exit:` line and notes.
+    ///
+    /// ```
+    /// use nanotool_runtime::{ExecResult, ToolOutput};
+    ///
+    /// let out = ToolOutput::from_exec(ExecResult { output: "a\nb\n".into(), ..ExecResult::default() });
+    /// assert_eq!(out.text, "exit: 0\noutput: a\nb\n");
+    /// assert_eq!(out.output(), Some("a\nb\n"));
+    /// assert_eq!(ToolOutput::failed("no such tool".into()).output(), None);
+    /// ```
+    pub fn output(&self) -> Option<&str> {
+        self.output_at.and_then(|at| self.text.get(at..))
     }
 
     /// [`ToolOutput::from_exec`] of the command that ran `argv`, which the output carries.

@@ -64,17 +64,12 @@ impl Tool for TestTool {
     }
     fn call(&self, args: &Value, ctx: &ToolContext<'_>) -> ToolOutput {
         self.probe.calls.fetch_add(1, Ordering::SeqCst);
-        let ran = |output: String| ToolOutput {
-            text: format!("exit: 0\noutput: {output}"),
-            is_error: false,
-            code: None,
-            exit_meaning: None,
-            exec: Some(ExecResult {
+        let ran = |output: String| {
+            ToolOutput::from_exec(ExecResult {
                 exit_code: 0,
                 output,
                 ..ExecResult::default()
-            }),
-            argv: None,
+            })
         };
         match self.behaviour {
             Behaviour::Echo => ran(args.to_string()),
@@ -84,6 +79,7 @@ impl Tool for TestTool {
                 code: Some(614),
                 exit_meaning: None,
                 exec: None,
+                output_at: None,
                 argv: None,
             },
             Behaviour::Block => {
@@ -101,6 +97,7 @@ impl Tool for TestTool {
                                 cancelled: true,
                                 ..ExecResult::default()
                             }),
+                            output_at: None,
                             argv: None,
                         };
                     }

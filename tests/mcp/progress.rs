@@ -35,6 +35,7 @@ impl Tool for Script {
         };
         ToolOutput {
             text: result.output.clone(),
+            output_at: Some(0),
             is_error: result.exit_code != 0,
             code: None,
             exit_meaning: None,

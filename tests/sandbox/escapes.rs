@@ -1781,7 +1781,11 @@ fn every_bundled_descriptor_and_built_in_works_confined() {
             "{name}: {}",
             out.text
         );
-        assert!(exec.output.contains(expected), "{name}: {}", out.text);
+        assert!(
+            out.output().unwrap().contains(expected),
+            "{name}: {}",
+            out.text
+        );
     }
 }
 

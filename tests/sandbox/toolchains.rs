@@ -111,7 +111,7 @@ fn exit_and_output(out: &ToolOutput) -> (i32, String) {
         .exec
         .as_ref()
         .unwrap_or_else(|| panic!("no command ran: {}", out.text));
-    (exec.exit_code, exec.output.clone())
+    (exec.exit_code, out.output().unwrap_or_default().to_owned())
 }
 
 /// Asserts the call ran confined, exited 0 and printed `want`.
@@ -312,7 +312,7 @@ fn the_private_home_is_empty_writable_and_removed_with_the_kernel() {
     );
     let out = call(&k, &probe, json!({}));
     passes(&k, "the private home", &out, "wrote");
-    let output = &out.exec.as_ref().unwrap().output;
+    let output = out.output().unwrap();
     let home = output
         .lines()
         .find_map(|l| l.strip_prefix("home="))

@@ -69,7 +69,20 @@ impl ExecResult {
     /// reached`, `killed by signal N (SIGNAME)`, `cancelled`, `N bytes omitted`, the
     /// [`sandbox_note`](Self::sandbox_note)), then `output: ` and the output.
     pub fn text(&self) -> String {
-        let mut text = format!("exit: {}\n", self.exit_code);
+        let mut text = self.header(None);
+        text.push_str(&self.output);
+        text
+    }
+
+    /// The text before the output: `exit: N` (with the status's `meaning`, when its tool
+    /// declares one: `exit: 1 (no match)`), the notes that apply, each on its own line, and
+    /// `output: `.
+    pub(crate) fn header(&self, meaning: Option<&str>) -> String {
+        let mut text = format!("exit: {}", self.exit_code);
+        if let Some(meaning) = meaning {
+            text.push_str(&format!(" ({meaning})"));
+        }
+        text.push('\n');
         if let Some(err) = &self.start_error {
             text.push_str(&format!("could not start: {err}\n"));
         }
@@ -90,7 +103,6 @@ impl ExecResult {
             text.push('\n');
         }
         text.push_str("output: ");
-        text.push_str(&self.output);
         text
     }
 

@@ -13,7 +13,7 @@ pub fn structured_content(output: &ToolOutput) -> Option<Value> {
         Some(exec) => {
             let mut structured = json!({
                 "exit_code": exec.exit_code,
-                "output": exec.output,
+                "output": output.output().unwrap_or_default(),
                 "truncated": exec.truncated,
                 "timed_out": exec.timed_out,
                 "confined": exec.confined,

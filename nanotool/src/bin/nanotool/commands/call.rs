@@ -70,7 +70,7 @@ pub(crate) fn run(
             value["truncated"] = json!(exec.truncated);
             value["total_bytes"] = json!(exec.total_bytes);
             value["duration_ms"] = json!(exec.duration.as_secs_f64() * 1000.0);
-            value["output"] = json!(exec.output);
+            value["output"] = json!(output.output().unwrap_or_default());
             value["start_error"] = json!(exec.start_error);
             value["confined"] = json!(exec.confined);
         }
