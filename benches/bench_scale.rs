@@ -1,7 +1,7 @@
 //! Scale curves, each size measured against the raw command side by side in one run
 //! (interleaved, medians with their spread over the rounds): `cargo bench --bench bench_scale
-//! [-- SECTION [ROUNDS]]`, SECTION one of `tools`, `size`, `nesting`, `output`, `concurrency`,
-//! `drain` (default: all; ROUNDS default 11).
+//! [-- SECTION [ROUNDS]]`, SECTION one of `tools`, `size`, `nesting`, `status`, `output`,
+//! `concurrency`, `drain` (default: all; ROUNDS default 11).
 //!
 //! - `tools`: `nanotool call` of a `true` tool with 10 and with 1,000 descriptors, against
 //!   `/bin/true` spawned by this process.
@@ -11,6 +11,9 @@
 //!   folder of this run (`XDG_CACHE_HOME`).
 //! - `nesting`: `git log -1` through `nanotool call` with 1, 100 and 1,000 embedded
 //!   repositories, against raw `git log -1`.
+//! - `status`: `git status --porcelain` through one `nanotool serve` (a `tools/call` each,
+//!   the server started once) in work trees of 1k and 100k tracked files on disk, against
+//!   raw `git status --porcelain` spawned by this process there.
 //! - `output`: `head -c N /dev/zero` through `nanotool call` with `--max-output 16777216`,
 //!   N from 1 KB to 100 MB, against the same `head` read by this process; and the call's
 //!   peak RSS (`wait4`).
@@ -174,6 +177,110 @@ fn size_section(rounds: usize, cache: &Path) {
             first = c;
         }
         println!("    {:.2}x raw, {:.3}x the 1k-file call", c / r, c / first);
+    }
+}
+
+/// A work tree of `n` tracked files on disk (empty, in 997 folders), its index's stat data
+/// filled in (as after a first `git status`), with a `git_status` tool.
+fn worktree_of(n: usize) -> tempfile::TempDir {
+    let dir = repo_of(n);
+    for i in 0..n {
+        let folder = dir.path().join(format!("d{:03}", i % 997));
+        if i < 997 {
+            std::fs::create_dir_all(&folder).unwrap();
+        }
+        std::fs::write(folder.join(format!("f{i}.txt")), "").unwrap();
+    }
+    git::git(dir.path(), &["update-index", "--refresh", "-q"]);
+    let (file, body) = tool("git_status", "git status --porcelain");
+    std::fs::write(dir.path().join(".work/tools").join(file), body).unwrap();
+    dir
+}
+
+/// `nanotool serve` in `dir`, answering `tools/call` lines one at a time.
+struct Served {
+    server: std::process::Child,
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+    next: usize,
+}
+
+impl Served {
+    fn new(dir: &Path, cache: &Path) -> Served {
+        let mut server = cli(dir, cache, &["serve"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = server.stdin.take().unwrap();
+        let output = BufReader::new(server.stdout.take().unwrap());
+        Served {
+            server,
+            input,
+            output,
+            next: 0,
+        }
+    }
+
+    /// Calls `name` and waits for its answer; the time from the request to the answer.
+    fn call(&mut self, name: &str) -> Duration {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        self.next += 1;
+        let mut line = json!({"jsonrpc": "2.0", "id": self.next, "method": "tools/call",
+            "params": {"name": name, "arguments": {}, "_meta": meta}})
+        .to_string();
+        line.push('\n');
+        let t = Instant::now();
+        self.input.write_all(line.as_bytes()).unwrap();
+        let mut answer = String::new();
+        self.output.read_line(&mut answer).unwrap();
+        let took = t.elapsed();
+        assert!(answer.contains("exit: 0"), "{answer}");
+        took
+    }
+
+    fn end(self) {
+        drop(self.input);
+        let mut server = self.server;
+        server.wait().unwrap();
+    }
+}
+
+fn status_section(rounds: usize, cache: &Path) {
+    println!(
+        "status: `git status --porcelain` through `nanotool serve` vs raw, by tracked files ({rounds} rounds)"
+    );
+    let sizes = [1_000usize, 100_000];
+    let trees: Vec<_> = sizes.iter().map(|&n| worktree_of(n)).collect();
+    std::thread::sleep(Duration::from_secs(3));
+    let mut servers: Vec<_> = trees.iter().map(|t| Served::new(t.path(), cache)).collect();
+    // A first call each: the server is up, its git reading made.
+    for s in &mut servers {
+        s.call("git_status");
+    }
+    let mut raw = vec![Vec::new(); sizes.len()];
+    let mut served = vec![Vec::new(); sizes.len()];
+    for _ in 0..rounds {
+        for (i, tree) in trees.iter().enumerate() {
+            raw[i].push(timed(
+                Command::new("git")
+                    .args(["status", "--porcelain"])
+                    .current_dir(tree.path()),
+            ));
+            served[i].push(servers[i].call("git_status"));
+        }
+    }
+    for s in servers {
+        s.end();
+    }
+    for (i, n) in sizes.iter().enumerate() {
+        let r = show(&format!("raw, {n} files"), &raw[i]);
+        let c = show(&format!("serve, {n} files"), &served[i]);
+        println!("    {:.3}x raw", c / r);
     }
 }
 
@@ -372,6 +479,9 @@ fn main() {
     }
     if all || section == "nesting" {
         nesting_section(rounds, cache);
+    }
+    if all || section == "status" {
+        status_section(rounds, cache);
     }
     if all || section == "output" {
         output_section(rounds, cache);
