@@ -15,8 +15,9 @@
 //!   the server started once) in work trees of 1k and 100k tracked files on disk, against
 //!   raw `git status --porcelain` spawned by this process there.
 //! - `output`: `head -c N /dev/zero` through `nanotool call` with `--max-output 16777216`,
-//!   N from 1 KB to 100 MB, against the same `head` read by this process; and the call's
-//!   peak RSS (`wait4`).
+//!   N from 1 KB to 100 MB, against the same `head` read by this process and against
+//!   `head | tail -c 16777216` (the same bytes moved: all read, the cap printed); and the
+//!   call's peak RSS (`wait4`).
 //! - `concurrency`: K `sleep 0.2` calls sent at once to `nanotool serve`, K from 1 to 128:
 //!   the wall time until the K-th answer, against K `sleep 0.2` spawned at once.
 //! - `drain`: `head -c 1G /dev/zero` through `nanotool call` (confined and `--sandbox off`)
@@ -358,7 +359,10 @@ fn output_section(rounds: usize, cache: &Path) {
                 &["--max-output", "16777216", "call", "flood", &args],
             )
         };
-        let (mut raw, mut through) = (Vec::new(), Vec::new());
+        // The same data movement without nanotool: a process that reads the whole output
+        // and prints 16 MiB of it (`tail -c`), as the call reads it all and prints its cap.
+        let moved = format!("head -c {n} /dev/zero | tail -c 16777216");
+        let (mut raw, mut through, mut pipeline) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             raw.push(timed(Command::new("head").args([
                 "-c",
@@ -366,13 +370,17 @@ fn output_section(rounds: usize, cache: &Path) {
                 "/dev/zero",
             ])));
             through.push(timed(&mut call()));
+            pipeline.push(timed(Command::new("sh").args(["-c", &moved])));
         }
         let r = show(&format!("raw, {n} bytes"), &raw);
         let c = show(&format!("call, {n} bytes"), &through);
+        let p = show(&format!("`head | tail -c 16M`, {n} bytes"), &pipeline);
         let rss = peak_rss_kib(&mut call());
         println!(
-            "    {:.2}x raw; peak RSS {:.1} MiB",
+            "    {:.2}x raw ({:.2}x `head | tail`, which moves the same bytes: {:.2}x raw); peak RSS {:.1} MiB",
             c / r,
+            c / p,
+            p / r,
             rss as f64 / 1024.0
         );
     }
