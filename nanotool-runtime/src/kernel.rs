@@ -53,6 +53,9 @@ mod sys;
 #[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
 #[path = "kernel/sys_portable.rs"]
 mod sys;
+// What both backends' calls share.
+#[allow(unsafe_code)] // the thin wrappers over libc the kernel runs on.
+mod sys_posix;
 #[allow(unsafe_code)] // openat, unlinkat and readdir: system calls.
 mod tree;
 mod wait;

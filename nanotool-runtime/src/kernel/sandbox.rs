@@ -37,11 +37,14 @@
 
 // Linux: Landlock, the seccomp filter, the clone spawn. Elsewhere (and under
 // `--cfg nanotool_portable`): the portable backend, std's spawn and no confinement.
+mod c_strings;
+mod filter_spec;
 mod git_dirs;
 pub(crate) mod own_dir;
 #[cfg(not(all(target_os = "linux", not(nanotool_portable))))]
 #[path = "sandbox/portable.rs"]
 mod portable;
+mod profile;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod reaper;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]

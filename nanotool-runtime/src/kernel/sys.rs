@@ -8,14 +8,10 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
-/// Converts a `-1` return into the thread's `errno`.
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
+pub(super) use super::sys_posix::{
+    ReadOutcome, has_exited, kill_group, read, reap_group, still_ours,
+};
+use super::sys_posix::{check, polled};
 
 /// A pipe: `(read end, write end)`, both close-on-exec, the read end non-blocking (the write
 /// end stays blocking: it is the command's stdout and stderr).
@@ -194,86 +190,7 @@ pub(super) fn ppoll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::
             std::ptr::null(),
         )
     };
-    if ret == -1 {
-        let err = io::Error::last_os_error();
-        if err.kind() == io::ErrorKind::Interrupted {
-            return Ok(0);
-        }
-        return Err(err);
-    }
-    Ok(ret as usize)
-}
-
-/// Result of one non-blocking read.
-pub(super) enum ReadOutcome {
-    /// This many bytes were read.
-    Data(usize),
-    /// Every write end is closed and the pipe is empty.
-    Eof,
-    /// Nothing to read right now.
-    WouldBlock,
-}
-
-/// One `read(2)` into `buf`.
-pub(super) fn read(fd: &OwnedFd, buf: &mut [u8]) -> ReadOutcome {
-    loop {
-        // SAFETY: reads at most `buf.len()` bytes into a valid, writable buffer.
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n > 0 {
-            return ReadOutcome::Data(n as usize);
-        }
-        if n == 0 {
-            return ReadOutcome::Eof;
-        }
-        match io::Error::last_os_error().kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return ReadOutcome::WouldBlock,
-            // Any other error on our own pipe (EIO, ...) means nothing more will come.
-            _ => return ReadOutcome::Eof,
-        }
-    }
-}
-
-/// `SIGKILL` to a whole process group. Errors (`ESRCH`: the group is already empty) are
-/// ignored: the point is that nothing of the group survives.
-pub(super) fn kill_group(pgid: libc::pid_t) {
-    if pgid > 1 {
-        // SAFETY: killpg with a positive pgid; it cannot touch anything outside that group.
-        unsafe { libc::killpg(pgid, libc::SIGKILL) };
-    }
-}
-
-/// Whether `pid` is still a child of ours that nobody has reaped (running or a zombie), so its
-/// pid, and the pgid it leads, cannot belong to anyone else. False if someone else reaped it
-/// (the kernel itself, for a host that ignores `SIGCHLD`; a host's `waitpid(-1)`).
-pub(super) fn still_ours(pid: libc::pid_t) -> bool {
-    // SAFETY: as in `has_exited`: WNOWAIT leaves the child reapable.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        ) == 0
-    }
-}
-
-/// Whether the child `pid` has exited (or is gone), without reaping it (`WNOWAIT`), for
-/// kernels without pidfds and for a child that was gone before its pidfd could be opened.
-pub(super) fn has_exited(pid: libc::pid_t) -> bool {
-    // SAFETY: `info` is zeroed plain data the kernel fills; WNOWAIT leaves the child reapable.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let ret = libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        );
-        // ECHILD: someone else reaped it: gone all the same.
-        ret == -1 || info.si_pid() != 0
-    }
+    polled(ret)
 }
 
 /// Whether orphans come back to this process: it is pid 1 (of its namespace) or a child
@@ -286,35 +203,6 @@ pub(super) fn reaps_orphans() -> bool {
         libc::getpid() == 1
             || (libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut flag as *mut libc::c_int) == 0
                 && flag != 0)
-    }
-}
-
-/// How long [`reap_group`] waits for the killed members of a group to die.
-const REAP_PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Reaps this process's children in group `pgid` (killed just before), so a subreaper or
-/// pid-1 agent keeps no zombie of a call. Bounded: a member stuck in an uninterruptible
-/// sleep is left to a later wait.
-pub(super) fn reap_group(pgid: libc::pid_t) {
-    if pgid <= 1 {
-        return;
-    }
-    let until = std::time::Instant::now() + REAP_PATIENCE;
-    loop {
-        let mut status = 0;
-        // SAFETY: waits only for our own children in group `pgid`.
-        let ret = unsafe { libc::waitpid(-pgid, &mut status, libc::WNOHANG) };
-        if ret > 0 {
-            continue;
-        }
-        if ret < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-            continue;
-        }
-        // ECHILD: none left. 0: some still dying of their SIGKILL.
-        if ret < 0 || std::time::Instant::now() >= until {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 

@@ -12,14 +12,10 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
-/// Converts a `-1` return into the thread's `errno`.
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
+pub(super) use super::sys_posix::{
+    ReadOutcome, has_exited, kill_group, read, reap_group, still_ours,
+};
+use super::sys_posix::{check, polled};
 
 /// The error of a Linux-only call on this backend.
 fn unsupported<T>() -> io::Result<T> {
@@ -95,110 +91,13 @@ pub(super) fn ppoll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::
     };
     // SAFETY: `fds` is a valid slice of pollfd.
     let ret = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-    if ret == -1 {
-        let err = io::Error::last_os_error();
-        if err.kind() == io::ErrorKind::Interrupted {
-            return Ok(0);
-        }
-        return Err(err);
-    }
-    Ok(ret as usize)
-}
-
-/// Result of one non-blocking read.
-pub(super) enum ReadOutcome {
-    /// This many bytes were read.
-    Data(usize),
-    /// Every write end is closed and the pipe is empty.
-    Eof,
-    /// Nothing to read right now.
-    WouldBlock,
-}
-
-/// One `read(2)` into `buf`.
-pub(super) fn read(fd: &OwnedFd, buf: &mut [u8]) -> ReadOutcome {
-    loop {
-        // SAFETY: reads at most `buf.len()` bytes into a valid, writable buffer.
-        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n > 0 {
-            return ReadOutcome::Data(n as usize);
-        }
-        if n == 0 {
-            return ReadOutcome::Eof;
-        }
-        match io::Error::last_os_error().kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => return ReadOutcome::WouldBlock,
-            _ => return ReadOutcome::Eof,
-        }
-    }
-}
-
-/// `SIGKILL` to a whole process group; an already empty group is not an error.
-pub(super) fn kill_group(pgid: libc::pid_t) {
-    if pgid > 1 {
-        // SAFETY: killpg with a positive pgid; it cannot touch anything outside that group.
-        unsafe { libc::killpg(pgid, libc::SIGKILL) };
-    }
-}
-
-/// Whether the child `pid` has exited or not, without reaping it: `Some(true)` exited,
-/// `Some(false)` running, `None` not our unreaped child.
-fn peek(pid: libc::pid_t) -> Option<bool> {
-    // SAFETY: `info` is zeroed plain data the system fills; WNOWAIT leaves the child reapable.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let ret = libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-        );
-        // With WNOHANG and no change, the struct stays zeroed (POSIX: `si_pid` 0).
-        (ret == 0).then_some(info.si_signo != 0)
-    }
-}
-
-/// Whether `pid` is still a child of ours that nobody has reaped (running or a zombie).
-pub(super) fn still_ours(pid: libc::pid_t) -> bool {
-    peek(pid).is_some()
-}
-
-/// Whether the child `pid` has exited (or is gone), without reaping it.
-pub(super) fn has_exited(pid: libc::pid_t) -> bool {
-    peek(pid).unwrap_or(true)
+    polled(ret)
 }
 
 /// Whether orphans come back to this process: only as pid 1 here.
 pub(super) fn reaps_orphans() -> bool {
     // SAFETY: getpid cannot fail.
     unsafe { libc::getpid() == 1 }
-}
-
-/// How long [`reap_group`] waits for the killed members of a group to die.
-const REAP_PATIENCE: Duration = Duration::from_millis(500);
-
-/// Reaps this process's children in group `pgid` (killed just before). Bounded.
-pub(super) fn reap_group(pgid: libc::pid_t) {
-    if pgid <= 1 {
-        return;
-    }
-    let until = std::time::Instant::now() + REAP_PATIENCE;
-    loop {
-        let mut status = 0;
-        // SAFETY: waits only for our own children in group `pgid`.
-        let ret = unsafe { libc::waitpid(-pgid, &mut status, libc::WNOHANG) };
-        if ret > 0 {
-            continue;
-        }
-        if ret < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-            continue;
-        }
-        if ret < 0 || std::time::Instant::now() >= until {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }
 
 /// Whether the calling process may read and search the directory `path`.

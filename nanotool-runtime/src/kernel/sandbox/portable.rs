@@ -19,35 +19,12 @@ pub(crate) const NOT_AVAILABLE: &str =
 
 /// The Landlock side: a profile's description, and no ruleset.
 pub(crate) mod rules {
-    use std::path::PathBuf;
-
     /// Nothing is confined, so no path is listed as readable by confined commands.
     pub(crate) const SYSTEM_DIRS: &[&str] = &[];
     /// As [`SYSTEM_DIRS`].
     pub(crate) const ETC_FILES: &[&str] = &[];
 
-    /// What a profile would allow (the fields of the Linux backend's profile).
-    #[derive(Debug, Clone)]
-    #[allow(dead_code)] // Built by the sandbox as on Linux; nothing reads it here.
-    pub(crate) struct Profile {
-        pub workspace: PathBuf,
-        pub writes: bool,
-        pub network: bool,
-        pub tmpdir: Option<PathBuf>,
-        pub home: Option<PathBuf>,
-        pub read: Vec<PathBuf>,
-        pub write: Vec<PathBuf>,
-        pub abi: u32,
-    }
-
-    /// How far a ruleset took (never built here).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[allow(dead_code)] // Named by the sandbox's routing; no ruleset is ever built here.
-    pub(crate) enum Enforced {
-        Fully,
-        Partially,
-        Not,
-    }
+    pub(crate) use super::super::profile::{Enforced, Profile};
 
     /// There is no Landlock ABI on this backend.
     pub(crate) fn kernel_abi() -> Result<u32, &'static str> {
@@ -57,20 +34,7 @@ pub(crate) mod rules {
 
 /// The seccomp side: no filter.
 pub(crate) mod seccomp {
-    /// What the filter would allow (the fields of the Linux backend's spec).
-    #[derive(Debug, Clone, Copy)]
-    #[allow(dead_code)] // Built by the sandbox as on Linux; nothing reads it here.
-    pub(crate) struct FilterSpec {
-        pub agent_pid: libc::pid_t,
-        pub agent_pgid: libc::pid_t,
-        pub tcp: bool,
-        pub udp: bool,
-        pub writes: bool,
-        pub landlock_abi: u32,
-        pub pid_namespace: bool,
-        pub root: bool,
-        pub shared_memory: bool,
-    }
+    pub(crate) use super::super::filter_spec::FilterSpec;
 
     /// This backend writes no filter.
     pub(crate) fn supported() -> bool {
@@ -123,31 +87,12 @@ pub(crate) mod spawn {
             I: IntoIterator<Item = B>,
             B: Into<Vec<u8>>,
         {
-            items
-                .into_iter()
-                .map(|b| {
-                    CString::new(b).map_err(|e| {
-                        io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            format!(
-                                "`{}` contains a NUL byte",
-                                String::from_utf8_lossy(&e.into_vec())
-                            ),
-                        )
-                    })
-                })
-                .collect::<io::Result<Vec<_>>>()
-                .map(CStrings)
+            super::super::c_strings::c_strings(items).map(CStrings)
         }
 
         /// An environment block: `KEY=VALUE` strings.
         pub(crate) fn env(vars: &[(OsString, OsString)]) -> io::Result<CStrings> {
-            CStrings::new(vars.iter().map(|(k, v)| {
-                let mut kv = k.as_bytes().to_vec();
-                kv.push(b'=');
-                kv.extend_from_slice(v.as_bytes());
-                kv
-            }))
+            CStrings::new(super::super::c_strings::env_entries(vars))
         }
 
         fn items(&self) -> impl Iterator<Item = &OsStr> {
@@ -343,18 +288,5 @@ pub(crate) mod spawn {
         )
     }
 
-    /// Reaps the child `pid`, returning its wait status.
-    pub(crate) fn reap(pid: libc::pid_t) -> io::Result<libc::c_int> {
-        loop {
-            let mut status = 0;
-            // SAFETY: waits for our own child; `status` is a valid int.
-            if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
-                return Ok(status);
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
+    pub(in crate::kernel) use super::super::super::sys_posix::reap;
 }

@@ -82,35 +82,7 @@ pub(crate) const CERTIFICATE_FILES: &[&str] = &[
 /// What a `network` tool reads besides: name resolution.
 pub(crate) const NETWORK_FILES: &[&str] = &["/etc/resolv.conf", "/etc/gai.conf"];
 
-/// What a confined command may touch.
-#[derive(Debug, Clone)]
-pub(crate) struct Profile {
-    /// The workspace root (canonical).
-    pub workspace: PathBuf,
-    /// The workspace is writable.
-    pub writes: bool,
-    /// TCP and UDP are unrestricted.
-    pub network: bool,
-    /// The kernel's private temporary directory (read-write).
-    pub tmpdir: Option<PathBuf>,
-    /// The kernel's private home (read-write).
-    pub home: Option<PathBuf>,
-    /// Host-added read-only paths (canonical).
-    pub read: Vec<PathBuf>,
-    /// Host-added read-write paths (canonical).
-    pub write: Vec<PathBuf>,
-    /// The Landlock ABI to write the ruleset for: [`ABI_TARGET`], or lower to play an older
-    /// Linux (what an ABI does not know is not handled, as that Linux would not handle it).
-    pub abi: u32,
-}
-
-/// How far the ruleset took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Enforced {
-    Fully,
-    Partially,
-    Not,
-}
+pub(crate) use super::profile::{Enforced, Profile};
 
 fn read_access() -> landlock::BitFlags<AccessFs> {
     AccessFs::Execute | AccessFs::ReadFile | AccessFs::ReadDir

@@ -346,21 +346,7 @@ pub(crate) unsafe fn in_child_process(
     }
 }
 
-/// Reaps the child `pid`, returning its wait status (`ECHILD`: the kernel reaped it already,
-/// for a host that ignores `SIGCHLD`).
-pub(crate) fn reap(pid: libc::pid_t) -> io::Result<c_int> {
-    loop {
-        let mut status = 0;
-        // SAFETY: waits for our own child; `status` is a valid int.
-        if unsafe { libc::waitpid(pid, &mut status, 0) } >= 0 {
-            return Ok(status);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
+pub(in crate::kernel) use super::super::super::sys_posix::reap;
 
 /// The child's stack: it calls nothing deep (system calls and small loops).
 const CHILD_STACK: usize = 64 * 1024;

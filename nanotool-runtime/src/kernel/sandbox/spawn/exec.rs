@@ -7,7 +7,6 @@ use super::signals;
 use super::step::Step;
 use std::ffi::{CString, OsString, c_char};
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// A NUL-terminated array of C strings (argv or an environment), ready for `execve`.
@@ -36,20 +35,7 @@ impl CStrings {
         I: IntoIterator<Item = B>,
         B: Into<Vec<u8>>,
     {
-        let owned = items
-            .into_iter()
-            .map(|b| {
-                CString::new(b).map_err(|e| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "`{}` contains a NUL byte",
-                            String::from_utf8_lossy(&e.into_vec())
-                        ),
-                    )
-                })
-            })
-            .collect::<io::Result<Vec<_>>>()?;
+        let owned = super::super::c_strings::c_strings(items)?;
         let mut ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
         ptrs.push(std::ptr::null());
         Ok(CStrings {
@@ -60,12 +46,7 @@ impl CStrings {
 
     /// An environment block: `KEY=VALUE` strings.
     pub(crate) fn env(vars: &[(OsString, OsString)]) -> io::Result<CStrings> {
-        CStrings::new(vars.iter().map(|(k, v)| {
-            let mut kv = k.as_bytes().to_vec();
-            kv.push(b'=');
-            kv.extend_from_slice(v.as_bytes());
-            kv
-        }))
+        CStrings::new(super::super::c_strings::env_entries(vars))
     }
 
     /// The array as `execve` takes it.
