@@ -27,13 +27,23 @@ const CLASSES: &[&str] = &[
     "bad_setting",
 ];
 
+// The compile-fail cases and the passing ones are two runs: trybuild checks a run that holds
+// only compile-fail cases with one `cargo check --bins --keep-going` over all of them (each
+// case's errors read from its own diagnostics), where a run that also holds passing cases
+// builds every case alone, one cargo invocation after another (docs/guide/testing.md).
+
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
     for class in CLASSES {
         t.compile_fail(format!("tests/ui/{class}/*.rs"));
     }
-    t.pass("tests/ui/pass/*.rs");
+}
+
+/// The legal neighbours: each compiles as a crate of its own and runs.
+#[test]
+fn pass() {
+    trybuild::TestCases::new().pass("tests/ui/pass/*.rs");
 }
 
 /// The facade's public surface is the curated list: the runtime's internals are not
