@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Builds the example `name` of this package (with `features` of it) in the profile and
-/// target folder of this test, runs it from the workspace root, and returns its stdout; fails
+/// Builds the example `name` of this package (with `features` of it; with every feature of the
+/// workspace when this test was built with the adapters' feature) in the profile and target
+/// folder of this test, runs it from the workspace root, and returns its stdout; fails
 /// the test if the build fails or the example exits non-zero.
 fn run_example(name: &str, features: &[&str]) -> String {
     run_example_of(None, name, features)
@@ -32,11 +33,18 @@ fn run_example_of(package: Option<&str>, name: &str, features: &[&str]) -> Strin
         .arg("--target-dir")
         .arg(target_dir)
         .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if let Some(package) = package {
-        build.args(["--package", package]);
-    }
-    if !features.is_empty() {
-        build.arg("--features").arg(features.join(","));
+    if cfg!(feature = "rmcp") {
+        // The suite was built with the workspace's features (`scripts/test`: every one): the
+        // same set here finds the example's dependencies built, where the package's own set
+        // would build them again with other features.
+        build.args(["--workspace", "--all-features"]);
+    } else {
+        if let Some(package) = package {
+            build.args(["--package", package]);
+        }
+        if !features.is_empty() {
+            build.arg("--features").arg(features.join(","));
+        }
     }
     let status = build.status().expect("run cargo build");
     assert!(status.success(), "cargo build --example {name} failed");

@@ -1,6 +1,6 @@
 //! The compile-time security proofs: every case under `tests/ui/<attack-class>/` must fail to
 //! compile with the error in its `.stderr`, and every case under `tests/ui/pass/` (the legal
-//! neighbours) must compile and run. Regenerate the `.stderr` files with
+//! neighbours) must compile and run: a module of this test each, its `main` one test. Regenerate the `.stderr` files with
 //! `TRYBUILD=overwrite cargo test --test ui` and read every diff before committing.
 //!
 //! The second test ties the cases to `tests/fixtures/forms.rs`, the table the descriptor-side
@@ -27,10 +27,11 @@ const CLASSES: &[&str] = &[
     "bad_setting",
 ];
 
-// The compile-fail cases and the passing ones are two runs: trybuild checks a run that holds
-// only compile-fail cases with one `cargo check --bins --keep-going` over all of them (each
-// case's errors read from its own diagnostics), where a run that also holds passing cases
-// builds every case alone, one cargo invocation after another (docs/guide/testing.md).
+// The compile-fail cases are one trybuild run: a run that holds only compile-fail cases is
+// checked with one `cargo check --bins --keep-going` over all of them, each case's errors read
+// from its own diagnostics. The passing cases are modules of this test, built with the suite's
+// own dependencies: as trybuild's passing cases each would be a crate of its own, built one
+// after another over a second build of every dependency (docs/guide/testing.md).
 
 #[test]
 fn ui() {
@@ -40,10 +41,73 @@ fn ui() {
     }
 }
 
-/// The legal neighbours: each compiles as a crate of its own and runs.
+/// Declares each passing case as a module of this test and its `main` as a test of its own
+/// (`pass::<case>`), and lists the cases for the check that every file is declared.
+macro_rules! pass_cases {
+    ($($case:ident: $file:literal,)*) => {
+        $(
+            #[path = $file]
+            mod $case;
+        )*
+        /// The legal neighbours, each run as the program it is.
+        mod pass {
+            $(
+                #[test]
+                fn $case() {
+                    super::$case::main();
+                }
+            )*
+        }
+        /// Every passing case declared above.
+        const PASS_CASES: &[&str] = &[$(stringify!($case)),*];
+    };
+}
+
+pass_cases! {
+    awk_fixed_program: "ui/pass/awk_fixed_program.rs",
+    brace_placeholder: "ui/pass/brace_placeholder.rs",
+    count_default: "ui/pass/count_default.rs",
+    dash_after_dashdash: "ui/pass/dash_after_dashdash.rs",
+    dash_after_option: "ui/pass/dash_after_option.rs",
+    enum_flags: "ui/pass/enum_flags.rs",
+    enum_value_delimiter: "ui/pass/enum_value_delimiter.rs",
+    enum_value_query: "ui/pass/enum_value_query.rs",
+    exit_differ: "ui/pass/exit_differ.rs",
+    find_exec_braces: "ui/pass/find_exec_braces.rs",
+    git_upstream: "ui/pass/git_upstream.rs",
+    less_path: "ui/pass/less_path.rs",
+    limits_all: "ui/pass/limits_all.rs",
+    long_timeout: "ui/pass/long_timeout.rs",
+    max_count: "ui/pass/max_count.rs",
+    negative_minimum: "ui/pass/negative_minimum.rs",
+    network_local: "ui/pass/network_local.rs",
+    no_slots: "ui/pass/no_slots.rs",
+    number_slot: "ui/pass/number_slot.rs",
+    python3_c_enum: "ui/pass/python3_c_enum.rs",
+    python3_module: "ui/pass/python3_module.rs",
+    python3_script_arg: "ui/pass/python3_script_arg.rs",
+    sed_line_integer: "ui/pass/sed_line_integer.rs",
+    sed_range_pattern: "ui/pass/sed_range_pattern.rs",
+    settings_all: "ui/pass/settings_all.rs",
+    slot_inside_token: "ui/pass/slot_inside_token.rs",
+    writes_network: "ui/pass/writes_network.rs",
+}
+
+/// A case added to `tests/ui/pass/` runs only once declared above: none is left out.
 #[test]
-fn pass() {
-    trybuild::TestCases::new().pass("tests/ui/pass/*.rs");
+fn every_passing_case_is_declared() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/pass");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .expect("tests/ui/pass")
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let declared: BTreeSet<String> = PASS_CASES.iter().map(|c| c.to_string()).collect();
+    assert_eq!(
+        on_disk, declared,
+        "tests/ui/pass/ and the pass_cases! list differ"
+    );
 }
 
 /// The facade's public surface is the curated list: the runtime's internals are not

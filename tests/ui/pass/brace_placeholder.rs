@@ -8,7 +8,7 @@ pub struct BracePlaceholder {
     pub dir: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec =
         BracePlaceholder::command_spec().expect("the runtime refuses what the macro accepted");

@@ -9,7 +9,7 @@ pub struct CountDefault {
     pub count: u32,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = CountDefault::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "git log -n <count>");

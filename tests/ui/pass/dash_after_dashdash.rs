@@ -10,7 +10,7 @@ pub struct DashAfterDashdash {
     pub file: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     let spec =
         DashAfterDashdash::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "grep -n -F -- <text> <file>");

@@ -11,7 +11,7 @@ pub struct DashAfterOption {
     pub path: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     let spec = DashAfterOption::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "grep -rn -C 2 -e <pattern> <path>");
     // `-e` takes the next argument as the pattern, whatever it begins with.

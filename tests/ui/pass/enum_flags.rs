@@ -22,7 +22,7 @@ pub struct EnumFlags {
     pub dir: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = EnumFlags::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "ls <mode> <dir>");

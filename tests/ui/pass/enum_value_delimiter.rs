@@ -24,7 +24,7 @@ pub struct EnumValueDelimiter {
     pub file: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     let spec =
         EnumValueDelimiter::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "cut -d <delim> -f 1 <file>");

@@ -21,7 +21,7 @@ pub struct EnumValueQuery {
     pub query: Query,
 }
 
-fn main() {
+pub fn main() {
     let spec = EnumValueQuery::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "sqlite3 -readonly <db> <query>");
     let call = EnumValueQuery { db: WorkPath::from("app.db"), query: Query::V0 };

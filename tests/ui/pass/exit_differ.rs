@@ -6,7 +6,7 @@ use nanotool::{CommandStruct, command_tool};
 #[command_tool("diff -u old.txt new.txt", name = "exit_differ", exit_codes(1 = "the files differ"))]
 pub struct ExitDiffer;
 
-fn main() {
+pub fn main() {
     let spec = ExitDiffer::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.exit_codes().meaning(1), Some("the files differ"));
     assert_eq!(spec.exit_codes().meaning(2), None);

@@ -10,7 +10,7 @@ pub struct FindExecBraces {
     pub glob: String,
 }
 
-fn main() {
+pub fn main() {
     let spec = FindExecBraces::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "find <dir> -name <glob> -exec wc -l {{}} +");
     let call = FindExecBraces { dir: WorkPath::from("src"), glob: "*.rs".into() };

@@ -5,7 +5,7 @@ use nanotool::{CommandStruct, command_tool};
 #[command_tool("git rev-parse --abbrev-ref --symbolic-full-name @{{u}}")]
 pub struct GitUpstream;
 
-fn main() {
+pub fn main() {
     let spec = GitUpstream::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "git rev-parse --abbrev-ref --symbolic-full-name @{{u}}");
     let argv = GitUpstream.argv(std::path::Path::new(".")).unwrap();

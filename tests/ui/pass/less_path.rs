@@ -8,7 +8,7 @@ pub struct LessPath {
     pub file: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // A path renders `./file`, never `+command`: the runtime accepts it too.
     let spec = LessPath::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "less -N <file>");

@@ -7,7 +7,7 @@ use std::time::Duration;
 #[command_tool("cargo test", name = "limits_all", memory = "8G", file_size = "100M", open_files = 4096, cpu_time = 600, processes = 64, sandbox_read("/usr"))]
 pub struct LimitsAll;
 
-fn main() {
+pub fn main() {
     let spec = LimitsAll::command_spec().expect("the runtime refuses what the macro accepted");
     let settings = spec.settings();
     assert_eq!(settings.memory, Some(8 << 30));

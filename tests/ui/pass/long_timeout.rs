@@ -6,7 +6,7 @@ use std::time::Duration;
 #[command_tool("cargo test", name = "long_timeout", timeout = 900)]
 pub struct LongTimeout;
 
-fn main() {
+pub fn main() {
     let spec = LongTimeout::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.settings().timeout, Some(Duration::from_secs(900)));
     assert_eq!(spec.settings().max_output, None);

@@ -14,7 +14,7 @@ pub struct MaxCount {
     pub path: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = MaxCount::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(

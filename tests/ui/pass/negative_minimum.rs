@@ -11,7 +11,7 @@ pub struct NegativeMinimum {
     pub end: u32,
 }
 
-fn main() {
+pub fn main() {
     let spec = NegativeMinimum::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "seq <start> <end>");
     let call = NegativeMinimum { start: -5, end: 3 };

@@ -9,7 +9,7 @@ pub struct NetworkLocal;
 #[command_tool("cargo test", writes, network = "local", name = "test_w")]
 pub struct TestWrites;
 
-fn main() {
+pub fn main() {
     // The value reaches the spec, as a descriptor's `"network": "local"` does.
     let local = Access { local_network: true, ..Access::READ_ONLY };
     assert_eq!(NetworkLocal::command_spec().unwrap().access(), local);

@@ -16,7 +16,7 @@ pub struct Python3CEnum {
     pub code: Choice,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = Python3CEnum::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "python3 -c <code>");

@@ -8,7 +8,7 @@ pub struct Python3Module {
     pub file: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = Python3Module::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "python3 -m json.tool <file>");

@@ -8,7 +8,7 @@ pub struct Python3ScriptArg {
     pub arg: String,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec =
         Python3ScriptArg::command_spec().expect("the runtime refuses what the macro accepted");

@@ -10,7 +10,7 @@ pub struct SedLineInteger {
     pub file: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec = SedLineInteger::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.template().source(), "sed -n <line>p <file>");

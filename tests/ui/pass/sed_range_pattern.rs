@@ -11,7 +11,7 @@ pub struct SedRangePattern {
     pub path: WorkPath,
 }
 
-fn main() {
+pub fn main() {
     // The runtime accepts what the compiler accepted: the same spec, built at first use.
     let spec =
         SedRangePattern::command_spec().expect("the runtime refuses what the macro accepted");

@@ -6,7 +6,7 @@ use std::time::Duration;
 #[command_tool("cargo test", name = "settings_all", timeout = 600, max_output = 65536, env(RUST_BACKTRACE = "1", PYTHONPATH = "src"))]
 pub struct SettingsAll;
 
-fn main() {
+pub fn main() {
     let spec = SettingsAll::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.settings().timeout, Some(Duration::from_secs(600)));
     assert_eq!(spec.settings().max_output, Some(65536));

@@ -13,7 +13,7 @@ pub struct Fetch;
 #[command_tool("cargo build", writes, network)]
 pub struct Build;
 
-fn main() {
+pub fn main() {
     // The flags reach the spec, as a descriptor's `"writes"` / `"network"` fields do.
     let spec = WritesNetwork::command_spec().expect("the runtime refuses what the macro accepted");
     assert_eq!(spec.access(), Access { writes: true, network: false, ..Access::READ_ONLY });
