@@ -1872,6 +1872,111 @@ r = libc.syscall(447, 0)  # memfd_secret
 say("memfd_secret", r)
 "#;
 
+/// The tools that copy extended attributes keep working where a path's attributes answer as
+/// on a file system without them: `ls -l`, `cp -a`, `tar` and `tar --xattrs` both ways, Python's
+/// `shutil.copy2` and, where it is installed, `rsync -a`, each copying a file that carries a
+/// user attribute (where this file system takes one), its bytes and mode arriving. The
+/// control, unconfined, gives the same output and carries the attribute across.
+#[test]
+fn copies_and_archives_keep_working_without_path_xattrs() {
+    let copies: &[(&str, &str)] = &[
+        (
+            "ls -l",
+            "ls -l src >/dev/null && cat src/f.txt && stat -c %a src/f.txt",
+        ),
+        (
+            "cp -a",
+            "cp -a src cp && cat cp/f.txt && stat -c %a cp/f.txt",
+        ),
+        (
+            "tar",
+            "tar -cf a.tar src && mkdir x && tar -xf a.tar -C x && cat x/src/f.txt && stat -c %a x/src/f.txt",
+        ),
+        (
+            "tar --xattrs",
+            "tar --xattrs -cf a.tar src && mkdir x && tar --xattrs -xf a.tar -C x && cat x/src/f.txt && stat -c %a x/src/f.txt",
+        ),
+        (
+            "shutil.copy2",
+            "$PYTHON -c 'import shutil; shutil.copy2(\"src/f.txt\", \"c2.txt\")' && cat c2.txt && stat -c %a c2.txt",
+        ),
+        (
+            "rsync -a",
+            "rsync -a src/ rs/ && cat rs/f.txt && stat -c %a rs/f.txt",
+        ),
+    ];
+    let has_rsync = Command::new("rsync")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    // Each copy in a fresh workspace holding src/f.txt (mode 640, a user attribute where the
+    // file system takes one); returns the result and whether the attribute was there to copy.
+    let run = |confine: bool, script: &str| {
+        let ws = tempfile::tempdir().unwrap();
+        let w = ws.path();
+        std::fs::create_dir(w.join("src")).unwrap();
+        std::fs::write(w.join("src/f.txt"), "payload\n").unwrap();
+        std::fs::set_permissions(w.join("src/f.txt"), std::fs::Permissions::from_mode(0o640))
+            .unwrap();
+        let tagged = unconfined(w)
+            .run(&python(
+                "import os\ntry:\n    os.setxattr('src/f.txt', 'user.note', b'kept')\n    print('set')\nexcept OSError:\n    print('none')",
+            ))
+            .output
+            == "set\n";
+        let k = if confine { confined(w) } else { unconfined(w) };
+        let r = k.run_as(&sh(&script.replace("$PYTHON", PYTHON)), WRITES, None);
+        // Where the copy landed, whether the attribute came along (read unconfined).
+        let carried = unconfined(w)
+            .run(&python(
+                "import os, glob\nfor p in glob.glob('*/f.txt') + glob.glob('x/src/f.txt') + glob.glob('c2.txt'):\n    if p != 'src/f.txt':\n        try:\n            print(p, os.getxattr(p, 'user.note').decode())\n        except OSError:\n            print(p, '-')",
+            ))
+            .output;
+        (k, r, tagged, carried)
+    };
+    for (name, script) in copies {
+        if *name == "rsync -a" && !has_rsync {
+            eprintln!("rsync is not installed here: `rsync -a` is not tried");
+            continue;
+        }
+        let (k, r, tagged, carried) = run(true, script);
+        if !confined_here(&k, &r) {
+            return;
+        }
+        // tar reads an archived file's attributes through its fd (the fd forms stay) and, told
+        // to restore them, says it cannot, as on a file system without them: a warning, and
+        // the file extracted.
+        let cannot_set = "tar: setxattrat: Cannot set 'user.note' extended attribute for file 'src/f.txt': Operation not supported\n";
+        let output = match r.output.strip_prefix(cannot_set) {
+            Some(rest) if *name == "tar --xattrs" && tagged => rest,
+            _ => r.output.as_str(),
+        };
+        assert_eq!(
+            (r.exit_code, output),
+            (0, "payload\n640\n"),
+            "{name}, confined: {}",
+            r.text()
+        );
+        // Control: unconfined, the same output, and the attribute copied where there was one
+        // (rsync copies attributes only when asked, with -X, tar with --xattrs).
+        let (_, u, _, carried_unconfined) = run(false, script);
+        assert_eq!(
+            (u.exit_code, u.output.as_str()),
+            (0, "payload\n640\n"),
+            "{name}, unconfined: {}",
+            u.text()
+        );
+        if tagged && !matches!(*name, "ls -l" | "rsync -a" | "tar") {
+            assert!(
+                carried_unconfined.contains(" kept\n"),
+                "{name}: {carried_unconfined}"
+            );
+            // Confined, the path's attributes read as absent: the copy has none.
+            assert!(carried.ends_with(" -\n"), "{name}: {carried}");
+        }
+    }
+}
+
 /// Inode versions (the generic and ext4's own number), a file system's private flag ioctl,
 /// extended attributes of a path outside, legacy AIO (the host-wide `aio-max-nr`), `modify_ldt`
 /// and `memfd_secret`: a read-only tool gets none of them; FIONREAD and an fd's own xattrs
