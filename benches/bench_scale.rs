@@ -91,6 +91,10 @@ fn cli(dir: &Path, cache: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `nanotool call` of `true` with 10 and 1,000 descriptors, in the two layouts of a work
+/// folder: the default `.work` under the working directory (where commands could reach it, so
+/// a call reads every descriptor to learn whether one declares `writes`) and a work folder
+/// outside it (`--work`, where a call reads the one file named after its tool).
 fn tools_section(rounds: usize, cache: &Path) {
     println!("tools: `nanotool call` of `true` vs /bin/true ({rounds} rounds)");
     let make = |n: usize| {
@@ -98,20 +102,44 @@ fn tools_section(rounds: usize, cache: &Path) {
         project(&tools)
     };
     let (ten, thousand) = (make(10), make(1000));
-    let mut s = [(); 3].map(|()| Vec::new());
+    // The same descriptors, the work folder given with --work and the commands run in a
+    // folder beside it.
+    let outside = |project: &Path| {
+        let cwd = project.join("src");
+        std::fs::create_dir_all(&cwd).unwrap();
+        (cwd, project.join(".work"))
+    };
+    let (ten_cwd, ten_work) = outside(ten.path());
+    let (thousand_cwd, thousand_work) = outside(thousand.path());
+    let apart = |cwd: &Path, work: &Path| {
+        let mut cmd = cli(cwd, cache, &["--work"]);
+        cmd.arg(work).args(["call", "t0"]);
+        cmd
+    };
+    let mut s = [(); 5].map(|()| Vec::new());
     for _ in 0..rounds {
         s[0].push(timed(&mut Command::new("/bin/true")));
         s[1].push(timed(&mut cli(ten.path(), cache, &["call", "t0"])));
         s[2].push(timed(&mut cli(thousand.path(), cache, &["call", "t0"])));
+        s[3].push(timed(&mut apart(&ten_cwd, &ten_work)));
+        s[4].push(timed(&mut apart(&thousand_cwd, &thousand_work)));
     }
     let raw = show("/bin/true", &s[0]);
-    let a = show("call, 10 descriptors", &s[1]);
-    let b = show("call, 1,000 descriptors", &s[2]);
+    let a = show("call, 10 descriptors, .work under the cwd", &s[1]);
+    let b = show("call, 1,000 descriptors, .work under the cwd", &s[2]);
+    let c = show("call, 10 descriptors, --work outside the cwd", &s[3]);
+    let d = show("call, 1,000 descriptors, --work outside the cwd", &s[4]);
     println!(
-        "  1,000 / 10: {:.3}  (10: {:.2}x raw, 1,000: {:.2}x raw)",
+        "  .work under the cwd: 1,000 / 10: {:.3}  (10: {:.2}x raw, 1,000: {:.2}x raw)",
         b / a,
         a / raw,
         b / raw
+    );
+    println!(
+        "  --work outside the cwd: 1,000 / 10: {:.3}  (10: {:.2}x raw, 1,000: {:.2}x raw)",
+        d / c,
+        c / raw,
+        d / raw
     );
 }
 
