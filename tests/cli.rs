@@ -14,6 +14,8 @@ use common::run::Run;
 /// A project folder (the cwd of every run) with a few files and `.work/tools`.
 struct Project {
     dir: tempfile::TempDir,
+    /// The user's state folder (`XDG_STATE_HOME`), out of the commands' reach.
+    state: tempfile::TempDir,
 }
 
 impl Project {
@@ -26,7 +28,10 @@ impl Project {
         )
         .unwrap();
         std::fs::write(dir.path().join("notes.txt"), "one\ntwo\nthree\nfour\n").unwrap();
-        Project { dir }
+        Project {
+            dir,
+            state: tempfile::tempdir().unwrap(),
+        }
     }
 
     fn path(&self) -> &Path {
@@ -45,6 +50,7 @@ impl Project {
             .args(args)
             .current_dir(self.path())
             .env("NANOTOOL_LOG", "info")
+            .env("XDG_STATE_HOME", self.state.path())
             .output()
             .expect("run nanotool");
         Run(out)
@@ -567,6 +573,67 @@ fn a_small_output_cap_keeps_head_and_tail() {
     p.run(&["list", "--max-output", "0"]).expect(1);
 }
 
+/// Where commands could write the work folder (the default `.work` under `--cwd .`), a call
+/// needs to know which descriptors declare `writes`: the first call loads them all and records
+/// it, the next loads its own descriptor only. A descriptor turned writer in place (same size,
+/// its modification time put back) is noticed: the next call loads everything again and
+/// refuses the folder a writer now exposes.
+#[test]
+fn a_call_in_a_reachable_work_folder_loads_every_descriptor_once() {
+    let p = Project::new();
+    p.descriptor("count_lines.tool.json", WC);
+    p.descriptor(
+        "broken.tool.json",
+        r#"{"name": "broken", "command": "rm <x>"}"#,
+    );
+    let quiet = r#"{"name": "quiet", "description": "Count bytes", "command": "wc -c <file>", "writes": false,
+  "arguments": {"file": {"type": "path", "description": "File"}}}"#;
+    p.descriptor("quiet.tool.json", quiet);
+    // A record is kept only of files that did not change in the last two seconds.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let call = || p.run(&["call", "count_lines", r#"{"file": "notes.txt"}"#]);
+    let first = call();
+    first.expect(0);
+    assert!(
+        first.stderr().contains("broken.tool.json"),
+        "{}",
+        first.stderr()
+    );
+    let second = call();
+    second.expect(0);
+    assert!(
+        second.stdout().contains("4 ./notes.txt"),
+        "{}",
+        second.stdout()
+    );
+    assert!(
+        !second.stderr().contains("broken.tool.json"),
+        "the second call read every descriptor again: {}",
+        second.stderr()
+    );
+    // `"writes": false` becomes `"writes": true ` (the same size), the time put back.
+    let file = p.path().join(".work/tools/quiet.tool.json");
+    let before = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::fs::write(
+        &file,
+        quiet.replace(r#""writes": false"#, r#""writes": true "#),
+    )
+    .unwrap();
+    let f = std::fs::File::options().write(true).open(&file).unwrap();
+    f.set_modified(before).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), quiet.len() as u64);
+    let third = call();
+    third.expect(1);
+    assert!(
+        third
+            .stderr()
+            .contains("tool `quiet` (it declares `writes`)"),
+        "{}",
+        third.stderr()
+    );
+}
+
 #[test]
 fn a_call_loads_only_the_descriptor_it_uses() {
     let p = Project::new();
@@ -596,7 +663,8 @@ fn a_call_loads_only_the_descriptor_it_uses() {
         run.stderr()
     );
     // Where commands could write the work folder (it lies in their working directory), who
-    // may write it depends on every tool: the call reads them all for that check.
+    // may write it depends on every tool: the call reads them all for that check (until a
+    // record of them holds: a_call_in_a_reachable_work_folder_loads_every_descriptor_once).
     let run = p.run(&["call", "count_lines", r#"{"file": "notes.txt"}"#]);
     run.expect(0);
     assert!(run.stdout().contains("4 ./notes.txt"), "{}", run.stdout());

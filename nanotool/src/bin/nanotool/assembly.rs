@@ -12,6 +12,7 @@ use crate::cli::Common;
 use crate::config::{self, ConfigError, HostConfig};
 use crate::report::Failure;
 use crate::settings::{self, HostSettings};
+use crate::trust::DescriptorWriters;
 
 /// Where the descriptors are: `WORK/tools`, or `None` when there is none yet. A work folder
 /// or descriptor folder that exists but cannot be read is an error (exit 1), never an empty
@@ -173,18 +174,50 @@ fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failur
     let work = work_dir(common);
     // Who may write the work folder depends on every tool, not only the one a call needs:
     // where some command could reach it (it lies in or holds the working directory or a
-    // `--sandbox-write` path), a call loads them all for the check.
-    let only = match (only, &work) {
-        (Some(_), Some(work))
-            if crate::trust::reachable(work, &settings::resolve(common, config.as_ref())?) =>
-        {
-            None
+    // `--sandbox-write` path), a call needs to know which descriptors declare `writes`. An
+    // earlier full load recorded it, if nothing in the folder changed since; else the call
+    // loads them all, and records what it found.
+    let mut recorded = Vec::new();
+    let mut to_record = None;
+    let only = match (only, &work, &dir) {
+        (Some(name), Some(work), Some(dir)) => {
+            let host = settings::resolve(common, config.as_ref())?;
+            if crate::trust::reachable(work, &host) {
+                match crate::trust::descriptor_writers(dir, &host) {
+                    DescriptorWriters::Recorded(writers) => {
+                        recorded = writers;
+                        Some(name)
+                    }
+                    DescriptorWriters::Unknown(listing) => {
+                        to_record = listing;
+                        None
+                    }
+                }
+            } else {
+                Some(name)
+            }
         }
-        (only, _) => only,
+        (only, _, _) => only,
     };
     let mut assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
+    if let (Some(listing), Some(dir)) = (&to_record, &dir) {
+        let found: Vec<String> = assembled
+            .toolbox
+            .tools()
+            .iter()
+            .filter(|t| t.access().writes && assembled.descriptors.iter().any(|d| d == t.name()))
+            .map(|t| t.name().to_owned())
+            .collect();
+        crate::trust::keep_descriptor_writers(dir, &assembled.host, listing, &found);
+    }
     if let Some(work) = work {
-        crate::trust::check(&work, &writers(&assembled.toolbox, &assembled.host))?;
+        let mut writing = writing_tools(&assembled.toolbox, &assembled.host);
+        for tool in recorded {
+            if !writing.contains(&tool) {
+                writing.push(tool);
+            }
+        }
+        crate::trust::check(&work, &crate::trust::writers(&assembled.host, &writing))?;
     }
     for warning in &assembled.host.warnings {
         eprintln!("warning: {warning}");
@@ -301,15 +334,19 @@ pub(crate) fn assemble_from(
 
 /// The paths commands of this toolbox may write, and who may ([`crate::trust`]).
 pub(crate) fn writers(toolbox: &Toolbox, host: &HostSettings) -> Vec<crate::trust::Writer> {
-    let writing: Vec<String> = toolbox
+    crate::trust::writers(host, &writing_tools(toolbox, host))
+}
+
+/// The tools of `toolbox` that declare `writes` (`exec` is named with the flag instead).
+fn writing_tools(toolbox: &Toolbox, host: &HostSettings) -> Vec<String> {
+    toolbox
         .tools()
         .iter()
         .filter(|t| t.access().writes)
         // `exec` is named with the flag that lets it write.
         .filter(|t| !(host.exec_writes && t.spec().is_none() && t.name() == "exec"))
         .map(|t| t.name().to_owned())
-        .collect();
-    crate::trust::writers(host, &writing)
+        .collect()
 }
 
 /// `nanotool trust`: approves the work folder's current content.

@@ -18,6 +18,8 @@
 //! commands act with the user's rights and may write the work folder wherever it is; this
 //! check covers what confinement defines, and the status line says files are not confined.
 
+mod record;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -95,6 +97,52 @@ fn approvals_dir() -> Option<PathBuf> {
                 .map(|h| h.join(".local/state"))
         })?;
     Some(state.join("nanotool/trusted"))
+}
+
+/// What is known, before loading them, of which descriptors in a folder declare `writes`.
+pub(crate) enum DescriptorWriters {
+    /// As recorded by an earlier full load, nothing in the folder changed since: these tools.
+    Recorded(Vec<String>),
+    /// Not known: a full load tells, and [`keep_descriptor_writers`] records it for the
+    /// folder as listed here (`None`: not to be recorded).
+    Unknown(Option<record::Listing>),
+}
+
+/// Where the records of descriptor writers are kept: beside the approvals, and only where no
+/// command of this host could write them.
+fn records_dir(host: &HostSettings) -> Option<PathBuf> {
+    let dir = approvals_dir()?.parent()?.join("writers");
+    let state = dir.parent()?;
+    (!reachable(state, host)).then_some(dir)
+}
+
+/// Which descriptors of the folder `dir` declare `writes`, from the record of an earlier load
+/// when nothing in the folder changed since ([`record`]).
+pub(crate) fn descriptor_writers(dir: &Path, host: &HostSettings) -> DescriptorWriters {
+    let Some(records) = records_dir(host) else {
+        return DescriptorWriters::Unknown(None);
+    };
+    let dir = canonical(dir);
+    let Some(now) = record::listing(&dir) else {
+        return DescriptorWriters::Unknown(None);
+    };
+    match record::recorded_writers(&records, &dir, &now) {
+        Some(writers) => DescriptorWriters::Recorded(writers),
+        None => DescriptorWriters::Unknown(Some(now)),
+    }
+}
+
+/// Records `writers`, the tools of `dir` that declare `writes` as a full load found them, for
+/// the folder as `seen` listed it before that load.
+pub(crate) fn keep_descriptor_writers(
+    dir: &Path,
+    host: &HostSettings,
+    seen: &record::Listing,
+    writers: &[String],
+) {
+    if let Some(records) = records_dir(host) {
+        record::record(&records, &canonical(dir), seen, writers);
+    }
 }
 
 /// The approval file of the work folder `work` (canonical).

@@ -1,0 +1,266 @@
+//! Which descriptors declare `writes`, kept between processes, so that a call in a work folder
+//! commands could reach loads the one descriptor it uses.
+//!
+//! The trust check asks who may write the work folder, and a descriptor that declares `writes`
+//! is one: without this record a call there reads every descriptor to learn it. A full load
+//! writes the record: each entry of the descriptor folder with its `stat` (device, inode,
+//! size, modification and change times), and the tools that declare `writes`. A later call
+//! that finds the same entries with the same `stat` takes the writers from the record; any
+//! difference (a file added, removed, renamed or written: a write always sets the change time,
+//! which nothing can set back) loads everything again.
+//!
+//! A record is not written while any entry changed in the last two seconds: a file written in
+//! the same tick of the file system's clock as the `stat` would keep its times (git's "racily
+//! clean" case). Records live beside the approvals (`$XDG_STATE_HOME/nanotool/writers/`), out of
+//! every command's reach, or are not used at all; past 256 of them the oldest half goes.
+
+use std::fmt::Write as _;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+/// How recent a change keeps a record from being written.
+const RACY: Duration = Duration::from_secs(2);
+
+/// Records kept before the oldest half is removed.
+const KEPT: usize = 256;
+
+/// The entries of a descriptor folder, each as one line: its name and its `stat`, in name
+/// order; `None` when the folder cannot be read or a name cannot be written on a line.
+pub(crate) struct Listing {
+    lines: Vec<String>,
+    newest_change: SystemTime,
+}
+
+/// Reads `dir`'s entries and their `stat` (not following links).
+pub(crate) fn listing(dir: &Path) -> Option<Listing> {
+    let mut lines = Vec::new();
+    let mut newest_change = SystemTime::UNIX_EPOCH;
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().into_string().ok()?;
+        if name.contains(['\n', '\t']) {
+            return None;
+        }
+        let m = entry.metadata().ok()?;
+        let change = SystemTime::UNIX_EPOCH
+            + Duration::new(
+                u64::try_from(m.ctime()).ok()?,
+                u32::try_from(m.ctime_nsec()).ok()?,
+            );
+        newest_change = newest_change.max(change).max(m.modified().ok()?);
+        lines.push(format!(
+            "{name}\t{} {} {} {}.{:09} {}.{:09}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        ));
+    }
+    lines.sort();
+    Some(Listing {
+        lines,
+        newest_change,
+    })
+}
+
+/// The first line of a record of `dir`: the format and the folder.
+fn header(dir: &Path) -> String {
+    format!(
+        "# nanotool {} writers of {}",
+        env!("CARGO_PKG_VERSION"),
+        dir.display()
+    )
+}
+
+/// The record file of the descriptor folder `dir` (canonical) in `records`.
+fn file_of(records: &Path, dir: &Path) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let digest = Sha256::digest(dir.as_os_str().as_bytes());
+    records.join(digest.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    }))
+}
+
+/// The tools of `dir` that declare `writes`, as recorded, when `now` is what the record saw;
+/// `None` without a record or when anything differs.
+pub(crate) fn recorded_writers(records: &Path, dir: &Path, now: &Listing) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(file_of(records, dir)).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != header(dir) {
+        return None;
+    }
+    let mut entries = 0;
+    let mut writers = Vec::new();
+    for line in lines {
+        if let Some(tool) = line.strip_prefix("writes\t") {
+            writers.push(tool.to_owned());
+        } else if now.lines.get(entries).is_some_and(|l| l == line) {
+            entries += 1;
+        } else {
+            return None;
+        }
+    }
+    (entries == now.lines.len()).then_some(writers)
+}
+
+/// Records `writers` (the tools of `dir` that declare `writes`) for the entries `seen` (taken
+/// before the descriptors were read), unless one changed too recently to tell a later change.
+/// A record that cannot be written is left out: the next call loads everything again.
+pub(crate) fn record(records: &Path, dir: &Path, seen: &Listing, writers: &[String]) {
+    let racy = SystemTime::now()
+        .duration_since(seen.newest_change)
+        .map_or(true, |age| age < RACY);
+    if racy || writers.iter().any(|w| w.contains(['\n', '\t'])) {
+        return;
+    }
+    let mut text = header(dir);
+    text.push('\n');
+    for line in &seen.lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    for tool in writers {
+        let _ = writeln!(text, "writes\t{tool}");
+    }
+    if std::fs::create_dir_all(records).is_err() {
+        return;
+    }
+    prune(records);
+    let file = file_of(records, dir);
+    let tmp = file.with_extension(format!("new-{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, &file).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+/// Past [`KEPT`] records, removes the oldest half.
+fn prune(records: &Path) {
+    let Ok(entries) = std::fs::read_dir(records) else {
+        return;
+    };
+    let mut files: Vec<(SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() < KEPT {
+        return;
+    }
+    files.sort();
+    for (_, path) in &files[..files.len() / 2] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` folders with two descriptors each, their times two seconds and more in the past.
+    fn settled(n: usize) -> Vec<tempfile::TempDir> {
+        let dirs: Vec<_> = (0..n)
+            .map(|_| {
+                let dir = tempfile::tempdir().unwrap();
+                for name in ["a.tool.json", "b.tool.json"] {
+                    std::fs::write(dir.path().join(name), "{}").unwrap();
+                }
+                dir
+            })
+            .collect();
+        std::thread::sleep(RACY + Duration::from_millis(100));
+        dirs
+    }
+
+    #[test]
+    fn a_record_holds_while_nothing_in_the_folder_changes() {
+        let (dir, records) = (settled(1).remove(0), tempfile::tempdir().unwrap());
+        let seen = listing(dir.path()).unwrap();
+        assert_eq!(recorded_writers(records.path(), dir.path(), &seen), None);
+        record(records.path(), dir.path(), &seen, &["b".to_owned()]);
+        let now = listing(dir.path()).unwrap();
+        assert_eq!(
+            recorded_writers(records.path(), dir.path(), &now),
+            Some(vec!["b".to_owned()])
+        );
+        // Another folder has no record.
+        let other = tempfile::tempdir().unwrap();
+        let theirs = listing(other.path()).unwrap();
+        assert_eq!(
+            recorded_writers(records.path(), other.path(), &theirs),
+            None
+        );
+    }
+
+    #[test]
+    fn any_change_to_an_entry_drops_the_record() {
+        type Edit = (&'static str, fn(&Path));
+        let edits: [Edit; 4] = [
+            ("a file added", |d| {
+                std::fs::write(d.join("c.tool.json"), "{}").unwrap()
+            }),
+            ("a file removed", |d| {
+                std::fs::remove_file(d.join("a.tool.json")).unwrap()
+            }),
+            ("a file renamed", |d| {
+                std::fs::rename(d.join("a.tool.json"), d.join("z.tool.json")).unwrap()
+            }),
+            // Same size, its modification time put back: the change time still moves.
+            ("a file rewritten in place", |d| {
+                let f = d.join("a.tool.json");
+                let before = std::fs::metadata(&f).unwrap().modified().unwrap();
+                std::fs::write(&f, "[]").unwrap();
+                std::fs::File::options()
+                    .write(true)
+                    .open(&f)
+                    .unwrap()
+                    .set_modified(before)
+                    .unwrap();
+            }),
+        ];
+        for ((what, edit), dir) in edits.into_iter().zip(settled(4)) {
+            let records = tempfile::tempdir().unwrap();
+            let seen = listing(dir.path()).unwrap();
+            record(records.path(), dir.path(), &seen, &[]);
+            assert!(
+                recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap())
+                    .is_some()
+            );
+            edit(dir.path());
+            let now = listing(dir.path()).unwrap();
+            assert_eq!(
+                recorded_writers(records.path(), dir.path(), &now),
+                None,
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_folder_that_just_changed_is_not_recorded() {
+        let (dir, records) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(dir.path().join("a.tool.json"), "{}").unwrap();
+        let seen = listing(dir.path()).unwrap();
+        record(records.path(), dir.path(), &seen, &[]);
+        assert_eq!(
+            recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap()),
+            None
+        );
+    }
+
+    #[test]
+    fn past_the_limit_the_oldest_half_of_the_records_goes() {
+        let records = tempfile::tempdir().unwrap();
+        for i in 0..KEPT {
+            std::fs::write(records.path().join(format!("r{i}")), "").unwrap();
+        }
+        prune(records.path());
+        let left = std::fs::read_dir(records.path()).unwrap().count();
+        assert_eq!(left, KEPT - KEPT / 2);
+    }
+}
