@@ -154,6 +154,25 @@ fn tools_section(rounds: usize, cache: &Path) {
         c / raw,
         d / raw
     );
+    // The floor of a call that checks the record: a `stat` of every entry, here in-process.
+    let tools = thousand.path().join(".work/tools");
+    let stats: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            let mut n = 0;
+            for entry in std::fs::read_dir(&tools).unwrap() {
+                std::hint::black_box(entry.unwrap().metadata().unwrap());
+                n += 1;
+            }
+            assert_eq!(n, 1000);
+            t.elapsed()
+        })
+        .collect();
+    let floor = show("read_dir + stat of the 1,000 entries", &stats);
+    println!(
+        "  .work under the cwd, 1,000 - 10: {:.3} ms, of which the stat floor {floor:.3} ms",
+        b - a
+    );
 }
 
 /// A repository in a new folder whose index records `n` files (no file on disk).

@@ -3,8 +3,8 @@
 //!
 //! The trust check asks who may write the work folder, and a descriptor that declares `writes`
 //! is one: without this record a call there reads every descriptor to learn it. A full load
-//! writes the record: each entry of the descriptor folder with its `stat` (device, inode,
-//! size, modification and change times), and the tools that declare `writes`. A later call
+//! writes the record: a SHA-256 of every entry of the descriptor folder with its `stat`
+//! (device, inode, size, modification and change times), and the tools that declare `writes`. A later call
 //! that finds the same entries with the same `stat` takes the writers from the record; any
 //! difference (a file added, removed, renamed or written: a write always sets the change time,
 //! which nothing can set back) loads everything again.
@@ -15,11 +15,14 @@
 //! every command's reach, or are not used at all; past 256 of them the oldest half goes.
 
 use std::fmt::Write as _;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
+
+use super::hex;
 
 /// How recent a change keeps a record from being written.
 const RACY: Duration = Duration::from_secs(2);
@@ -27,44 +30,43 @@ const RACY: Duration = Duration::from_secs(2);
 /// Records kept before the oldest half is removed.
 const KEPT: usize = 256;
 
-/// The entries of a descriptor folder, each as one line: its name and its `stat`, in name
-/// order; `None` when the folder cannot be read or a name cannot be written on a line.
+/// The entries of a descriptor folder as a record compares them: a SHA-256 of each entry's
+/// name and `stat`, in name order, and the newest change among them.
 pub(crate) struct Listing {
-    lines: Vec<String>,
+    digest: String,
     newest_change: SystemTime,
 }
 
-/// Reads `dir`'s entries and their `stat` (not following links).
+/// Reads `dir`'s entries and their `stat` (not following links); `None` when the folder or
+/// an entry cannot be read.
 pub(crate) fn listing(dir: &Path) -> Option<Listing> {
-    let mut lines = Vec::new();
-    let mut newest_change = SystemTime::UNIX_EPOCH;
+    let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir).ok()? {
         let entry = entry.ok()?;
-        let name = entry.file_name().into_string().ok()?;
-        if name.contains(['\n', '\t']) {
-            return None;
-        }
-        let m = entry.metadata().ok()?;
+        entries.push((entry.file_name(), entry.metadata().ok()?));
+    }
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut newest_change = SystemTime::UNIX_EPOCH;
+    let mut hash = Sha256::new();
+    for (name, m) in &entries {
         let change = SystemTime::UNIX_EPOCH
             + Duration::new(
                 u64::try_from(m.ctime()).ok()?,
                 u32::try_from(m.ctime_nsec()).ok()?,
             );
         newest_change = newest_change.max(change).max(m.modified().ok()?);
-        lines.push(format!(
-            "{name}\t{} {} {} {}.{:09} {}.{:09}",
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec()
-        ));
+        // A name holds no NUL: the byte ends it, and the numbers after it have a fixed width.
+        hash.update(name.as_bytes());
+        hash.update([0]);
+        for n in [m.dev(), m.ino(), m.size()] {
+            hash.update(n.to_le_bytes());
+        }
+        for n in [m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec()] {
+            hash.update(n.to_le_bytes());
+        }
     }
-    lines.sort();
     Some(Listing {
-        lines,
+        digest: hex(&hash.finalize()),
         newest_change,
     })
 }
@@ -80,12 +82,7 @@ fn header(dir: &Path) -> String {
 
 /// The record file of the descriptor folder `dir` (canonical) in `records`.
 fn file_of(records: &Path, dir: &Path) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    let digest = Sha256::digest(dir.as_os_str().as_bytes());
-    records.join(digest.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    }))
+    records.join(hex(&Sha256::digest(dir.as_os_str().as_bytes())))
 }
 
 /// The tools of `dir` that declare `writes`, as recorded, when `now` is what the record saw;
@@ -93,21 +90,12 @@ fn file_of(records: &Path, dir: &Path) -> PathBuf {
 pub(crate) fn recorded_writers(records: &Path, dir: &Path, now: &Listing) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(file_of(records, dir)).ok()?;
     let mut lines = text.lines();
-    if lines.next()? != header(dir) {
+    if lines.next()? != header(dir) || lines.next()?.strip_prefix("entries ")? != now.digest {
         return None;
     }
-    let mut entries = 0;
-    let mut writers = Vec::new();
-    for line in lines {
-        if let Some(tool) = line.strip_prefix("writes\t") {
-            writers.push(tool.to_owned());
-        } else if now.lines.get(entries).is_some_and(|l| l == line) {
-            entries += 1;
-        } else {
-            return None;
-        }
-    }
-    (entries == now.lines.len()).then_some(writers)
+    lines
+        .map(|line| line.strip_prefix("writes ").map(str::to_owned))
+        .collect()
 }
 
 /// Records `writers` (the tools of `dir` that declare `writes`) for the entries `seen` (taken
@@ -117,17 +105,12 @@ pub(crate) fn record(records: &Path, dir: &Path, seen: &Listing, writers: &[Stri
     let racy = SystemTime::now()
         .duration_since(seen.newest_change)
         .map_or(true, |age| age < RACY);
-    if racy || writers.iter().any(|w| w.contains(['\n', '\t'])) {
+    if racy || writers.iter().any(|w| w.contains('\n')) {
         return;
     }
-    let mut text = header(dir);
-    text.push('\n');
-    for line in &seen.lines {
-        text.push_str(line);
-        text.push('\n');
-    }
+    let mut text = format!("{}\nentries {}\n", header(dir), seen.digest);
     for tool in writers {
-        let _ = writeln!(text, "writes\t{tool}");
+        let _ = writeln!(text, "writes {tool}");
     }
     if std::fs::create_dir_all(records).is_err() {
         return;
