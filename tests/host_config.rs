@@ -243,7 +243,14 @@ fn every_bad_config_entry_is_left_out_with_a_warning_and_check_fails() {
             r#"{"tools": {"t": {"processes": 0}}}"#,
             "`tools.t.processes`: processes of 0 is out of range",
         ),
-        (r#"{"allow_exec": "ls"}"#, "`allow_exec`"),
+        (
+            r#"{"allow_exec": "ls"}"#,
+            "`allow_exec`: is a string; write an array of names, e.g.",
+        ),
+        (
+            r#"{"sandbox_read": "~/.cargo"}"#,
+            "`sandbox_read`: is a string; write an array of paths, e.g.",
+        ),
         (r#"{"deny": [""]}"#, "`deny[0]`"),
         (
             r#"{"env": {"LD_PRELOAD": "/tmp/x.so"}}"#,

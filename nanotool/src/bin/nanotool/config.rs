@@ -429,20 +429,21 @@ impl Reader<'_> {
         }
     }
 
+    /// The array under `key` (none where the key is missing); where the value is not an array,
+    /// none and a problem that says to write `what`.
+    fn array<'v>(&mut self, object: &'v Map<String, Value>, key: &str, what: &str) -> &'v [Value] {
+        match object.get(key) {
+            None => &[],
+            Some(Value::Array(items)) => items,
+            Some(value) => {
+                self.problem(key, format!("is {}; write {what}", hint::json_kind(value)));
+                &[]
+            }
+        }
+    }
+
     fn paths(&mut self, object: &Map<String, Value>, key: &str) -> Vec<PathBuf> {
-        let Some(value) = object.get(key) else {
-            return Vec::new();
-        };
-        let Value::Array(items) = value else {
-            self.problem(
-                key,
-                format!(
-                    "is {}; write an array of paths, e.g. [\"~/.cargo\"]",
-                    hint::json_kind(value)
-                ),
-            );
-            return Vec::new();
-        };
+        let items = self.array(object, key, "an array of paths, e.g. [\"~/.cargo\"]");
         let mut paths = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let at = format!("{key}[{i}]");
@@ -459,19 +460,7 @@ impl Reader<'_> {
 
     /// An array of non-empty strings without whitespace (binary or variable names).
     fn names(&mut self, object: &Map<String, Value>, key: &str, example: &str) -> Vec<String> {
-        let Some(value) = object.get(key) else {
-            return Vec::new();
-        };
-        let Value::Array(items) = value else {
-            self.problem(
-                key,
-                format!(
-                    "is {}; write an array of names, e.g. {example}",
-                    hint::json_kind(value)
-                ),
-            );
-            return Vec::new();
-        };
+        let items = self.array(object, key, &format!("an array of names, e.g. {example}"));
         let mut names = Vec::new();
         for (i, item) in items.iter().enumerate() {
             match item.as_str() {
