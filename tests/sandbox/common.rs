@@ -55,6 +55,17 @@ pub(crate) fn python(script: &str) -> Vec<String> {
     argv(&[PYTHON, "-c", script])
 }
 
+/// Puts SIGINT and SIGQUIT back to their defaults in this test process, for the tests that
+/// send them: a shell that starts the suite in the background (`cmd &` without job control)
+/// hands it both ignored, and an ignored signal stays ignored in what it starts (nanotool keeps
+/// a command's ignored signals as it gets them, but SIGPIPE's and SIGCHLD's).
+pub(crate) fn interrupts_at_default() {
+    for sig in [libc::SIGINT, libc::SIGQUIT] {
+        // SAFETY: SIG_DFL installs no handler; the disposition is the process's own.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
 /// The settings of a kernel whose commands run in `ws` with the sandbox `mode`, the rest
 /// left at their defaults (a test changes what it tries with `..settings(ws, mode)`).
 pub(crate) fn settings(ws: &Path, mode: SandboxMode) -> KernelSettings {

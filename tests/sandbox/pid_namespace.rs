@@ -181,6 +181,7 @@ fn a_confined_command_that_kills_the_agent_does_not_end_it() {
 
 #[test]
 fn the_reaper_is_pid_1_and_the_command_keeps_its_signals() {
+    crate::common::interrupts_at_default();
     let ws = tempfile::tempdir().unwrap();
     let on = at_abi(ws.path(), 7, SandboxMode::BestEffort, PidNamespaceMode::On);
     let status = on.spawn_status();

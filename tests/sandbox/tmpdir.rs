@@ -172,6 +172,7 @@ fn serve_removes_its_tmpdir_when_stdin_closes() {
 
 #[test]
 fn serve_removes_its_tmpdir_on_sigterm_sigint_and_sighup() {
+    crate::common::interrupts_at_default();
     for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
         serve_leaves_nothing(Stop::Signal(sig));
     }
