@@ -395,7 +395,11 @@ impl CommandExecKernel {
             return None;
         }
         let program = self.path.resolve(name, &self.cwd).ok()?;
-        self.outside_sandbox(name, &program, &canonical_all(&settings.sandbox_read))
+        self.outside_sandbox(
+            name,
+            &program,
+            &resolve::canonical_all(&settings.sandbox_read),
+        )
     }
 
     fn outside_sandbox(
@@ -620,7 +624,7 @@ impl CommandExecKernel {
         // call.
         // The tool's own readable paths (a toolchain one tool needs), and the variables that
         // name the toolchain homes among them, set before the tool's own.
-        let extra = canonical_all(&run.sandbox_read);
+        let extra = resolve::canonical_all(&run.sandbox_read);
         let mut tool_vars = if self.settings.sandbox == SandboxMode::Off {
             Vec::new()
         } else {
@@ -791,14 +795,6 @@ struct CallEnvRef<'a> {
     confined: &'a CStrings,
     /// For a command started unconfined.
     plain: &'a CStrings,
-}
-
-/// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
-fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
-    paths
-        .iter()
-        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
-        .collect()
 }
 
 #[cfg(test)]

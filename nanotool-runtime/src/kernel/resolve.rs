@@ -11,6 +11,14 @@ use std::path::{Path, PathBuf};
 use super::result::{EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND};
 use super::settings::DEFAULT_PATH;
 
+/// Each path resolved (symlinks followed) where it can be, as the sandbox compares them.
+pub(super) fn canonical_all(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .collect()
+}
+
 /// Linux's limit on one argument, its NUL included (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
 const MAX_ARG_LEN: usize = 128 * 1024;
 
