@@ -247,3 +247,56 @@ fn approvals_kept_where_a_command_may_write_are_refused() {
         r.stderr()
     );
 }
+
+/// A command that may write the working directory may also replace the work folder with a
+/// link to one of its own (`mv .work .w0; mkdir .w1; ln -s .w1 .work`: a `writes` tool's rights
+/// there): the approval of the path the host named still applies, and the planted folder is
+/// refused. A folder that was a link when approved keeps working.
+#[test]
+fn a_work_folder_replaced_by_a_link_is_refused() {
+    let p = Project::new();
+    p.write(".work/config.json", r#"{"cwd": ".."}"#)
+        .write(".work/tools/put.tool.json", PUT)
+        .write(".work/tools/lines.tool.json", LINES);
+    p.run(&["trust"]).expect(0);
+    p.run(&["call", "lines", r#"{"file": "notes.txt"}"#])
+        .expect(0);
+    // The swap, as a command could make it: a read-only tool and the sandbox off, no writer.
+    std::fs::rename(p.work(), p.path().join(".w0")).unwrap();
+    std::fs::create_dir_all(p.path().join(".w1/tools")).unwrap();
+    p.write(".w1/config.json", EVIL_CONFIG)
+        .write(".w1/tools/lines.tool.json", LINES);
+    std::os::unix::fs::symlink(".w1", p.work()).unwrap();
+    let next = p.run(&["call", "lines", r#"{"file": "notes.txt"}"#]);
+    next.expect(1);
+    assert!(
+        next.stderr().contains("changed since it was approved"),
+        "{}",
+        next.stderr()
+    );
+    assert!(!next.stdout().contains("notes.txt"), "{}", next.stdout());
+    // Control: approved as a link, the linked folder starts.
+    p.run(&["trust"]).expect(0);
+    p.run(&["call", "lines", r#"{"file": "notes.txt"}"#])
+        .expect(0);
+}
+
+/// A config file linked into a folder every command may write (`--sandbox-write`) is as
+/// exposed as a config file inside it; the same folder without the flag needs no approval.
+#[test]
+fn a_config_linked_where_commands_may_write_is_refused() {
+    let p = Project::new();
+    let shared = tempfile::tempdir().unwrap();
+    std::fs::write(shared.path().join("config.json"), "{}").unwrap();
+    p.write(".work/tools/lines.tool.json", LINES);
+    std::os::unix::fs::symlink(
+        shared.path().join("config.json"),
+        p.work().join("config.json"),
+    )
+    .unwrap();
+    p.run(&["list"]).expect(0);
+    let shared_arg = shared.path().display().to_string();
+    let run = p.run(&["--sandbox-write", &shared_arg, "list"]);
+    run.expect(1);
+    assert!(run.stderr().contains("--sandbox-write"), "{}", run.stderr());
+}

@@ -228,13 +228,31 @@ fn changes(approved: &[(String, String)], now: &[(String, String)]) -> Vec<Strin
 /// and no approval is kept for it, or where its files are the approved ones; otherwise a
 /// failure naming the files, who could write them, and the fixes.
 pub(crate) fn check(work: &Path, writers: &[Writer]) -> Result<(), Failure> {
+    let named = absolute(work);
     let work = canonical(work);
-    let exposed = reaching(&work, writers);
-    let store = approvals_dir();
-    let approved = store
-        .as_ref()
-        .and_then(|dir| std::fs::read_to_string(approval_file(dir, &work)).ok());
-    if exposed.is_none() && approved.is_none() {
+    // What a start reads, where it really is: the folder, and its config file and descriptor
+    // folder where links lead them elsewhere.
+    let exposed = [
+        work.clone(),
+        canonical(&work.join(CONFIG)),
+        canonical(&work.join("tools")),
+    ]
+    .iter()
+    .find_map(|path| reaching(path, writers));
+    // The approvals of the folder's real path and of the path the host named: a command that
+    // replaced the folder with a link to one of its own (where it may write the folder's
+    // parent) finds the named path's approval in the way.
+    let mut approvals = Vec::new();
+    if let Some(dir) = approvals_dir() {
+        for path in [&work, &named] {
+            if let Ok(text) = std::fs::read_to_string(approval_file(&dir, path))
+                && !approvals.contains(&text)
+            {
+                approvals.push(text);
+            }
+        }
+    }
+    if exposed.is_none() && approvals.is_empty() {
         return Ok(());
     }
     let now = digests(&work)?;
@@ -242,18 +260,21 @@ pub(crate) fn check(work: &Path, writers: &[Writer]) -> Result<(), Failure> {
         "move the work folder out of what commands may write (`--work DIR` outside it; the config file's `cwd` says where commands run), or approve this content with `nanotool trust --work {}` (needed again after every change)",
         work.display()
     );
-    let Some(approved) = approved else {
+    if approvals.is_empty() {
         let who = exposed.expect("exposed or approved");
         return Err(Failure::cannot_run(format!(
             "`{}` and the descriptors in `{}` are not used: {who}, which holds them, so a command could change what later calls may do; {fix}",
             work.join(CONFIG).display(),
             work.join("tools").display(),
         )));
-    };
-    let changed = changes(&parse_approval(&approved), &now);
-    if changed.is_empty() {
-        return Ok(());
     }
+    let Some(changed) = approvals
+        .iter()
+        .map(|approved| changes(&parse_approval(approved), &now))
+        .find(|changed| !changed.is_empty())
+    else {
+        return Ok(());
+    };
     let why = match exposed {
         Some(who) => format!("{who}, which holds them"),
         None => "a command may have written them while a tool could".to_owned(),
@@ -268,6 +289,7 @@ pub(crate) fn check(work: &Path, writers: &[Writer]) -> Result<(), Failure> {
 /// `nanotool trust`: approves the current content of the work folder `work`, writing its
 /// digests to the user's state folder, which no command may write.
 pub(crate) fn approve(work: &Path, writers: &[Writer]) -> Result<String, Failure> {
+    let named = absolute(work);
     let work = canonical(work);
     let Some(dir) = approvals_dir() else {
         return Err(Failure::cannot_run(
@@ -284,17 +306,26 @@ pub(crate) fn approve(work: &Path, writers: &[Writer]) -> Result<String, Failure
         )));
     }
     let files = digests(&work)?;
+    // Under the folder's real path and, where a link leads there, the path the host named.
+    for path in [&named, &work] {
+        let file = approval_file(&dir, path);
+        let tmp = file.with_extension("new");
+        std::fs::write(&tmp, approval_text(&work, &files))
+            .and_then(|()| std::fs::rename(&tmp, &file))
+            .map_err(|e| Failure::cannot_run(format!("cannot write `{}`: {e}", file.display())))?;
+    }
     let file = approval_file(&dir, &work);
-    let tmp = file.with_extension("new");
-    std::fs::write(&tmp, approval_text(&work, &files))
-        .and_then(|()| std::fs::rename(&tmp, &file))
-        .map_err(|e| Failure::cannot_run(format!("cannot write `{}`: {e}", file.display())))?;
     Ok(format!(
         "approved {} file(s) of `{}` (kept in `{}`)",
         files.iter().filter(|(_, d)| d != "absent").count(),
         work.display(),
         file.display()
     ))
+}
+
+/// `path` made absolute against the current directory, its links left as they are.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `path` with links resolved where it exists.
