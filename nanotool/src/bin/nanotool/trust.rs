@@ -132,16 +132,20 @@ pub(crate) fn descriptor_writers(dir: &Path, host: &HostSettings) -> DescriptorW
     }
 }
 
-/// Records `writers`, the tools of `dir` that declare `writes` as a full load found them, for
-/// the folder as `seen` listed it before that load.
+/// Records `writers`, the tools that declare `writes` as a full load of `dir` found them, for
+/// the descriptor folder as `seen` listed it before that load (nothing where `dir` now leads
+/// to another folder than the one listed).
 pub(crate) fn keep_descriptor_writers(
     dir: &Path,
     host: &HostSettings,
     seen: &record::Listing,
     writers: &[String],
 ) {
+    if canonical(dir) != seen.dir() {
+        return;
+    }
     if let Some(records) = records_dir(host) {
-        record::record(&records, &canonical(dir), seen, writers);
+        record::record(&records, seen, writers);
     }
 }
 

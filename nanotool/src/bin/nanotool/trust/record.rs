@@ -33,13 +33,25 @@ const KEPT: usize = 256;
 /// The entries of a descriptor folder as a record compares them: a SHA-256 of each entry's
 /// name and `stat`, in name order, and the newest change among them.
 pub(crate) struct Listing {
+    /// The folder, as listed (its real path).
+    dir: PathBuf,
     digest: String,
     newest_change: SystemTime,
+    /// When the listing began.
+    taken: SystemTime,
+}
+
+impl Listing {
+    /// The folder listed (its real path).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
 }
 
 /// Reads `dir`'s entries and their `stat` (not following links); `None` when the folder or
 /// an entry cannot be read.
 pub(crate) fn listing(dir: &Path) -> Option<Listing> {
+    let taken = SystemTime::now();
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(dir).ok()? {
         let entry = entry.ok()?;
@@ -66,8 +78,10 @@ pub(crate) fn listing(dir: &Path) -> Option<Listing> {
         }
     }
     Some(Listing {
+        dir: dir.to_path_buf(),
         digest: hex(&hash.finalize()),
         newest_change,
+        taken,
     })
 }
 
@@ -98,16 +112,21 @@ pub(crate) fn recorded_writers(records: &Path, dir: &Path, now: &Listing) -> Opt
         .collect()
 }
 
-/// Records `writers` (the tools of `dir` that declare `writes`) for the entries `seen` (taken
-/// before the descriptors were read), unless one changed too recently to tell a later change.
-/// A record that cannot be written is left out: the next call loads everything again.
-pub(crate) fn record(records: &Path, dir: &Path, seen: &Listing, writers: &[String]) {
-    let racy = SystemTime::now()
+/// Records `writers` (the tools that declare `writes`) for the folder as `seen` listed it
+/// before the descriptors were read, unless an entry had changed within two seconds of that
+/// listing (a later change could keep its times), or the folder now lists otherwise (it
+/// changed, or its path leads elsewhere, while the descriptors were read). A record that
+/// cannot be written is left out: the next call loads everything again.
+pub(crate) fn record(records: &Path, seen: &Listing, writers: &[String]) {
+    let racy = seen
+        .taken
         .duration_since(seen.newest_change)
         .map_or(true, |age| age < RACY);
-    if racy || writers.iter().any(|w| w.contains('\n')) {
+    let changed = || listing(&seen.dir).is_none_or(|now| now.digest != seen.digest);
+    if racy || writers.iter().any(|w| w.contains('\n')) || changed() {
         return;
     }
+    let dir = &seen.dir;
     let mut text = format!("{}\nentries {}\n", header(dir), seen.digest);
     for tool in writers {
         let _ = writeln!(text, "writes {tool}");
@@ -165,7 +184,7 @@ mod tests {
         let (dir, records) = (settled(1).remove(0), tempfile::tempdir().unwrap());
         let seen = listing(dir.path()).unwrap();
         assert_eq!(recorded_writers(records.path(), dir.path(), &seen), None);
-        record(records.path(), dir.path(), &seen, &["b".to_owned()]);
+        record(records.path(), &seen, &["b".to_owned()]);
         let now = listing(dir.path()).unwrap();
         assert_eq!(
             recorded_writers(records.path(), dir.path(), &now),
@@ -209,7 +228,7 @@ mod tests {
         for ((what, edit), dir) in edits.into_iter().zip(settled(4)) {
             let records = tempfile::tempdir().unwrap();
             let seen = listing(dir.path()).unwrap();
-            record(records.path(), dir.path(), &seen, &[]);
+            record(records.path(), &seen, &[]);
             assert!(
                 recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap())
                     .is_some()
@@ -229,11 +248,22 @@ mod tests {
         let (dir, records) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         std::fs::write(dir.path().join("a.tool.json"), "{}").unwrap();
         let seen = listing(dir.path()).unwrap();
-        record(records.path(), dir.path(), &seen, &[]);
+        record(records.path(), &seen, &[]);
         assert_eq!(
             recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap()),
             None
         );
+    }
+
+    #[test]
+    fn a_folder_that_changed_while_it_was_read_is_not_recorded() {
+        let (dir, records) = (settled(1).remove(0), tempfile::tempdir().unwrap());
+        let seen = listing(dir.path()).unwrap();
+        std::fs::write(dir.path().join("c.tool.json"), "{}").unwrap();
+        record(records.path(), &seen, &[]);
+        assert_eq!(recorded_writers(records.path(), dir.path(), &seen), None);
+        let now = listing(dir.path()).unwrap();
+        assert_eq!(recorded_writers(records.path(), dir.path(), &now), None);
     }
 
     #[test]
