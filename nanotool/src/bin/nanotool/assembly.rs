@@ -202,11 +202,10 @@ fn assemble_for(common: &Common, only: Option<&str>) -> Result<Assembled, Failur
     let mut assembled = assemble_from(common, config.as_ref(), dir.as_deref(), only)?;
     if let (Some(listing), Some(dir)) = (&to_record, &dir) {
         let found: Vec<String> = assembled
-            .toolbox
-            .tools()
+            .descriptors
             .iter()
-            .filter(|t| t.access().writes && assembled.descriptors.iter().any(|d| d == t.name()))
-            .map(|t| t.name().to_owned())
+            .filter(|d| assembled.toolbox.get(d).is_some_and(|t| t.access().writes))
+            .cloned()
             .collect();
         crate::trust::keep_descriptor_writers(dir, &assembled.host, listing, &found);
     }

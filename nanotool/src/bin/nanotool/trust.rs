@@ -126,7 +126,7 @@ pub(crate) fn descriptor_writers(dir: &Path, host: &HostSettings) -> DescriptorW
     let Some(now) = record::listing(&dir) else {
         return DescriptorWriters::Unknown(None);
     };
-    match record::recorded_writers(&records, &dir, &now) {
+    match record::recorded_writers(&records, &now) {
         Some(writers) => DescriptorWriters::Recorded(writers),
         None => DescriptorWriters::Unknown(Some(now)),
     }
@@ -311,20 +311,30 @@ pub(crate) fn approve(work: &Path, writers: &[Writer]) -> Result<String, Failure
     }
     let files = digests(&work)?;
     // Under the folder's real path and, where a link leads there, the path the host named.
-    for path in [&named, &work] {
+    let text = approval_text(&work, &files);
+    let file = approval_file(&dir, &work);
+    for path in std::iter::once(&work).chain((named != work).then_some(&named)) {
         let file = approval_file(&dir, path);
-        let tmp = file.with_extension("new");
-        std::fs::write(&tmp, approval_text(&work, &files))
-            .and_then(|()| std::fs::rename(&tmp, &file))
+        write_whole(&file, &text)
             .map_err(|e| Failure::cannot_run(format!("cannot write `{}`: {e}", file.display())))?;
     }
-    let file = approval_file(&dir, &work);
     Ok(format!(
         "approved {} file(s) of `{}` (kept in `{}`)",
         files.iter().filter(|(_, d)| d != "absent").count(),
         work.display(),
         file.display()
     ))
+}
+
+/// Writes `text` to `file` whole or not at all (a file of this process's beside it, renamed
+/// over it); the temporary file goes where the write fails.
+fn write_whole(file: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = file.with_extension(format!("new-{}", std::process::id()));
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, file));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// `path` made absolute against the current directory, its links left as they are.

@@ -4,14 +4,14 @@
 //! The trust check asks who may write the work folder, and a descriptor that declares `writes`
 //! is one: without this record a call there reads every descriptor to learn it. A full load
 //! writes the record: a SHA-256 of every entry of the descriptor folder with its `stat`
-//! (device, inode, size, modification and change times), and the tools that declare `writes`. A later call
-//! that finds the same entries with the same `stat` takes the writers from the record; any
-//! difference (a file added, removed, renamed or written: a write always sets the change time,
-//! which nothing can set back) loads everything again.
+//! (device, inode, size, modification and change times), and the tools that declare `writes`.
+//! A later call that finds the same entries with the same `stat` takes the writers from the
+//! record; any difference (a file added, removed, renamed or written: on a local file system a
+//! write sets the change time, which no program can set back) loads everything again.
 //!
-//! A record is not written while any entry changed in the last two seconds: a file written in
-//! the same tick of the file system's clock as the `stat` would keep its times (git's "racily
-//! clean" case). Records live beside the approvals (`$XDG_STATE_HOME/nanotool/writers/`), out of
+//! A record is not written while any entry had changed within two seconds before the listing
+//! (a file written in the same tick of the file system's clock as the `stat` would keep its
+//! times: git's "racily clean" case), nor when the folder lists otherwise after the full load. Records live beside the approvals (`$XDG_STATE_HOME/nanotool/writers/`), out of
 //! every command's reach, or are not used at all; past 256 of them the oldest half goes.
 
 use std::fmt::Write as _;
@@ -22,7 +22,7 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::hex;
+use super::{hex, write_whole};
 
 /// How recent a change keeps a record from being written.
 const RACY: Duration = Duration::from_secs(2);
@@ -99,9 +99,10 @@ fn file_of(records: &Path, dir: &Path) -> PathBuf {
     records.join(hex(&Sha256::digest(dir.as_os_str().as_bytes())))
 }
 
-/// The tools of `dir` that declare `writes`, as recorded, when `now` is what the record saw;
-/// `None` without a record or when anything differs.
-pub(crate) fn recorded_writers(records: &Path, dir: &Path, now: &Listing) -> Option<Vec<String>> {
+/// The tools of the folder `now` lists that declare `writes`, as recorded, when `now` is what
+/// the record saw; `None` without a record or when anything differs.
+pub(crate) fn recorded_writers(records: &Path, now: &Listing) -> Option<Vec<String>> {
+    let dir = &now.dir;
     let text = std::fs::read_to_string(file_of(records, dir)).ok()?;
     let mut lines = text.lines();
     if lines.next()? != header(dir) || lines.next()?.strip_prefix("entries ")? != now.digest {
@@ -135,11 +136,7 @@ pub(crate) fn record(records: &Path, seen: &Listing, writers: &[String]) {
         return;
     }
     prune(records);
-    let file = file_of(records, dir);
-    let tmp = file.with_extension(format!("new-{}", std::process::id()));
-    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, &file).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let _ = write_whole(&file_of(records, dir), &text);
 }
 
 /// Past [`KEPT`] records, removes the oldest half.
@@ -183,20 +180,17 @@ mod tests {
     fn a_record_holds_while_nothing_in_the_folder_changes() {
         let (dir, records) = (settled(1).remove(0), tempfile::tempdir().unwrap());
         let seen = listing(dir.path()).unwrap();
-        assert_eq!(recorded_writers(records.path(), dir.path(), &seen), None);
+        assert_eq!(recorded_writers(records.path(), &seen), None);
         record(records.path(), &seen, &["b".to_owned()]);
         let now = listing(dir.path()).unwrap();
         assert_eq!(
-            recorded_writers(records.path(), dir.path(), &now),
+            recorded_writers(records.path(), &now),
             Some(vec!["b".to_owned()])
         );
         // Another folder has no record.
         let other = tempfile::tempdir().unwrap();
         let theirs = listing(other.path()).unwrap();
-        assert_eq!(
-            recorded_writers(records.path(), other.path(), &theirs),
-            None
-        );
+        assert_eq!(recorded_writers(records.path(), &theirs), None);
     }
 
     #[test]
@@ -229,17 +223,10 @@ mod tests {
             let records = tempfile::tempdir().unwrap();
             let seen = listing(dir.path()).unwrap();
             record(records.path(), &seen, &[]);
-            assert!(
-                recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap())
-                    .is_some()
-            );
+            assert!(recorded_writers(records.path(), &listing(dir.path()).unwrap()).is_some());
             edit(dir.path());
             let now = listing(dir.path()).unwrap();
-            assert_eq!(
-                recorded_writers(records.path(), dir.path(), &now),
-                None,
-                "{what}"
-            );
+            assert_eq!(recorded_writers(records.path(), &now), None, "{what}");
         }
     }
 
@@ -250,7 +237,7 @@ mod tests {
         let seen = listing(dir.path()).unwrap();
         record(records.path(), &seen, &[]);
         assert_eq!(
-            recorded_writers(records.path(), dir.path(), &listing(dir.path()).unwrap()),
+            recorded_writers(records.path(), &listing(dir.path()).unwrap()),
             None
         );
     }
@@ -261,9 +248,9 @@ mod tests {
         let seen = listing(dir.path()).unwrap();
         std::fs::write(dir.path().join("c.tool.json"), "{}").unwrap();
         record(records.path(), &seen, &[]);
-        assert_eq!(recorded_writers(records.path(), dir.path(), &seen), None);
+        assert_eq!(recorded_writers(records.path(), &seen), None);
         let now = listing(dir.path()).unwrap();
-        assert_eq!(recorded_writers(records.path(), dir.path(), &now), None);
+        assert_eq!(recorded_writers(records.path(), &now), None);
     }
 
     #[test]
