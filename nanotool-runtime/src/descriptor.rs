@@ -124,6 +124,7 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
     "arguments",
     "writes",
     "network",
+    // The run settings (RUN_SETTINGS_FIELDS): these nine, in this place.
     "timeout",
     "max_output",
     "env",
@@ -138,17 +139,7 @@ pub const DESCRIPTOR_FIELDS: &[&str] = &[
 
 /// The fields of [`DESCRIPTOR_FIELDS`] that are run settings: what a host's per-tool entry may
 /// set too ([`run_settings_from_json`]).
-pub const RUN_SETTINGS_FIELDS: &[&str] = &[
-    "timeout",
-    "max_output",
-    "env",
-    "sandbox_read",
-    "memory",
-    "file_size",
-    "open_files",
-    "cpu_time",
-    "processes",
-];
+pub const RUN_SETTINGS_FIELDS: &[&str] = DESCRIPTOR_FIELDS.split_at(7).1.split_at(9).0;
 
 /// Reads the run settings of a JSON object as a descriptor holds them — `timeout` (seconds),
 /// `max_output` (bytes), `env` (an object of strings), `sandbox_read` (an array of paths, `~/`
@@ -586,4 +577,27 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, DescriptorError> {
         return Err(too_large(path, bytes.len() as u64));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_run_settings_are_the_nine_settings_of_a_descriptor() {
+        assert_eq!(
+            RUN_SETTINGS_FIELDS,
+            [
+                "timeout",
+                "max_output",
+                "env",
+                "sandbox_read",
+                "memory",
+                "file_size",
+                "open_files",
+                "cpu_time",
+                "processes",
+            ]
+        );
+    }
 }

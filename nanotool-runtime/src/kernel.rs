@@ -98,6 +98,7 @@ use output::Capture;
 use resolve::{SearchPath, pipe_error, spawn_error};
 use result::Ended;
 use sandbox::spawn::{self as spawner, CStrings, Spawned};
+use sandbox::start::Start;
 use sandbox::{ProfileSlot, Route, Sandbox};
 use wait::{drain, wait_loop};
 
@@ -507,63 +508,40 @@ impl CommandExecKernel {
         cgroup: Option<BorrowedFd<'_>>,
         env: CallEnvRef<'_>,
     ) -> Result<(Spawned, OwnedFd, bool, bool), (i32, String)> {
-        match self.sandbox.route(access, extra) {
-            Route::Refuse(why) => Err((EXIT_CANNOT_EXECUTE, why)),
-            Route::Direct => self
-                .start_direct(name, program, argv, limits, cgroup, env)
-                .map(|(spawned, read_end, confined)| (spawned, read_end, confined, false)),
+        let (confinement, confined) = match self.sandbox.route(access, extra) {
+            Route::Refuse(why) => return Err((EXIT_CANNOT_EXECUTE, why)),
+            Route::Direct => (None, false),
             Route::Confined(confinement, confined) => {
                 if confined && let Some(hint) = self.outside_sandbox(name, program, extra) {
                     return Err((EXIT_CANNOT_EXECUTE, hint.to_string()));
                 }
-                let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
-                let argv = CStrings::new(argv.iter().map(String::as_bytes))
-                    .map_err(|e| spawn_error(name, program, &e))?;
-                let mount_ns = self.sandbox.mount_ns(access);
-                match confinement.spawn(
-                    program,
-                    &argv,
-                    env.confined,
-                    &self.cwd_c,
-                    &write_end,
-                    self.ns_plan.as_ref(),
-                    Some(limits),
-                    cgroup,
-                    mount_ns,
-                ) {
-                    Ok(spawned) => Ok((spawned, read_end, confined, mount_ns.is_some())),
-                    Err(e) => Err(spawn_error(name, program, &e)),
-                }
+                (Some(confinement), confined)
             }
-        }
-    }
-
-    /// Starts the command from the calling thread, unconfined.
-    fn start_direct(
-        &self,
-        name: &str,
-        program: &Path,
-        argv: &[String],
-        limits: &ChildLimits,
-        cgroup: Option<BorrowedFd<'_>>,
-        env: CallEnvRef<'_>,
-    ) -> Result<(Spawned, OwnedFd, bool), (i32, String)> {
+        };
         let (read_end, write_end) = sys::pipe().map_err(|e| pipe_error(name, e))?;
         let argv = CStrings::new(argv.iter().map(String::as_bytes))
             .map_err(|e| spawn_error(name, program, &e))?;
-        match spawner::spawn_plain(
+        let mut start = Start {
             program,
-            &argv,
-            env.plain,
-            &self.cwd_c,
-            &write_end,
-            &self.null,
-            Some(limits),
+            argv: &argv,
+            env: env.plain,
+            cwd: &self.cwd_c,
+            output: &write_end,
+            limits: Some(limits),
             cgroup,
-            // Its environment names no private temp dir: nothing to enter.
-            None,
-        ) {
-            Ok(spawned) => Ok((spawned, read_end, false)),
+            // Unconfined, its environment names no private temp dir: nothing to enter.
+            mount_ns: None,
+        };
+        let spawned = match confinement {
+            None => spawner::spawn_plain(&start, &self.null),
+            Some(confinement) => {
+                start.env = env.confined;
+                start.mount_ns = self.sandbox.mount_ns(access);
+                confinement.spawn(&start, self.ns_plan.as_ref())
+            }
+        };
+        match spawned {
+            Ok(spawned) => Ok((spawned, read_end, confined, start.mount_ns.is_some())),
             Err(e) => Err(spawn_error(name, program, &e)),
         }
     }

@@ -53,6 +53,7 @@ pub(crate) mod rules;
 mod seccomp;
 #[cfg(all(target_os = "linux", not(nanotool_portable)))]
 pub(crate) mod spawn;
+pub(crate) mod start;
 pub(crate) mod status;
 mod temp_dir;
 pub(crate) mod tmpfs;

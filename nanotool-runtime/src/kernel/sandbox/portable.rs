@@ -67,17 +67,16 @@ pub(crate) mod reaper {
 
 /// Starting a command: std's spawn, in a process group of its own.
 pub(crate) mod spawn {
+    use super::super::start::Start;
     use super::rules::{Enforced, Profile};
     use super::seccomp::FilterSpec;
     use crate::kernel::lifecycle::PidNamespace;
-    use crate::kernel::limits::ChildLimits;
     use std::convert::Infallible;
-    use std::ffi::{CStr, CString, OsStr, OsString};
+    use std::ffi::{CString, OsStr, OsString};
     use std::io;
     use std::os::fd::OwnedFd;
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::process::CommandExt;
-    use std::path::Path;
     use std::process::{Command, Stdio};
 
     /// An argv or an environment block (`KEY=VALUE`), checked for NUL bytes once.
@@ -156,18 +155,10 @@ pub(crate) mod spawn {
         }
 
         /// Never called: no confinement exists.
-        #[allow(clippy::too_many_arguments)] // The Linux backend's signature.
         pub(crate) fn spawn(
             &self,
-            _program: &Path,
-            _argv: &CStrings,
-            _env: &CStrings,
-            _cwd: &CStr,
-            _output: &OwnedFd,
+            _start: &Start<'_>,
             _namespace: Option<&NsPlan>,
-            _limits: Option<&ChildLimits>,
-            _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
-            _mount_ns: Option<std::os::fd::BorrowedFd<'_>>,
         ) -> io::Result<Spawned> {
             match self.never {}
         }
@@ -199,23 +190,22 @@ pub(crate) mod spawn {
             .into())
     }
 
-    /// Starts `program` with std's spawn: argv\[0\] as written, the environment `env` and
+    /// Starts `start` with std's spawn: argv\[0\] as written, the environment `env` and
     /// nothing else, in `cwd`, stdin `null`, stdout and stderr on `output`, leading a new
     /// process group (`process_group(0)`, which keeps std on `posix_spawn`). The call's
     /// resource limits and niceness are set in the child before it runs the program (which
-    /// takes std off `posix_spawn`); `oom_score_adj` is Linux's and has no equivalent here.
-    #[allow(clippy::too_many_arguments)] // The Linux backend's signature.
-    pub(crate) fn spawn_plain(
-        program: &Path,
-        argv: &CStrings,
-        env: &CStrings,
-        cwd: &CStr,
-        output: &OwnedFd,
-        null: &OwnedFd,
-        limits: Option<&ChildLimits>,
-        _cgroup: Option<std::os::fd::BorrowedFd<'_>>,
-        _mount_ns: Option<std::os::fd::BorrowedFd<'_>>,
-    ) -> io::Result<Spawned> {
+    /// takes std off `posix_spawn`); `oom_score_adj` is Linux's and has no equivalent here,
+    /// nor have the cgroup and mount namespace.
+    pub(crate) fn spawn_plain(start: &Start<'_>, null: &OwnedFd) -> io::Result<Spawned> {
+        let Start {
+            program,
+            argv,
+            env,
+            cwd,
+            output,
+            limits,
+            ..
+        } = *start;
         let mut args = argv.items();
         let mut command = Command::new(program);
         if let Some(arg0) = args.next() {

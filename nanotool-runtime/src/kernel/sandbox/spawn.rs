@@ -62,9 +62,9 @@ mod signals;
 mod step;
 mod view;
 
-use super::super::limits::ChildLimits;
 use super::rules::{self, Enforced, Profile};
 use super::seccomp::{self, FilterSpec};
+use super::start::Start;
 pub(crate) use clone::clone_into_works;
 pub(in crate::kernel) use clone::reap;
 pub(crate) use exec::CStrings;
@@ -75,10 +75,8 @@ pub(crate) use loopback::{LocalNet, local_network};
 use ns_plan::namespaces;
 pub(crate) use ns_plan::{NsPlan, pid_namespace};
 use privileges::{CapData, capabilities_to_keep};
-use std::ffi::CStr;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
-use std::path::Path;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// What the probe of a profile found: how far Landlock takes, whether the filter installs.
 #[derive(Debug, Clone)]
@@ -204,20 +202,12 @@ impl Confinement {
         })
     }
 
-    /// Starts `program` confined: argv `argv`, environment `env`, in `cwd`, stdout and stderr
-    /// on `output` (a pipe's write end). The child leads its own group.
-    #[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
+    /// Starts `start` confined, in the namespaces of `namespace` (the kernel's PID namespace
+    /// plan) and of the profile's private loopback.
     pub(crate) fn spawn(
         &self,
-        program: &Path,
-        argv: &CStrings,
-        env: &CStrings,
-        cwd: &CStr,
-        output: &OwnedFd,
+        start: &Start<'_>,
         namespace: Option<&NsPlan>,
-        limits: Option<&ChildLimits>,
-        cgroup: Option<BorrowedFd<'_>>,
-        mount_ns: Option<BorrowedFd<'_>>,
     ) -> io::Result<Spawned> {
         let fprog = match &self.filter {
             Some(filter) => Some(libc::sock_fprog {
@@ -228,59 +218,30 @@ impl Confinement {
             }),
             None => None,
         };
-        launch(
-            program,
-            Launch {
-                argv,
-                env,
-                cwd,
-                output,
-                null: &self.null,
-                namespaces: namespaces(namespace, self.local_network.as_deref()),
-                limits,
-                cgroup,
-                mount_ns,
-                confine: Some(Confine {
-                    ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                    filter: fprog
-                        .as_ref()
-                        .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
-                    caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-                }),
-            },
-        )
+        launch(Launch {
+            start,
+            null: &self.null,
+            namespaces: namespaces(namespace, self.local_network.as_deref()),
+            confine: Some(Confine {
+                ruleset: self.ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+                filter: fprog
+                    .as_ref()
+                    .map_or(std::ptr::null(), |f| f as *const libc::sock_fprog),
+                caps: self.caps.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
+            }),
+        })
     }
 }
 
-/// Starts `program` unconfined, the way confined commands start (a clone child in its own
+/// Starts `start` unconfined, the way confined commands start (a clone child in its own
 /// group, default signal handlers, the parent-death signal, stdin `null`; the host's fds
 /// without close-on-exec stay open, as with std's spawn), so the host's `SIGCHLD` setup and
 /// the agent's death treat both routes alike.
-#[allow(clippy::too_many_arguments)] // each is one thing the child needs, prepared apart
-pub(crate) fn spawn_plain(
-    program: &Path,
-    argv: &CStrings,
-    env: &CStrings,
-    cwd: &CStr,
-    output: &OwnedFd,
-    null: &OwnedFd,
-    limits: Option<&ChildLimits>,
-    cgroup: Option<BorrowedFd<'_>>,
-    mount_ns: Option<BorrowedFd<'_>>,
-) -> io::Result<Spawned> {
-    launch(
-        program,
-        Launch {
-            argv,
-            env,
-            cwd,
-            output,
-            null,
-            namespaces: Namespaces::NONE,
-            limits,
-            cgroup,
-            mount_ns,
-            confine: None,
-        },
-    )
+pub(crate) fn spawn_plain(start: &Start<'_>, null: &OwnedFd) -> io::Result<Spawned> {
+    launch(Launch {
+        start,
+        null,
+        namespaces: Namespaces::NONE,
+        confine: None,
+    })
 }

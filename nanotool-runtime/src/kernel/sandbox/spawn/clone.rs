@@ -174,20 +174,28 @@ fn clone3_into(
 
 /// The `clone3` system call, the child's side included: libc has no wrapper, and a child
 /// that shares the parent's memory must not return into the parent's frames, so the child
-/// calls `f(arg)` on its new stack and exits with its value. Returns the pid or `-errno`.
+/// calls `f(arg)` on its new stack and exits with its value. Returns the pid or `-errno`
+/// (`-ENOSYS` on an architecture without the sequence below: the plain clone then starts
+/// commands, in the agent's cgroup).
 ///
 /// # Safety
 /// `args` is valid; its stack is free for the child to use; `f` makes raw system calls only.
-#[cfg(target_arch = "x86_64")]
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused_variables, reason = "no clone3 sequence for this architecture")
+)]
 unsafe fn raw_clone3(
     args: &mut CloneArgs,
     f: extern "C" fn(*mut c_void) -> c_int,
     arg: *mut c_void,
 ) -> libc::c_long {
-    let ret: libc::c_long;
-    // SAFETY: see the function's contract. `syscall` keeps every register but rax, rcx and
-    // r11; the child starts on its own stack with the parent's registers (rax 0).
+    let size = std::mem::size_of::<CloneArgs>();
+    // x86_64: `syscall` keeps every register but rax, rcx and r11; the child starts on its
+    // own stack with the parent's registers (rax 0).
+    // SAFETY: see the function's contract.
+    #[cfg(target_arch = "x86_64")]
     unsafe {
+        let ret: libc::c_long;
         std::arch::asm!(
             "syscall",
             "test rax, rax",
@@ -202,27 +210,20 @@ unsafe fn raw_clone3(
             exit = const libc::SYS_exit,
             inlateout("rax") libc::SYS_clone3 => ret,
             in("rdi") args as *mut CloneArgs,
-            in("rsi") std::mem::size_of::<CloneArgs>(),
+            in("rsi") size,
             in("r12") f,
             in("r13") arg,
             lateout("rcx") _,
             lateout("r11") _,
             options(nostack),
         );
+        ret
     }
-    ret
-}
-
-/// [`raw_clone3`] for aarch64: `svc` keeps every register but x0.
-#[cfg(target_arch = "aarch64")]
-unsafe fn raw_clone3(
-    args: &mut CloneArgs,
-    f: extern "C" fn(*mut c_void) -> c_int,
-    arg: *mut c_void,
-) -> libc::c_long {
-    let ret: libc::c_long;
-    // SAFETY: see the x86_64 version.
+    // aarch64: `svc` keeps every register but x0.
+    // SAFETY: as for x86_64.
+    #[cfg(target_arch = "aarch64")]
     unsafe {
+        let ret: libc::c_long;
         std::arch::asm!(
             "svc 0",
             "cbnz x0, 2f",
@@ -234,23 +235,15 @@ unsafe fn raw_clone3(
             "2:",
             exit = const libc::SYS_exit,
             inlateout("x0") args as *mut CloneArgs => ret,
-            in("x1") std::mem::size_of::<CloneArgs>(),
+            in("x1") size,
             in("x8") libc::SYS_clone3,
             in("x9") f,
             in("x10") arg,
             options(nostack),
         );
+        ret
     }
-    ret
-}
-
-/// Elsewhere: no `clone3` path (the plain clone, in the agent's cgroup).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-unsafe fn raw_clone3(
-    _args: &mut CloneArgs,
-    _f: extern "C" fn(*mut c_void) -> c_int,
-    _arg: *mut c_void,
-) -> libc::c_long {
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     -(libc::ENOSYS as libc::c_long)
 }
 

@@ -3,21 +3,20 @@
 //! namespaces, the limits, the reaper and its record pipe); the child born (`clone`); and a
 //! step the child reports failed (`step`) turned into the start's error.
 
-use super::super::super::limits::ChildLimits;
 use super::super::super::sys::{self, above_stdio};
 use super::super::reaper::Reaper;
+use super::super::start::Start;
 use super::child::ChildArgs;
 use super::clone::{self, reap};
-use super::exec::{CStrings, REAPER_WORKS};
+use super::exec::REAPER_WORKS;
 use super::namespaces::IdMaps;
 use super::privileges::CapData;
 use super::session::ChildLimitArgs;
 use super::step::{Failure, Step};
-use std::ffi::{CStr, CString, c_char, c_int};
+use std::ffi::{CString, c_char, c_int};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// A started command: its pid (it leads its own group) and, where the kernel gives one with
@@ -31,20 +30,12 @@ pub(crate) struct Spawned {
     pub records: Option<OwnedFd>,
 }
 
-/// What one start needs.
+/// What one start needs: the command, and how this route starts it.
 pub(super) struct Launch<'a> {
-    pub(super) argv: &'a CStrings,
-    pub(super) env: &'a CStrings,
-    pub(super) cwd: &'a CStr,
-    pub(super) output: &'a OwnedFd,
+    pub(super) start: &'a Start<'a>,
     pub(super) null: &'a OwnedFd,
     /// The namespaces the child is born in.
     pub(super) namespaces: Namespaces<'a>,
-    pub(super) limits: Option<&'a ChildLimits>,
-    /// The call's cgroup, to start the child in (`clone3` with `CLONE_INTO_CGROUP`).
-    pub(super) cgroup: Option<BorrowedFd<'a>>,
-    /// The mount namespace of the private temp dir's tmpfs, to enter (`setns`).
-    pub(super) mount_ns: Option<BorrowedFd<'a>>,
     pub(super) confine: Option<Confine>,
 }
 
@@ -86,17 +77,18 @@ pub(super) struct Confine {
     pub(super) caps: *const CapData,
 }
 
-/// Starts `program` as `l` says: prepares everything the child reads in this frame
+/// Starts `l.start` as `l` says: prepares everything the child reads in this frame
 /// ([`ChildArgs`]), has the child born ([`clone::birth`]), and turns a step the child reports
 /// failed into the start's error.
-pub(super) fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
-    let program = CString::new(program.as_os_str().as_bytes())
+pub(super) fn launch(l: Launch<'_>) -> io::Result<Spawned> {
+    let start = l.start;
+    let program = CString::new(start.program.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the program path holds a NUL"))?;
     let moved;
-    let output = if l.output.as_raw_fd() > 2 {
-        l.output
+    let output = if start.output.as_raw_fd() > 2 {
+        start.output
     } else {
-        moved = above_stdio(l.output.try_clone()?)?;
+        moved = above_stdio(start.output.try_clone()?)?;
         &moved
     };
     let failure = Failure::default();
@@ -120,15 +112,15 @@ pub(super) fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
     };
     let reaper_argv: Vec<*const c_char> = match reaper {
         Some(_) => std::iter::once(program.as_ptr())
-            .chain(l.argv.ptrs.iter().copied())
+            .chain(start.argv.ptrs.iter().copied())
             .collect(),
         None => Vec::new(),
     };
     let args = ChildArgs {
         program: program.as_ptr(),
-        argv: l.argv.as_ptr(),
-        envp: l.env.as_ptr(),
-        cwd: l.cwd.as_ptr(),
+        argv: start.argv.as_ptr(),
+        envp: start.env.as_ptr(),
+        cwd: start.cwd.as_ptr(),
         null: l.null.as_raw_fd(),
         output: output.as_raw_fd(),
         confine: l.confine.is_some(),
@@ -145,14 +137,14 @@ pub(super) fn launch(program: &Path, l: Launch<'_>) -> io::Result<Spawned> {
         uid_map: ns.maps.0,
         gid_map: ns.maps.1,
         loopback: ns.loopback,
-        mount_ns: l.mount_ns.map_or(-1, |fd| fd.as_raw_fd()),
-        limits: ChildLimitArgs::new(l.limits),
+        mount_ns: start.mount_ns.map_or(-1, |fd| fd.as_raw_fd()),
+        limits: ChildLimitArgs::new(start.limits),
         reaper: reaper.map_or(-1, Reaper::fd),
         records: records.as_ref().map_or(-1, |(_, w)| w.as_raw_fd()),
         reaper_argv: reaper_argv.as_ptr(),
         failure: &failure,
     };
-    let (pid, pidfd) = clone::birth(&args, l.cgroup, ns.flags)?;
+    let (pid, pidfd) = clone::birth(&args, start.cgroup, ns.flags)?;
     let step = failure.step.load(Ordering::Acquire);
     if step == 0 {
         return Ok(Spawned {

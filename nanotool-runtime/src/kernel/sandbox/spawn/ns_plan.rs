@@ -6,6 +6,7 @@
 use super::super::super::lifecycle::PidNamespace;
 use super::super::super::sys;
 use super::super::reaper::{self, Reaper};
+use super::super::start::Start;
 use super::clone::{reap, try_namespace};
 use super::exec::{CStrings, REAPER_ERRNO};
 use super::fds::dev_null;
@@ -118,25 +119,25 @@ fn try_reaper(plan: &NsPlan) -> Result<Reaper, String> {
     let env = CStrings::new(Vec::<Vec<u8>>::new()).map_err(fail)?;
     let (_read, write) = sys::pipe().map_err(fail)?;
     let null = dev_null().map_err(fail)?;
-    let started = launch(
-        Path::new("/"),
-        Launch {
+    let started = launch(Launch {
+        start: &Start {
+            program: Path::new("/"),
             argv: &argv,
             env: &env,
             cwd: c"/",
             output: &write,
-            null: &null,
-            namespaces: namespaces(Some(&trial), None),
             limits: None,
             cgroup: None,
             mount_ns: None,
-            confine: Some(Confine {
-                ruleset: -1,
-                filter: std::ptr::null(),
-                caps: std::ptr::null(),
-            }),
         },
-    );
+        null: &null,
+        namespaces: namespaces(Some(&trial), None),
+        confine: Some(Confine {
+            ruleset: -1,
+            filter: std::ptr::null(),
+            caps: std::ptr::null(),
+        }),
+    });
     let refused = |errno: i32| {
         format!(
             "the kernel refused to run it from a memfd ({})",
