@@ -583,21 +583,25 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, DescriptorError> {
 mod tests {
     use super::*;
 
+    /// The run settings are the descriptor's fields that `run_settings_from_json` reads: a
+    /// value no setting takes is a problem naming exactly those fields, and the others are
+    /// not looked at.
     #[test]
-    fn the_run_settings_are_the_nine_settings_of_a_descriptor() {
-        assert_eq!(
-            RUN_SETTINGS_FIELDS,
-            [
-                "timeout",
-                "max_output",
-                "env",
-                "sandbox_read",
-                "memory",
-                "file_size",
-                "open_files",
-                "cpu_time",
-                "processes",
-            ]
-        );
+    fn the_run_settings_are_the_fields_run_settings_from_json_reads() {
+        for field in DESCRIPTOR_FIELDS {
+            let object = serde_json::Map::from_iter([(field.to_string(), true.into())]);
+            let read = match run_settings_from_json(&object) {
+                Ok(_) => false,
+                Err(problems) => {
+                    assert!(
+                        problems.iter().all(|(path, _)| path == field),
+                        "{field}: {problems:?}"
+                    );
+                    true
+                }
+            };
+            assert_eq!(read, RUN_SETTINGS_FIELDS.contains(field), "{field}");
+        }
+        assert_eq!(RUN_SETTINGS_FIELDS.len(), 9, "{RUN_SETTINGS_FIELDS:?}");
     }
 }
